@@ -1,0 +1,249 @@
+// Why: on-demand measurement of the language detector (accuracy per language and length, status rates, throughput) against raw eld, to justify thresholds and heuristics.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { cpus } from 'node:os';
+import {
+  DETECTION_LANGUAGES,
+  EldLanguageDetector,
+  fromEldCode,
+  type DetectionOutcome,
+  type EldLanguageDetectorOptions,
+  type LanguageDetector,
+} from '../src/detect/language-detector.js';
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+const floresDir = process.env.TOLK_FLORES_DIR ?? join(repoRoot, '..', 'shared', 'data', 'flores-dev');
+
+/** Languages in flores-dev outside the 33: eld knows some (expect unsupported_language), not others. */
+const OTHER_LANGUAGES = ['ca', 'is', 'hr', 'sr', 'af', 'gl', 'cy', 'mt', 'bs', 'ms', 'tl', 'hi', 'fa'];
+
+function readLines(lang: string): string[] {
+  return readFileSync(join(floresDir, `flores-dev.${lang}`), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
+}
+
+/** Cuts at the last whitespace within `max` characters (code points); hard cut when there is none (zh, ja, th). */
+export function truncateAtWord(text: string, max: number): string {
+  const cps = [...text];
+  if (cps.length <= max) return text;
+  const head = cps.slice(0, max + 1).join('');
+  const cut = head.search(/\s\S*$/u);
+  if (cut > 0) return head.slice(0, cut).trim();
+  return cps.slice(0, max).join('');
+}
+
+type Bucket = { name: string; max: number };
+const BUCKETS: Bucket[] = [
+  { name: 'full', max: Infinity },
+  { name: '≤50', max: 50 },
+  { name: '≤20', max: 20 },
+  { name: '≤10', max: 10 },
+];
+
+/** Raw eld (small database), codes mapped ms→id / no→nb, no thresholds or heuristics: the baseline. */
+class RawEldDetector implements LanguageDetector {
+  private constructor(private readonly eld: { detect(t: string): { language: string } }) {}
+  static async create(): Promise<RawEldDetector> {
+    type Loadable = { newInstance(): Loadable; load(s: string): Promise<unknown>; detect(t: string): { language: string } };
+    const mod = (await import('eld')) as unknown as { eld: Loadable };
+    const inst = mod.eld.newInstance();
+    await inst.load('small');
+    return new RawEldDetector(inst);
+  }
+  detect(text: string): DetectionOutcome {
+    const lang = this.eld.detect(text).language;
+    if (lang === '') return { status: 'no_language_detected', confidence: 0 };
+    const code = fromEldCode(lang);
+    if ((DETECTION_LANGUAGES as readonly string[]).includes(code)) {
+      return { status: 'success', language: code, rawLanguage: code, confidence: 1 };
+    }
+    return { status: 'unsupported_language', rawLanguage: code, confidence: 1 };
+  }
+}
+
+interface Tally {
+  n: number;
+  correct: number;
+  statuses: Record<string, number>;
+}
+function tally(): Tally {
+  return { n: 0, correct: 0, statuses: {} };
+}
+
+const data = new Map<string, string[]>();
+for (const lang of DETECTION_LANGUAGES) data.set(lang, readLines(lang));
+
+const inputs = new Map<string, Map<string, string[]>>(); // bucket → lang → texts
+for (const b of BUCKETS) {
+  const perLang = new Map<string, string[]>();
+  for (const [lang, lines] of data) perLang.set(lang, lines.map((l) => (b.max === Infinity ? l : truncateAtWord(l, b.max))));
+  inputs.set(b.name, perLang);
+}
+
+function evaluate(detector: LanguageDetector): Map<string, Map<string, Tally>> {
+  const result = new Map<string, Map<string, Tally>>();
+  for (const b of BUCKETS) {
+    const perLang = new Map<string, Tally>();
+    for (const [lang, texts] of inputs.get(b.name) ?? []) {
+      const t = tally();
+      for (const text of texts) {
+        const o = detector.detect(text);
+        t.n++;
+        t.statuses[o.status] = (t.statuses[o.status] ?? 0) + 1;
+        if (o.status === 'success' && o.language === lang) t.correct++;
+      }
+      perLang.set(lang, t);
+    }
+    result.set(b.name, perLang);
+  }
+  return result;
+}
+
+function sum(perLang: Map<string, Tally>): Tally {
+  const total = tally();
+  for (const t of perLang.values()) {
+    total.n += t.n;
+    total.correct += t.correct;
+    for (const [k, v] of Object.entries(t.statuses)) total.statuses[k] = (total.statuses[k] ?? 0) + v;
+  }
+  return total;
+}
+
+const pct = (a: number, b: number): string => (b === 0 ? '–' : ((100 * a) / b).toFixed(2));
+
+function throughput(detector: LanguageDetector, texts: string[], minMs = 1500): number {
+  for (const t of texts.slice(0, 2000)) detector.detect(t); // warm-up
+  let count = 0;
+  const start = performance.now();
+  let elapsed = 0;
+  while (elapsed < minMs) {
+    for (const t of texts) detector.detect(t);
+    count += texts.length;
+    elapsed = performance.now() - start;
+  }
+  return count / (elapsed / 1000);
+}
+
+const out: string[] = [];
+const log = (line = ''): void => {
+  out.push(line);
+};
+
+const loadStart = performance.now();
+const tolk = await EldLanguageDetector.create();
+const loadMs = performance.now() - loadStart;
+const baseline = await RawEldDetector.create();
+
+const tolkRes = evaluate(tolk);
+const baseRes = evaluate(baseline);
+
+log(`Node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'}, single thread. Data: FLORES-200 dev, 997 sentences × 33 languages; prefixes cut at a word boundary (hard cut for zh/ja/th). Detector load time: ${loadMs.toFixed(0)} ms.`);
+log();
+log('"Accuracy" counts only `success` with the right language (insufficient_confidence counts as a miss); "precision" is accuracy among `success` answers. Baseline: raw `eld` small database (codes mapped ms→id, no→nb; no script shortcuts, hints or thresholds).');
+log();
+log('| Length | Tolk accuracy | Tolk precision | Baseline (raw eld small) accuracy |');
+log('|---|---:|---:|---:|');
+for (const b of BUCKETS) {
+  const t = sum(tolkRes.get(b.name) ?? new Map());
+  const r = sum(baseRes.get(b.name) ?? new Map());
+  log(`| ${b.name} | ${pct(t.correct, t.n)}% | ${pct(t.correct, t.statuses.success ?? 0)}% | ${pct(r.correct, r.n)}% |`);
+}
+log();
+log('Status rates (Tolk):');
+log();
+log('| Length | success | insufficient_confidence | unsupported_language | no_language_detected |');
+log('|---|---:|---:|---:|---:|');
+for (const b of BUCKETS) {
+  const t = sum(tolkRes.get(b.name) ?? new Map());
+  const s = (k: string): string => `${pct(t.statuses[k] ?? 0, t.n)}%`;
+  log(`| ${b.name} | ${s('success')} | ${s('insufficient_confidence')} | ${s('unsupported_language')} | ${s('no_language_detected')} |`);
+}
+log();
+log('Per language, accuracy % (Tolk / baseline):');
+log();
+log(`| Lang | ${BUCKETS.map((b) => b.name).join(' | ')} |`);
+log(`|---|${BUCKETS.map(() => '---:').join('|')}|`);
+for (const lang of DETECTION_LANGUAGES) {
+  const cells = BUCKETS.map((b) => {
+    const t = tolkRes.get(b.name)?.get(lang) ?? tally();
+    const r = baseRes.get(b.name)?.get(lang) ?? tally();
+    return `${pct(t.correct, t.n)} / ${pct(r.correct, r.n)}`;
+  });
+  log(`| ${lang} | ${cells.join(' | ')} |`);
+}
+
+// Ablations and threshold sweep: overall accuracy / precision per bucket.
+log();
+log('Ablations and thresholds (accuracy / precision %, all 33 languages):');
+log();
+log(`| Variant | ${BUCKETS.map((b) => b.name).join(' | ')} |`);
+log(`|---|${BUCKETS.map(() => '---:').join('|')}|`);
+const variants: Array<[string, EldLanguageDetectorOptions]> = [
+  ['default (minConfidence 0.5, minLetters 3, minFit 0.6)', {}],
+  ['no script shortcuts', { scriptShortcuts: false }],
+  ['no neighbour hints', { neighbourHints: false }],
+  ['no shortcuts, no hints, no thresholds', { scriptShortcuts: false, neighbourHints: false, minConfidence: 0, minLetters: 0, minFit: 0 }],
+  ['minConfidence 0', { minConfidence: 0 }],
+  ['minConfidence 0.3', { minConfidence: 0.3 }],
+  ['minConfidence 0.7', { minConfidence: 0.7 }],
+  ['minConfidence 0.9', { minConfidence: 0.9 }],
+  ['minLetters 0', { minLetters: 0 }],
+  ['minLetters 5', { minLetters: 5 }],
+  ['minFit 0', { minFit: 0 }],
+  ['minFit 0.7', { minFit: 0.7 }],
+];
+for (const [name, options] of variants) {
+  const det = await EldLanguageDetector.create(options);
+  const res = evaluate(det);
+  const cells = BUCKETS.map((b) => {
+    const t = sum(res.get(b.name) ?? new Map());
+    return `${pct(t.correct, t.n)} / ${pct(t.correct, t.statuses.success ?? 0)}`;
+  });
+  log(`| ${name} | ${cells.join(' | ')} |`);
+}
+
+// Languages outside the 33.
+log();
+log('Full sentences in languages outside the 33 (Tolk status rates; most frequent rawLanguage):');
+log();
+log('| Lang | unsupported_language | success (as) | insufficient_confidence | top rawLanguage |');
+log('|---|---:|---:|---:|---|');
+for (const lang of OTHER_LANGUAGES) {
+  let lines: string[];
+  try {
+    lines = readLines(lang);
+  } catch {
+    continue;
+  }
+  const statuses: Record<string, number> = {};
+  const raws: Record<string, number> = {};
+  const successAs: Record<string, number> = {};
+  for (const line of lines) {
+    const o = tolk.detect(line);
+    statuses[o.status] = (statuses[o.status] ?? 0) + 1;
+    if (o.rawLanguage) raws[o.rawLanguage] = (raws[o.rawLanguage] ?? 0) + 1;
+    if (o.language) successAs[o.language] = (successAs[o.language] ?? 0) + 1;
+  }
+  const topRaw = Object.entries(raws).sort((a, b) => b[1] - a[1])[0];
+  const topSuccess = Object.entries(successAs).sort((a, b) => b[1] - a[1])[0];
+  log(
+    `| ${lang} | ${pct(statuses.unsupported_language ?? 0, lines.length)}% | ${pct(statuses.success ?? 0, lines.length)}%${topSuccess ? ` (${topSuccess[0]})` : ''} | ${pct(statuses.insufficient_confidence ?? 0, lines.length)}% | ${topRaw ? `${topRaw[0]} (${pct(topRaw[1], lines.length)}%)` : '–'} |`,
+  );
+}
+
+// Throughput on short texts.
+const shortTexts: string[] = [];
+for (const lang of DETECTION_LANGUAGES) for (const t of (inputs.get('≤20')?.get(lang) ?? []).slice(0, 300)) shortTexts.push(t);
+const fullTexts: string[] = [];
+for (const lang of DETECTION_LANGUAGES) for (const t of (inputs.get('full')?.get(lang) ?? []).slice(0, 100)) fullTexts.push(t);
+log();
+log('Throughput (detections per second, one core):');
+log();
+log('| Input | Tolk | Baseline (raw eld small) |');
+log('|---|---:|---:|');
+log(`| short (≤20 chars, ${shortTexts.length} texts) | ${throughput(tolk, shortTexts).toFixed(0)} | ${throughput(baseline, shortTexts).toFixed(0)} |`);
+log(`| full sentences (${fullTexts.length} texts) | ${throughput(tolk, fullTexts).toFixed(0)} | ${throughput(baseline, fullTexts).toFixed(0)} |`);
+
+console.log(out.join('\n'));

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Installs what Tolk needs on Debian/Ubuntu: Apertium and its language pairs, the npm dependencies, and with
+# --test a reachable PostgreSQL for the test suite. Safe to run again; it only adds what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+WITH_TEST=0
+WITH_BENCH=0
+for arg in "$@"; do
+  case "$arg" in
+    --test) WITH_TEST=1 ;;
+    --bench) WITH_BENCH=1 ;;
+    *) echo "usage: scripts/setup.sh [--test] [--bench]" >&2; exit 2 ;;
+  esac
+done
+
+SUDO=""
+AS_POSTGRES=(runuser -u postgres --)
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; AS_POSTGRES=(sudo -u postgres); fi
+
+# Language pairs installed by default (Debian package names); every mode they ship is probed at start.
+APERTIUM_PACKAGES=(apertium apertium-eng-spa apertium-es-pt apertium-fr-es apertium-spa-ita apertium-es-ro
+  apertium-swe-dan apertium-dan-nor apertium-swe-nor apertium-rus-ukr apertium-eng-cat apertium-spa-cat)
+[ "$WITH_BENCH" = 1 ] && APERTIUM_PACKAGES+=(apertium-apy)
+
+need_node() {
+  if ! command -v node >/dev/null 2>&1; then
+    echo "Tolk needs Node.js 20 or newer (with npm); install it first." >&2
+    exit 1
+  fi
+  local major
+  major=$(node -p 'process.versions.node.split(".")[0]')
+  if [ "$major" -lt 20 ]; then
+    echo "Tolk needs Node.js 20 or newer; found $(node --version)." >&2
+    exit 1
+  fi
+}
+
+missing=()
+for p in "${APERTIUM_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "$WITH_TEST" = 1 ] && ! (command -v pg_isready >/dev/null && pg_isready -h 127.0.0.1 -p 5432 -q); then
+  command -v pg_ctlcluster >/dev/null 2>&1 || missing+=(postgresql)
+fi
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "Installing Debian packages: ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+need_node
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund
+fi
+
+if [ "$WITH_TEST" = 1 ]; then
+  # The tests talk to a real PostgreSQL; start the local cluster when none answers.
+  if ! pg_isready -h 127.0.0.1 -p 5432 -q 2>/dev/null; then
+    version=$(ls /etc/postgresql | sort -V | tail -n 1)
+    $SUDO pg_ctlcluster --skip-systemctl-redirect "$version" main start || $SUDO pg_ctlcluster "$version" main start
+    for _ in $(seq 1 30); do pg_isready -h 127.0.0.1 -p 5432 -q && break; sleep 1; done
+  fi
+  # Make sure the test role and database exist; a fresh cluster gets a password for TCP logins.
+  if ! psql "${TOLK_TEST_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/test}" -qtAc 'select 1' >/dev/null 2>&1; then
+    "${AS_POSTGRES[@]}" psql -qtAc "ALTER USER postgres PASSWORD 'tolk'" >/dev/null
+    "${AS_POSTGRES[@]}" psql -qtAc "SELECT 1 FROM pg_database WHERE datname='test'" | grep -q 1 ||
+      "${AS_POSTGRES[@]}" createdb test
+    # npm test reads this file when TOLK_TEST_POSTGRES_URL is not set.
+    echo "postgres://postgres:tolk@127.0.0.1:5432/test" > .tolk-test-postgres-url
+  fi
+fi

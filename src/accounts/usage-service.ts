@@ -1,0 +1,84 @@
+// Billing: checks quotas and writes the usage ledger in one transaction; answers the /v2/usage figures.
+import { ServiceError } from '../lib/errors.js';
+import type { Store } from '../store/store.js';
+import type { UsageProduct } from '../store/schema.js';
+import type { AccountsService, AuthContext } from './accounts-service.js';
+
+export const QUOTA_EXCEEDED_MESSAGE = 'Quota for this billing period has been exceeded.';
+
+export interface UsageSummary {
+  periodStart: number;
+  periodEnd: number;
+  accountCharacters: number;
+  accountCharacterLimit: number | null;
+  keyCharacters: number;
+  keyCharacterLimit: number | null;
+  accountSpeechToTextMs: number;
+  keySpeechToTextMs: number;
+  keySpeechToTextMsLimit: number | null;
+  /** Per product, account and key units in the period. */
+  products: { product: UsageProduct; account: number; key: number }[];
+}
+
+export class UsageService {
+  constructor(
+    private readonly store: Store,
+    private readonly accounts: AccountsService,
+  ) {}
+
+  /** Fails fast with 456 when the account or key has no room left for `units` characters (no write). */
+  async assertCharactersAvailable(ctx: AuthContext, units: number): Promise<void> {
+    const { start } = this.accounts.billingPeriod(ctx.account);
+    const [account, key] = await Promise.all([
+      this.store.usageTotals(ctx.account.id, start),
+      this.store.usageTotals(ctx.key.id, start),
+    ]);
+    if (
+      (ctx.account.characterLimit !== null && account.characters + units > ctx.account.characterLimit) ||
+      (ctx.key.characterLimit !== null && key.characters + units > ctx.key.characterLimit)
+    ) {
+      throw new ServiceError('quota_exceeded', QUOTA_EXCEEDED_MESSAGE);
+    }
+  }
+
+  /** Records billed work; throws 456 (and records nothing) when it no longer fits the limits. */
+  async charge(ctx: AuthContext, product: UsageProduct, units: number, reportingTag: string | null): Promise<void> {
+    if (units <= 0) return;
+    const now = this.accounts.now();
+    const { start } = this.accounts.billingPeriod(ctx.account, now);
+    const outcome = await this.store.charge(
+      { accountId: ctx.account.id, keyId: ctx.key.id, product, units, reportingTag, at: now, periodStart: start },
+      {
+        accountCharacterLimit: ctx.account.characterLimit,
+        keyCharacterLimit: ctx.key.characterLimit,
+        keySpeechToTextMsLimit: ctx.key.speechToTextMsLimit,
+      },
+    );
+    if (!outcome.ok) throw new ServiceError('quota_exceeded', QUOTA_EXCEEDED_MESSAGE);
+  }
+
+  async summary(ctx: AuthContext): Promise<UsageSummary> {
+    const { start, end } = this.accounts.billingPeriod(ctx.account);
+    const [account, key, accountByProduct, keyByProduct] = await Promise.all([
+      this.store.usageTotals(ctx.account.id, start),
+      this.store.usageTotals(ctx.key.id, start),
+      this.store.usageByProduct(ctx.account.id, start),
+      this.store.usageByProduct(ctx.account.id, start, ctx.key.id),
+    ]);
+    const products: UsageSummary['products'] = (
+      ['text_translation', 'document_translation', 'text_improvement', 'speech_to_text'] as const
+    ).map((product) => ({ product, account: accountByProduct.get(product) ?? 0, key: keyByProduct.get(product) ?? 0 }));
+    return {
+      periodStart: start,
+      periodEnd: end,
+      accountCharacters: account.characters,
+      accountCharacterLimit: ctx.account.characterLimit,
+      keyCharacters: key.characters,
+      keyCharacterLimit: ctx.key.characterLimit,
+      accountSpeechToTextMs: account.speechToTextMs,
+      keySpeechToTextMs: key.speechToTextMs,
+      keySpeechToTextMsLimit: ctx.key.speechToTextMsLimit,
+      products,
+    };
+  }
+}

@@ -1,0 +1,77 @@
+// buildApp: the composition root of the HTTP layer; plugins are registered in an explicit order.
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import formbody from '@fastify/formbody';
+import rateLimit from '@fastify/rate-limit';
+import { parse as parseQueryString } from 'node:querystring';
+import type { Config } from './config.js';
+import type { Services } from './services.js';
+import { newTraceId } from './lib/ids.js';
+import { ServiceError } from './lib/errors.js';
+import { errorHandler } from './http/errors.js';
+import { traceIdPlugin } from './http/plugins/trace-id.js';
+import { authenticationPlugin } from './http/plugins/auth.js';
+import { translateRoutes } from './http/routes/translate.js';
+import { languageRoutes } from './http/routes/languages.js';
+import { usageRoutes } from './http/routes/usage.js';
+
+/** Longest request target accepted before 414 (the reference's gateways use 8 KiB). */
+export const MAX_URI_LENGTH = 8 * 1024;
+/** Default body limit for routes that set none. */
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+export interface BuildAppOptions {
+  config: Config;
+  services: Services;
+  /** Fastify logger options; false silences (tests). Ignored when loggerInstance is given. */
+  logger?: FastifyServerOptions['logger'];
+  /** A pino logger shared with the services, so every line has the same shape. */
+  loggerInstance?: FastifyServerOptions['loggerInstance'];
+}
+
+export async function buildApp({ config, services, logger, loggerInstance }: BuildAppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...(loggerInstance ? { loggerInstance } : { logger: logger ?? { level: config.logLevel } }),
+    genReqId: () => newTraceId(),
+    requestIdLogLabel: 'trace_id',
+    requestIdHeader: false,
+    bodyLimit: DEFAULT_BODY_LIMIT,
+    // Headers may be long (the URI check below answers 414 itself); beyond this Node answers 431.
+    maxParamLength: 500,
+    return503OnClosing: true,
+    ajv: { customOptions: { allErrors: false, coerceTypes: false } },
+  });
+
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((request, reply) => {
+    void reply.status(404).send({ message: `Not found: ${request.method} ${request.url.split('?')[0]}`, code: 'not_found' });
+  });
+
+  await app.register(traceIdPlugin);
+  // Bodies are JSON or form-encoded; anything else is 415 rather than a string body.
+  app.removeContentTypeParser('text/plain');
+  app.addHook('onRequest', async (request) => {
+    if (request.url.length > MAX_URI_LENGTH) throw new ServiceError('uri_too_long', 'URI too long.');
+  });
+  // Form bodies: repeated keys (text=…&text=…) become arrays, as the reference expects.
+  await app.register(formbody, { parser: (body) => parseQueryString(body) });
+  await app.register(authenticationPlugin, {
+    accounts: services.accounts,
+    endpoints: { port: config.port, freePort: config.freePort, baseUrl: config.baseUrl, freeBaseUrl: config.freeBaseUrl },
+  });
+  await app.register(rateLimit, {
+    global: true,
+    hook: 'preHandler',
+    max: config.rateLimitPerMinute,
+    timeWindow: 60_000,
+    keyGenerator: (request) => request.auth?.key.id ?? request.ip,
+    errorResponseBuilder: (_request, context) =>
+      new ServiceError('too_many_requests', 'Too many requests. Please wait and resend your request.', {
+        retryAfterSeconds: Math.max(1, Math.ceil(context.ttl / 1000)),
+      }),
+  });
+
+  await app.register(translateRoutes, { services });
+  await app.register(languageRoutes, { services });
+  await app.register(usageRoutes, { services });
+  return app;
+}

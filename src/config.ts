@@ -1,0 +1,94 @@
+// One schema for the environment: parsed and checked at start, with a message naming every bad variable.
+import { resolve } from 'node:path';
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+
+const Port = Type.Integer({ minimum: 0, maximum: 65535 });
+const Positive = Type.Integer({ minimum: 1 });
+
+const EnvSchema = Type.Object({
+  TOLK_PORT: Type.Optional(Port),
+  TOLK_FREE_PORT: Type.Optional(Port),
+  TOLK_HOST: Type.Optional(Type.String({ minLength: 1 })),
+  TOLK_DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  TOLK_DATABASE_URL: Type.Optional(Type.String({ minLength: 1 })),
+  TOLK_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  TOLK_FREE_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  TOLK_LOG_LEVEL: Type.Optional(Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)))),
+  TOLK_RATE_LIMIT_PER_MINUTE: Type.Optional(Positive),
+  TOLK_ENGINE_TIMEOUT_MS: Type.Optional(Positive),
+  TOLK_ENGINE_ROUTES: Type.Optional(Type.String()),
+  TOLK_APERTIUM_MODES_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  TOLK_APERTIUM_MEMORY_MB: Type.Optional(Positive),
+  TOLK_APERTIUM_PIPELINES_PER_PAIR: Type.Optional(Positive),
+});
+type Env = Static<typeof EnvSchema>;
+
+export interface Config {
+  host: string;
+  /** Port of the paid-plan API. */
+  port: number;
+  /** Port of the free-plan API; equal to `port` when one listener serves both plans (no plan check). */
+  freePort: number;
+  baseUrl: string;
+  freeBaseUrl: string;
+  dataDir: string;
+  databaseUrl: string;
+  logLevel: string;
+  rateLimitPerMinute: number;
+  engineTimeoutMs: number;
+  /** "en-es=apertium,*=apertium": which engine serves which pair. */
+  engineRoutes: { pair: string; engine: string }[];
+  apertium: { modesDir: string; memoryBudgetMb: number; maxPipelinesPerPair: number };
+}
+
+export class ConfigError extends Error {}
+
+function parseRoutes(raw: string | undefined): Config['engineRoutes'] {
+  if (!raw) return [];
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const m = /^(\*|[a-z]{2,3}(?:-[a-z0-9]+)*)=([a-z0-9_-]+)$/i.exec(entry);
+      if (!m) throw new ConfigError(`TOLK_ENGINE_ROUTES: cannot read '${entry}' (expected e.g. en-es=apertium or *=apertium)`);
+      return { pair: m[1]!.toLowerCase(), engine: m[2]!.toLowerCase() };
+    });
+}
+
+/** Reads the environment; throws ConfigError listing every invalid variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const relevant: Record<string, unknown> = {};
+  for (const key of Object.keys(EnvSchema.properties)) if (env[key] !== undefined && env[key] !== '') relevant[key] = env[key];
+  const converted = Value.Convert(EnvSchema, relevant);
+  const errors = [...Value.Errors(EnvSchema, converted)];
+  if (errors.length > 0) {
+    const lines = errors.map((e) => `${e.path.slice(1)}=${JSON.stringify(relevant[e.path.slice(1)])}: ${e.message}`);
+    throw new ConfigError(`Invalid configuration:\n  ${[...new Set(lines)].join('\n  ')}`);
+  }
+  const e = converted as Env;
+  const host = e.TOLK_HOST ?? '127.0.0.1';
+  const port = e.TOLK_PORT ?? 8080;
+  const freePort = e.TOLK_FREE_PORT ?? (port === 0 ? 0 : port + 1);
+  const dataDir = resolve(e.TOLK_DATA_DIR ?? './data');
+  const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return {
+    host,
+    port,
+    freePort,
+    baseUrl: e.TOLK_BASE_URL ?? `http://${urlHost}:${port}`,
+    freeBaseUrl: e.TOLK_FREE_BASE_URL ?? `http://${urlHost}:${freePort}`,
+    dataDir,
+    databaseUrl: e.TOLK_DATABASE_URL ?? resolve(dataDir, 'tolk.db'),
+    logLevel: e.TOLK_LOG_LEVEL ?? 'info',
+    rateLimitPerMinute: e.TOLK_RATE_LIMIT_PER_MINUTE ?? 120_000,
+    engineTimeoutMs: e.TOLK_ENGINE_TIMEOUT_MS ?? 10_000,
+    engineRoutes: parseRoutes(e.TOLK_ENGINE_ROUTES),
+    apertium: {
+      modesDir: e.TOLK_APERTIUM_MODES_DIR ?? '/usr/share/apertium/modes',
+      memoryBudgetMb: e.TOLK_APERTIUM_MEMORY_MB ?? 4096,
+      maxPipelinesPerPair: e.TOLK_APERTIUM_PIPELINES_PER_PAIR ?? 2,
+    },
+  };
+}

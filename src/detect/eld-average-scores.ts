@@ -1,0 +1,6 @@
+// Why: eld's per-language average top score (copied from eld 2.1.0 src/avgScore.js, Apache-2.0, © Nito T.M.; not reachable through the package's exports map) lets us spot text in a language the model does not know.
+
+/** Average top score of a correct eld detection, per eld language code. */
+export const ELD_AVERAGE_SCORES: Readonly<Record<string, number>> = {
+  'am': 0.832, 'ar': 0.845, 'az': 0.804, 'be': 0.841, 'bg': 0.838, 'bn': 0.876, 'ca': 0.762, 'cs': 0.759, 'da': 0.77, 'de': 0.777, 'el': 0.801, 'en': 0.777, 'es': 0.771, 'et': 0.779, 'eu': 0.746, 'fa': 0.831, 'fi': 0.784, 'fr': 0.783, 'gu': 0.872, 'he': 0.803, 'hi': 0.883, 'hr': 0.77, 'hu': 0.752, 'hy': 0.802, 'is': 0.788, 'it': 0.784, 'ja': 0.796, 'ka': 0.893, 'kn': 0.875, 'ko': 0.764, 'ku': 0.853, 'lo': 0.873, 'lt': 0.777, 'lv': 0.789, 'ml': 0.874, 'mr': 0.884, 'ms': 0.774, 'nl': 0.77, 'no': 0.75, 'or': 0.872, 'pa': 0.873, 'pl': 0.768, 'pt': 0.78, 'ro': 0.771, 'ru': 0.833, 'sk': 0.763, 'sl': 0.771, 'sq': 0.789, 'sr': 0.838, 'sv': 0.767, 'ta': 0.882, 'te': 0.878, 'th': 0.864, 'tl': 0.777, 'tr': 0.783, 'uk': 0.836, 'ur': 0.827, 'vi': 0.848, 'yo': 0.752, 'zh': 0.752
+};

@@ -1,0 +1,214 @@
+// Why: one place turns raw text into a detection status + language for both /v3/detect/language and source-less translation, wrapping eld with script shortcuts, neighbour tie-breaks and measured confidence thresholds.
+import { danishOrNorwegian, isCompatible, nonAsciiLetterCounts } from './alphabet-hints.js';
+import { ELD_AVERAGE_SCORES } from './eld-average-scores.js';
+import { profileScripts } from './script-profile.js';
+
+/** Languages the detection endpoint may report as `detected_language` (Tolk lower-case codes). */
+export const DETECTION_LANGUAGES = [
+  'en', 'de', 'fr', 'es', 'pt', 'it', 'nl', 'pl', 'ru', 'zh', 'ja', 'bg', 'cs', 'da', 'el', 'et', 'fi',
+  'hu', 'lt', 'lv', 'ro', 'sk', 'sl', 'sv', 'tr', 'id', 'uk', 'ko', 'nb', 'ar', 'vi', 'he', 'th',
+] as const;
+
+export type DetectionLanguage = (typeof DETECTION_LANGUAGES)[number];
+
+export type DetectionStatus = 'success' | 'insufficient_confidence' | 'unsupported_language' | 'no_language_detected';
+
+export interface DetectionOutcome {
+  status: DetectionStatus;
+  /** Tolk lower-case code; only set when status is `success` (always one of DETECTION_LANGUAGES). */
+  language?: string;
+  /**
+   * Best guess (Tolk lower-case code) whenever the text had letters the model recognised, even when
+   * it is outside DETECTION_LANGUAGES (e.g. `ca`) or confidence was too low. Translation with an
+   * omitted source_lang uses this.
+   */
+  rawLanguage?: string;
+  /**
+   * 0–1. For n-gram decisions, 1 − exp(−evidence / 0.1) where evidence = relative margin of the best
+   * language over the runner-up ((top − second) / top of eld's scores) × letters analysed, so it
+   * grows with both separation and length. 1 for script-decided languages, 0 when nothing was
+   * detected.
+   */
+  confidence: number;
+}
+
+export interface LanguageDetector {
+  detect(text: string): DetectionOutcome;
+}
+
+export interface EldLanguageDetectorOptions {
+  /** Characters of the input analysed (eld itself stops after ~380 UTF-8 bytes). Default 1000. */
+  maxChars?: number;
+  /** Below this many letters of an alphabetic script the result is `insufficient_confidence`. Default 3. */
+  minLetters?: number;
+  /** Below this confidence the result is `insufficient_confidence`. Default 0.5 (evidence ≈ 0.069). */
+  minConfidence?: number;
+  /**
+   * With at least FIT_MIN_LETTERS letters, a best score below this share of eld's average score for
+   * that language means the text is in a language the model lacks (Welsh, Maltese…) or a mix:
+   * `insufficient_confidence`. Default 0.6; 0 disables.
+   */
+  minFit?: number;
+  /** Decide Hangul/Kana/Han/Thai/Greek/Hebrew text by script alone. Default true. */
+  scriptShortcuts?: boolean;
+  /** Re-rank close candidates by alphabet compatibility and da/nb function words. Default true. */
+  neighbourHints?: boolean;
+}
+
+/** Minimal shape of an eld instance (the package's own interfaces are not exported). */
+interface EldInstance {
+  detect(text: string): { language: string; getScores(): Record<string, number> };
+}
+interface EldLoadable extends EldInstance {
+  load(size?: string): Promise<unknown>;
+  newInstance(): EldLoadable;
+}
+
+const SUPPORTED = new Set<string>(DETECTION_LANGUAGES);
+
+/** eld code → Tolk code, where they differ. */
+const FROM_ELD: Readonly<Record<string, string>> = { ms: 'id', no: 'nb' };
+
+/** Script → language, for scripts that (among languages we meet) only one language writes. */
+const SCRIPT_LANGUAGE = { hangul: 'ko', thai: 'th', greek: 'el', hebrew: 'he' } as const;
+
+/** Scripts whose letters each carry enough signal that the alphabetic minimum letter count does not apply. */
+const DENSE_SCRIPTS = new Set(['han', 'kana', 'hangul', 'thai']);
+
+/** Share of (weighted) letters the dominant script needs before a script shortcut applies. */
+const SHORTCUT_SHARE = 0.6;
+
+/** Evidence (relative margin × letters) that maps to confidence 1 − 1/e. */
+const EVIDENCE_SCALE = 0.1;
+
+/** The model-fit check needs this many letters; shorter text scores low for every language. */
+const FIT_MIN_LETTERS = 30;
+
+/** Only candidates scoring within this of eld's best are considered by the neighbour hints. */
+const HINT_WINDOW = 0.06;
+
+const URL_OR_EMAIL = /\b(?:https?:\/\/|www\.)\S+|[\w.+-]+@[\w-]+\.[\w.-]+/giu;
+const CODE_TOKEN = /\b[\p{L}]*\d+[\p{L}\d]*\b/gu;
+
+/** Maps an eld code to a Tolk lower-case code. */
+export function fromEldCode(code: string): string {
+  return FROM_ELD[code] ?? code;
+}
+
+function outcome(raw: string, confidence: number, lowConfidence: boolean): DetectionOutcome {
+  if (lowConfidence) return { status: 'insufficient_confidence', rawLanguage: raw, confidence };
+  if (SUPPORTED.has(raw)) return { status: 'success', language: raw, rawLanguage: raw, confidence };
+  return { status: 'unsupported_language', rawLanguage: raw, confidence };
+}
+
+/**
+ * Language detector backed by eld's small n-gram database (60 languages).
+ *
+ * Construct once with `await EldLanguageDetector.create()` and share the instance; `detect()` is
+ * synchronous and safe to call concurrently. The eld package keeps one unused default instance at
+ * module level (the library forces that); each EldLanguageDetector owns a separate eld instance from
+ * `newInstance()`, and the database module is cached by Node so detectors share it read-only.
+ */
+export class EldLanguageDetector implements LanguageDetector {
+  private readonly maxChars: number;
+  private readonly minLetters: number;
+  private readonly minConfidence: number;
+  private readonly minFit: number;
+  private readonly scriptShortcuts: boolean;
+  private readonly neighbourHints: boolean;
+
+  private constructor(
+    private readonly eld: EldInstance,
+    options: EldLanguageDetectorOptions,
+  ) {
+    this.maxChars = options.maxChars ?? 1000;
+    this.minLetters = options.minLetters ?? 3;
+    this.minConfidence = options.minConfidence ?? 0.5;
+    this.minFit = options.minFit ?? 0.6;
+    this.scriptShortcuts = options.scriptShortcuts ?? true;
+    this.neighbourHints = options.neighbourHints ?? true;
+  }
+
+  /** Loads eld's small database (≈0.25 s, ≈50 MB) and returns a ready detector. */
+  static async create(options: EldLanguageDetectorOptions = {}): Promise<EldLanguageDetector> {
+    const mod = (await import('eld')) as unknown as { eld: EldLoadable };
+    const instance = mod.eld.newInstance();
+    await instance.load('small');
+    return new EldLanguageDetector(instance, options);
+  }
+
+  detect(text: string): DetectionOutcome {
+    const capped = text.length > this.maxChars ? text.slice(0, this.maxChars) : text;
+    const cleaned = capped.replace(URL_OR_EMAIL, ' ').replace(CODE_TOKEN, ' ');
+    const profile = profileScripts(cleaned);
+    if (profile.letters === 0 || profile.dominant === undefined) {
+      return { status: 'no_language_detected', confidence: 0 };
+    }
+    const { dominant, counts } = profile;
+
+    if (this.scriptShortcuts && profile.dominantShare >= SHORTCUT_SHARE) {
+      if (dominant === 'han' || dominant === 'kana') {
+        if (counts.kana > 0) return outcome('ja', 1, false);
+        // A lone ideograph is as likely Japanese as Chinese.
+        return outcome('zh', counts.han >= 2 ? 1 : 0, counts.han < 2);
+      }
+      if (dominant in SCRIPT_LANGUAGE) {
+        const lang = SCRIPT_LANGUAGE[dominant as keyof typeof SCRIPT_LANGUAGE];
+        // A lone Greek or Hebrew letter is more often a symbol (α, ℵ) than language.
+        const enough = DENSE_SCRIPTS.has(dominant) || counts[dominant] >= 2;
+        return outcome(lang, enough ? 1 : 0, !enough);
+      }
+    }
+
+    const result = this.eld.detect(cleaned);
+    const ranked = Object.entries(result.getScores()).sort((a, b) => b[1] - a[1]);
+    const first = ranked[0];
+    if (first === undefined) {
+      // Letters, but not a single n-gram the model knows.
+      return { status: 'insufficient_confidence', confidence: 0 };
+    }
+
+    let bestIndex = 0;
+    if (this.neighbourHints) bestIndex = this.rerank(ranked, cleaned.toLowerCase(), profile.letters);
+    const best = ranked[bestIndex] ?? first;
+    const runnerUp = ranked[bestIndex + 1]?.[1] ?? 0;
+    const top = best[1];
+    const margin = top <= 0 ? 0 : Math.max(0, (top - runnerUp) / top);
+    const confidence = 1 - Math.exp(-(margin * profile.letters) / EVIDENCE_SCALE);
+    const fewLetters = !DENSE_SCRIPTS.has(dominant) && profile.letters < this.minLetters;
+    const average = ELD_AVERAGE_SCORES[best[0]] ?? 0.8;
+    const poorFit = profile.letters >= FIT_MIN_LETTERS && top < this.minFit * average;
+    return outcome(fromEldCode(best[0]), confidence, fewLetters || poorFit || confidence < this.minConfidence);
+  }
+
+  /**
+   * Index in `ranked` of the language to report: the best-scoring candidate (within HINT_WINDOW of
+   * the top) whose alphabet fits the text, then da/no decided by function words. When the hints
+   * promote a candidate its score is treated as the top (the margin is measured against the rest).
+   */
+  private rerank(ranked: ReadonlyArray<readonly [string, number]>, lower: string, letters: number): number {
+    const top = ranked[0]?.[1] ?? 0;
+    let letterCounts: Map<string, number> | undefined;
+    let chosen = 0;
+    for (let i = 0; i < ranked.length; i++) {
+      const entry = ranked[i];
+      if (entry === undefined || top - entry[1] > HINT_WINDOW) break;
+      letterCounts ??= nonAsciiLetterCounts(lower);
+      if (isCompatible(entry[0], letterCounts, letters)) {
+        chosen = i;
+        break;
+      }
+    }
+    const chosenLang = ranked[chosen]?.[0];
+    if (chosenLang === 'da' || chosenLang === 'no') {
+      const other = chosenLang === 'da' ? 'no' : 'da';
+      const otherIndex = ranked.findIndex(([lang]) => lang === other);
+      const otherEntry = ranked[otherIndex];
+      const chosenScore = ranked[chosen]?.[1] ?? 0;
+      if (otherEntry !== undefined && chosenScore - otherEntry[1] <= HINT_WINDOW) {
+        if (danishOrNorwegian(lower) === other) chosen = otherIndex;
+      }
+    }
+    return chosen;
+  }
+}

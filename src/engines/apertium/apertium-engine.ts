@@ -1,0 +1,364 @@
+// The Apertium engine: rule-based MT from installed Debian pair packages, kept warm in null-flush pipelines.
+
+import {
+  EngineError,
+  type EnginePairInfo,
+  type EngineTranslateOptions,
+  type LanguagePair,
+  type TranslationEngine,
+} from '../engine.js';
+import { silentLogger, type Logger } from '../../lib/logger.js';
+import { DEFAULT_VARIANTS } from './language-codes.js';
+import { discoverModes, type ApertiumMode } from './mode-discovery.js';
+import { PairPool, type PairPoolHost } from './pair-pool.js';
+import { ApertiumPipeline } from './pipeline.js';
+import { deformat, reformat, splitEdges, splitForPipe, stripMarks } from './stream-format.js';
+
+export interface ApertiumEngineOptions {
+  /** Directory with Apertium *.mode files. Default "/usr/share/apertium/modes". */
+  modesDir?: string;
+  /** Upper bound for the summed RSS of all warm pipelines, in MiB; idle pairs are evicted LRU to stay below. Default 3072. */
+  memoryBudgetMb?: number;
+  /** Pipelines per pair when requests queue up. Default 2 (one per core on a 2-core box). */
+  maxPipelinesPerPair?: number;
+  /** Whole-request limit (queue wait + translation); a pipeline still working at the deadline is killed and replaced. Default 15000. */
+  requestTimeoutMs?: number;
+  /** Requests allowed to wait per pair before EngineError('overloaded'). Default 64. */
+  maxQueuePerPair?: number;
+  /** Idle pipelines are closed after this long (restarted lazily on the next request). Default 600000 (10 min). */
+  idleRecycleMs?: number;
+  /** Only use these pairs ("en-es", Tolk codes); default: every mode that passes the probe. */
+  pairs?: string[];
+  /** Apertium variant suffix → Tolk code ("pt_BR" → "pt-br"); default en_US, en_GB, pt_BR, pt_PT. */
+  variants?: Record<string, string>;
+  /** Probes run in parallel at start(). Default 2. */
+  probeConcurrency?: number;
+  /** Per-mode probe limit, ms. Default 10000. */
+  probeTimeoutMs?: number;
+  /** Keep probe pipelines running (within the memory budget) so the first requests are warm. Default true. */
+  keepWarmAfterProbe?: boolean;
+  logger?: Logger;
+}
+
+const DEFAULTS = {
+  modesDir: '/usr/share/apertium/modes',
+  memoryBudgetMb: 3072,
+  maxPipelinesPerPair: 2,
+  requestTimeoutMs: 15_000,
+  maxQueuePerPair: 64,
+  idleRecycleMs: 600_000,
+  probeConcurrency: 2,
+  probeTimeoutMs: 10_000,
+  keepWarmAfterProbe: true,
+};
+
+/** RSS assumed for a mode never measured yet (MiB). */
+const UNKNOWN_RSS_MB = 300;
+
+const PROBES: Readonly<Record<string, string>> = {
+  en: 'The house is big.',
+  es: 'La casa es grande.',
+  pt: 'A casa é grande.',
+  ca: 'La casa és gran.',
+  fr: 'La maison est grande.',
+  it: 'La casa è grande.',
+  ro: 'Casa este mare.',
+  sv: 'Huset är stort.',
+  da: 'Huset er stort.',
+  nb: 'Huset er stort.',
+  nn: 'Huset er stort.',
+  ru: 'Дом большой.',
+  uk: 'Будинок великий.',
+};
+
+interface Block {
+  /** Index of the segment this block belongs to. */
+  segment: number;
+  lead: string;
+  core: string;
+  trail: string;
+}
+
+export interface ApertiumPairStats {
+  pair: string;
+  mode: string;
+  pipelines: number;
+  busy: number;
+  queued: number;
+  rssMb: number;
+}
+
+export class ApertiumEngine implements TranslationEngine, PairPoolHost {
+  readonly name = 'apertium';
+  readonly features = { context: false };
+  private readonly opts: typeof DEFAULTS & { pairs?: string[]; variants: Record<string, string> };
+  private readonly log: Logger;
+  private readonly pools = new Map<string, PairPool>();
+  /** Last measured RSS per mode, bytes. */
+  private readonly rssByMode = new Map<string, number>();
+  private sweeper: NodeJS.Timeout | undefined;
+  private started = false;
+  private closing = false;
+
+  constructor(options: ApertiumEngineOptions = {}) {
+    const defined = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
+    this.opts = { ...DEFAULTS, variants: { ...DEFAULT_VARIANTS }, ...defined } as ApertiumEngine['opts'];
+    this.log = options.logger ?? silentLogger;
+  }
+
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    const t0 = performance.now();
+    const { modes, skipped } = await discoverModes(this.opts.modesDir, this.opts.variants);
+    const wanted = this.opts.pairs ? new Set(this.opts.pairs.map((p) => p.toLowerCase())) : null;
+    const candidates = modes.filter((m) => !wanted || wanted.has(`${m.source}-${m.target}`));
+    const broken: { mode: string; reason: string }[] = [];
+    let next = 0;
+    const worker = async () => {
+      while (next < candidates.length) {
+        const mode = candidates[next++]!;
+        const result = await this.probe(mode);
+        if (result.ok) {
+          const pool = new PairPool(mode, this, this.opts.maxPipelinesPerPair, this.opts.maxQueuePerPair);
+          this.pools.set(`${mode.source}-${mode.target}`, pool);
+          if (result.pipeline) {
+            if (this.opts.keepWarmAfterProbe && !this.closing && this.reserve(pool, false)) {
+              pool.adopt(result.pipeline);
+              pool.lastUsed = Date.now();
+            } else {
+              await result.pipeline.close();
+            }
+          }
+        } else {
+          broken.push({ mode: mode.name, reason: result.reason });
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, this.opts.probeConcurrency) }, worker));
+    const ms = Math.round(performance.now() - t0);
+    this.log.info(
+      {
+        engine: this.name,
+        pairs: [...this.pools.keys()].sort(),
+        broken,
+        skipped: skipped.length,
+        probeMs: ms,
+        warmRssMb: this.totalRssMb(),
+      },
+      'apertium modes probed',
+    );
+    for (const b of broken) this.log.warn({ engine: this.name, mode: b.mode, reason: b.reason }, 'apertium mode broken, not listed');
+    const every = Math.max(1000, Math.min(this.opts.idleRecycleMs / 2, 30_000));
+    this.sweeper = setInterval(() => this.sweep(), every);
+    this.sweeper.unref();
+  }
+
+  /** Runs a mode once on a short sentence; a crash, timeout or empty output marks it broken. */
+  private async probe(mode: ApertiumMode): Promise<{ ok: true; pipeline?: ApertiumPipeline } | { ok: false; reason: string }> {
+    const text = PROBES[mode.source.split('-')[0]!] ?? 'Hello world.';
+    const p = new ApertiumPipeline(mode.name, mode.stages);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const [raw] = await Promise.race([
+        p.run([deformat(text)]),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`probe timed out after ${this.opts.probeTimeoutMs} ms`)), this.opts.probeTimeoutMs);
+        }),
+      ]);
+      const out = reformat(raw ?? '').trim();
+      if (!out) throw new Error('empty output');
+      // give a crashing later stage a moment to be noticed (some Debian modes print then die)
+      if (!p.alive) throw new Error(p.lastError);
+      this.rssByMode.set(mode.name, p.rssBytes());
+      return { ok: true, pipeline: p };
+    } catch (err) {
+      await p.close();
+      return { ok: false, reason: (err as Error).message };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  pairs(): EnginePairInfo[] {
+    return [...this.pools.values()]
+      .map((p) => ({ source: p.mode.source, target: p.mode.target, formality: false }))
+      .sort((a, b) => (a.source + a.target).localeCompare(b.source + b.target));
+  }
+
+  async translate(pair: LanguagePair, segments: string[], options: EngineTranslateOptions = {}): Promise<string[]> {
+    const key = `${pair.source.toLowerCase()}-${pair.target.toLowerCase()}`;
+    const pool = this.pools.get(key);
+    if (!pool) throw new EngineError('unsupported_pair', `apertium has no working pair ${key}`);
+    const results = segments.map((s) => (splitEdges(s).core ? '' : s));
+    const blocks: Block[] = [];
+    segments.forEach((segment, i) => {
+      const { core } = splitEdges(segment);
+      if (!core) return;
+      const { lead, trail } = splitEdges(segment);
+      const chunks = splitForPipe(core);
+      chunks.forEach((chunk, j) => {
+        const e = splitEdges(chunk);
+        blocks.push({
+          segment: i,
+          lead: (j === 0 ? lead : '') + e.lead,
+          core: e.core,
+          trail: e.trail + (j === chunks.length - 1 ? trail : ''),
+        });
+      });
+    });
+    const work = blocks.filter((b) => b.core);
+    if (work.length === 0) return segments.map((s, i) => results[i] || s);
+
+    const timeoutCtl = new AbortController();
+    const timer = setTimeout(() => timeoutCtl.abort(new EngineError('timeout', `apertium ${key}: no answer within ${this.opts.requestTimeoutMs} ms`)), this.opts.requestTimeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeoutCtl.signal]) : timeoutCtl.signal;
+    try {
+      if (signal.aborted) throw abortError(signal);
+      let raw: string[] | undefined;
+      // a pipeline that dies under a request (crash, killed from outside) is replaced and the request retried once
+      for (let attempt = 1; !raw; attempt++) {
+        const pipeline = await pool.acquire(signal);
+        try {
+          raw = await this.runOn(pool, pipeline, work, signal, timeoutCtl.signal);
+        } catch (err) {
+          const died = err instanceof EngineError && err.kind === 'failed' && !pipeline.alive && !signal.aborted;
+          if (!died || attempt >= 2) throw err;
+        }
+      }
+      const pieces = segments.map(() => [] as string[]);
+      work.forEach((b, k) => {
+        const out = reformat(raw[k] ?? '').trim();
+        if (!out) throw new EngineError('failed', `apertium ${key} returned empty output for non-empty input`);
+        pieces[b.segment]!.push(b.lead + stripMarks(out, b.core) + b.trail);
+      });
+      return segments.map((s, i) => (pieces[i]!.length ? pieces[i]!.join('') : results[i] || s));
+    } catch (err) {
+      if (err instanceof EngineError) {
+        if (err.kind === 'failed' || err.kind === 'timeout') this.log.warn({ engine: this.name, pair: key, kind: err.kind, err: err.message }, 'apertium translation failed');
+        throw err;
+      }
+      throw new EngineError('failed', `apertium ${key}: ${(err as Error).message}`, { cause: err });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async runOn(pool: PairPool, pipeline: ApertiumPipeline, work: Block[], signal: AbortSignal, deadline: AbortSignal): Promise<string[]> {
+    const run = pipeline.run(work.map((b) => deformat(b.core)));
+    try {
+      return await new Promise<string[]>((resolve, reject) => {
+        const onAbort = () => {
+          // a deadline hit while the pipeline works leaves it in an unknown state: replace it
+          if (deadline.aborted) pipeline.kill('timeout');
+          reject(abortError(signal));
+        };
+        if (signal.aborted) return onAbort();
+        signal.addEventListener('abort', onAbort, { once: true });
+        run.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+      });
+    } finally {
+      if (signal.aborted && pipeline.alive) {
+        // client went away: let the pipeline finish (output discarded) so its stream stays in sync
+        run.catch(() => {}).finally(() => pool.release(pipeline));
+      } else {
+        run.catch(() => {});
+        pool.release(pipeline);
+      }
+    }
+  }
+
+  // ---- PairPoolHost ----
+
+  reserve(pool: PairPool, evict = true): boolean {
+    const budget = this.opts.memoryBudgetMb * 1024 * 1024;
+    const need = this.rssByMode.get(pool.mode.name) ?? UNKNOWN_RSS_MB * 1024 * 1024;
+    let used = this.totalRssBytes();
+    if (used + need <= budget) return true;
+    if (!evict) return false;
+    // evict idle pipelines of other pairs, least recently used pair first
+    const others = [...this.pools.values()].filter((p) => p !== pool && p.pipelines.some((x) => !x.busy)).sort((a, b) => a.lastUsed - b.lastUsed);
+    for (const other of others) {
+      while (used + need > budget) {
+        const victim = other.evictOne();
+        if (!victim) break;
+        used -= this.rssOf(victim);
+        this.log.info({ engine: this.name, evicted: other.mode.name, for: pool.mode.name }, 'apertium pipeline evicted (memory budget)');
+      }
+      if (used + need <= budget) return true;
+    }
+    if (pool.pipelines.length === 0 && evict) {
+      this.log.warn({ engine: this.name, mode: pool.mode.name, usedMb: Math.round(used / 2 ** 20), budgetMb: this.opts.memoryBudgetMb }, 'apertium memory budget exceeded; starting the only pipeline of this pair anyway');
+      return true;
+    }
+    return false;
+  }
+
+  onPipelineDeath(pool: PairPool, pipeline: ApertiumPipeline, reason: string): void {
+    if (this.closing) return;
+    this.log.warn({ engine: this.name, mode: pool.mode.name, pipeline: pipeline.id, reason: pipeline.lastError || reason }, 'apertium pipeline died; it will be replaced on demand');
+  }
+
+  private rssOf(p: ApertiumPipeline): number {
+    // a pipeline still loading its transducers reports less than it will hold; use the larger of both
+    const measured = p.rssBytes();
+    return Math.max(measured, p.translatedBlocks > 0 ? measured : this.rssByMode.get(p.modeName) ?? 0);
+  }
+
+  private totalRssBytes(): number {
+    let total = 0;
+    for (const pool of this.pools.values()) for (const p of pool.pipelines) total += this.rssOf(p);
+    return total;
+  }
+
+  private totalRssMb(): number {
+    return Math.round(this.totalRssBytes() / 2 ** 20);
+  }
+
+  private sweep(): void {
+    for (const pool of this.pools.values()) {
+      for (const p of pool.pipelines) {
+        if (!p.busy && p.translatedBlocks > 0) {
+          const rss = p.rssBytes();
+          if (rss > 0) this.rssByMode.set(p.modeName, rss);
+        }
+      }
+      const n = pool.recycleIdle(this.opts.idleRecycleMs);
+      if (n > 0) this.log.info({ engine: this.name, mode: pool.mode.name, closed: n }, 'apertium idle pipelines recycled');
+    }
+  }
+
+  /** Live view for health/metrics: pipelines, queue and RSS per pair. */
+  stats(): ApertiumPairStats[] {
+    return [...this.pools.entries()].map(([pair, pool]) => ({
+      pair,
+      mode: pool.mode.name,
+      pipelines: pool.pipelines.length,
+      busy: pool.pipelines.filter((p) => p.busy).length,
+      queued: pool.queued,
+      rssMb: Math.round(pool.pipelines.reduce((n, p) => n + p.rssBytes(), 0) / 2 ** 20),
+    }));
+  }
+
+  /** Measured RSS per mode (MiB), from the probe or later sweeps. */
+  rssPerMode(): Record<string, number> {
+    return Object.fromEntries([...this.rssByMode.entries()].map(([m, b]) => [m, Math.round(b / 2 ** 20)]));
+  }
+
+  /** Child process ids of all running stages, optionally of one pair ("en-es"), for tests and diagnostics. */
+  childPids(pair?: string): number[] {
+    return [...this.pools.entries()].filter(([k]) => !pair || k === pair).flatMap(([, pool]) => pool.pipelines.flatMap((p) => p.pids));
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    clearInterval(this.sweeper);
+    await Promise.all([...this.pools.values()].map((p) => p.close()));
+  }
+}
+
+function abortError(signal: AbortSignal): Error {
+  const r: unknown = signal.reason;
+  if (r instanceof EngineError) return r;
+  return new EngineError('failed', 'translation aborted', { cause: r });
+}

@@ -1,0 +1,149 @@
+// Reads Apertium *.mode files and turns each usable one into a Tolk pair plus the argv of every pipeline stage.
+
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { DEFAULT_VARIANTS, toTolkCode } from './language-codes.js';
+
+export interface ApertiumMode {
+  /** Mode name as Apertium knows it, e.g. "es-pt_BR". */
+  name: string;
+  file: string;
+  source: string;
+  target: string;
+  /** One argv per stage, already in null-flush mode (-z) with $1/$2 substituted. */
+  stages: string[][];
+}
+
+export interface SkippedMode {
+  name: string;
+  reason: string;
+}
+
+/** Commands that do not understand -z (same exception list as apertium-apy). */
+const NO_Z = /^(vislcg3|cg-mwesplit|hfst-tokeni[sz]e|divvun-suggest)$/;
+
+/** Splits one shell-like mode line into stages of words; supports '…' and "…" quoting and backslash escapes. */
+export function splitModeLine(line: string): string[][] {
+  const stages: string[][] = [];
+  let words: string[] = [];
+  let word = '';
+  let inWord = false;
+  let quote: "'" | '"' | null = null;
+  const endWord = () => {
+    if (inWord) words.push(word);
+    word = '';
+    inWord = false;
+  };
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (quote) {
+      if (c === quote) quote = null;
+      else if (c === '\\' && quote === '"' && i + 1 < line.length) word += line[++i];
+      else word += c;
+      continue;
+    }
+    if (c === "'" || c === '"') {
+      quote = c;
+      inWord = true;
+    } else if (c === '\\' && i + 1 < line.length) {
+      word += line[++i];
+      inWord = true;
+    } else if (c === '|') {
+      endWord();
+      stages.push(words);
+      words = [];
+    } else if (/\s/.test(c)) {
+      endWord();
+    } else {
+      word += c;
+      inWord = true;
+    }
+  }
+  endWord();
+  stages.push(words);
+  return stages.filter((s) => s.length > 0);
+}
+
+/**
+ * Turns a mode line into runnable stages: `$1` becomes `-n` (generation without unknown-word marks, what
+ * `apertium -u` does; `-g` would add `*`/`#`/`@` marks), `$2` is dropped (it only carries the tagger's
+ * `-m` ambiguity flag), and `-z` is inserted after each command name so every stage flushes on `\0`.
+ */
+export function buildStages(line: string): string[][] {
+  return splitModeLine(line).map((words) => {
+    const argv = words.filter((w) => w !== '$2').map((w) => (w === '$1' ? '-n' : w));
+    const [cmd, ...args] = argv;
+    if (!cmd) return [];
+    return NO_Z.test(path.basename(cmd)) ? argv : [cmd, '-z', ...args];
+  }).filter((s) => s.length > 0);
+}
+
+/** Parses a mode name ("spa-eng_US") into Tolk codes, or explains why it is skipped. */
+export function parseModeName(
+  name: string,
+  variants: Readonly<Record<string, string>> = DEFAULT_VARIANTS,
+): { source: string; target: string } | { reason: string } {
+  const parts = name.split('-');
+  if (parts.length !== 2) return { reason: 'not a plain source-target mode' };
+  const source = toTolkCode(parts[0]!, variants);
+  const target = toTolkCode(parts[1]!, variants);
+  if (!source || !target) return { reason: 'language or variant has no Tolk code' };
+  if (source === target) return { reason: 'same source and target' };
+  return { source, target };
+}
+
+/** A mode is "plain" when neither side has an Apertium variant suffix; plain modes win over variants. */
+function plainness(name: string): number {
+  return (name.match(/_/g) ?? []).length;
+}
+
+/**
+ * Lists usable modes in `modesDir`, one per Tolk pair (the plain mode wins when two map to the same pair),
+ * plus the skipped ones with a reason.
+ */
+export async function discoverModes(
+  modesDir: string,
+  variants: Readonly<Record<string, string>> = DEFAULT_VARIANTS,
+): Promise<{ modes: ApertiumMode[]; skipped: SkippedMode[] }> {
+  let entries: string[];
+  try {
+    entries = await readdir(modesDir);
+  } catch {
+    return { modes: [], skipped: [] };
+  }
+  const skipped: SkippedMode[] = [];
+  const byPair = new Map<string, ApertiumMode>();
+  for (const entry of entries.filter((e) => e.endsWith('.mode')).sort()) {
+    const name = entry.slice(0, -'.mode'.length);
+    const parsed = parseModeName(name, variants);
+    if ('reason' in parsed) {
+      skipped.push({ name, reason: parsed.reason });
+      continue;
+    }
+    const file = path.join(modesDir, entry);
+    let line: string;
+    try {
+      line = (await readFile(file, 'utf8')).trim();
+    } catch (err) {
+      skipped.push({ name, reason: `unreadable: ${(err as Error).message}` });
+      continue;
+    }
+    const stages = line ? buildStages(line) : [];
+    if (stages.length === 0) {
+      skipped.push({ name, reason: 'empty mode file' });
+      continue;
+    }
+    const mode: ApertiumMode = { name, file, source: parsed.source, target: parsed.target, stages };
+    const key = `${mode.source}>${mode.target}`;
+    const existing = byPair.get(key);
+    if (!existing) {
+      byPair.set(key, mode);
+    } else if (plainness(name) < plainness(existing.name) || (plainness(name) === plainness(existing.name) && name.length < existing.name.length)) {
+      skipped.push({ name: existing.name, reason: `same pair as ${name}` });
+      byPair.set(key, mode);
+    } else {
+      skipped.push({ name, reason: `same pair as ${existing.name}` });
+    }
+  }
+  return { modes: [...byPair.values()], skipped };
+}

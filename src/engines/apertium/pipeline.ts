@@ -1,0 +1,148 @@
+// One warm Apertium pipeline: every stage a child process in null-flush mode, one block in flight per `\0`.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { EngineError } from '../engine.js';
+
+let nextId = 1;
+
+interface Pending {
+  resolve: (out: string) => void;
+  reject: (err: Error) => void;
+}
+
+/**
+ * Spawns the stages of one mode and translates already-deformatted blocks. Callers must serialise use
+ * (the pool hands a pipeline to one request at a time); blocks of one batch are pipelined.
+ */
+export class ApertiumPipeline {
+  readonly id = nextId++;
+  readonly procs: ChildProcess[] = [];
+  private readonly pending: Pending[] = [];
+  private buffered: Buffer[] = [];
+  private dead = false;
+  private deathReason = '';
+  private stderrTail = '';
+  private readonly exitWaiters: Promise<void>[] = [];
+  /** Set by the owner; called once when any stage exits or the pipeline is killed. */
+  onDeath: ((reason: string) => void) | undefined;
+  lastUsed = Date.now();
+  busy = false;
+  translatedBlocks = 0;
+
+  constructor(readonly modeName: string, stages: string[][]) {
+    let prevOut: Readable | null = null;
+    for (const [i, argv] of stages.entries()) {
+      const [cmd, ...args] = argv;
+      const last = i === stages.length - 1;
+      const child: ChildProcess = spawn(cmd!, args, {
+        stdio: [prevOut ?? 'pipe', 'pipe', 'pipe'],
+        env: { ...process.env, LC_ALL: process.env.LC_ALL ?? 'C.UTF-8' },
+      });
+      // the parent's copy of the pipe between stages must be closed so EOF and SIGPIPE propagate
+      if (prevOut) prevOut.destroy();
+      this.exitWaiters.push(new Promise((resolve) => child.once('close', () => resolve())));
+      child.once('error', (err: Error) => this.die(`stage ${i} (${cmd}) failed to start: ${err.message}`));
+      child.once('exit', (code: number | null, signal: NodeJS.Signals | null) => this.die(`stage ${i} (${cmd}) exited (code ${code}, signal ${signal})`));
+      child.stderr!.on('data', (d: Buffer) => {
+        this.stderrTail = (this.stderrTail + d.toString('utf8')).slice(-500);
+      });
+      child.stdin?.on('error', () => {});
+      this.procs.push(child);
+      prevOut = last ? null : child.stdout!;
+    }
+    const out = this.procs[this.procs.length - 1]!.stdout!;
+    out.on('data', (chunk: Buffer) => this.onData(chunk));
+    out.on('error', () => {});
+  }
+
+  get alive(): boolean {
+    return !this.dead;
+  }
+
+  get pids(): number[] {
+    return this.procs.map((p) => p.pid).filter((p): p is number => typeof p === 'number');
+  }
+
+  /** Sum of VmRSS of all stages, in bytes (0 for stages already gone). */
+  rssBytes(): number {
+    let total = 0;
+    for (const pid of this.pids) {
+      try {
+        const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+        if (m) total += Number(m[1]) * 1024;
+      } catch {
+        // process gone
+      }
+    }
+    return total;
+  }
+
+  /** Sends deformatted blocks (each ends with its own `\0`) and resolves with the raw output of each, in order. */
+  run(blocks: string[]): Promise<string[]> {
+    if (this.dead) return Promise.reject(new EngineError('failed', `apertium pipeline ${this.modeName} is dead: ${this.deathReason}`));
+    this.lastUsed = Date.now();
+    const results = blocks.map(
+      () => new Promise<string>((resolve, reject) => this.pending.push({ resolve, reject })),
+    );
+    const stdin = this.procs[0]!.stdin!;
+    stdin.write(blocks.map((b) => `${b}\0`).join(''));
+    return Promise.all(results).finally(() => {
+      this.lastUsed = Date.now();
+      this.translatedBlocks += blocks.length;
+    });
+  }
+
+  private onData(chunk: Buffer): void {
+    let start = 0;
+    for (let i = chunk.indexOf(0); i >= 0; i = chunk.indexOf(0, start)) {
+      this.buffered.push(chunk.subarray(start, i));
+      start = i + 1;
+      const text = Buffer.concat(this.buffered).toString('utf8');
+      this.buffered = [];
+      const p = this.pending.shift();
+      if (!p) {
+        // output nobody asked for: the stream is out of sync, the pipeline cannot be trusted any more
+        this.kill(`unexpected output from ${this.modeName}`);
+        return;
+      }
+      p.resolve(text);
+    }
+    if (start < chunk.length) this.buffered.push(chunk.subarray(start));
+  }
+
+  private die(reason: string): void {
+    if (this.dead) return;
+    this.dead = true;
+    this.deathReason = this.stderrTail ? `${reason}; stderr: ${this.stderrTail.trim()}` : reason;
+    const err = new EngineError('failed', `apertium pipeline ${this.modeName} died: ${this.deathReason}`);
+    for (const p of this.pending.splice(0)) p.reject(err);
+    for (const child of this.procs) {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+    this.onDeath?.(reason);
+  }
+
+  get lastError(): string {
+    return this.deathReason;
+  }
+
+  /** Kills every stage now; pending blocks reject with EngineError('failed'). */
+  kill(reason = 'killed'): void {
+    this.die(reason);
+  }
+
+  /** Kills the stages and waits until all of them are gone. */
+  async close(): Promise<void> {
+    this.die('closed');
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(this.exitWaiters),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, 2000);
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,58 @@
+// The one interface every machine-translation engine implements; the service layer never sees engine internals.
+
+/** Language codes inside Tolk are lower-case BCP 47: a base ("en", "pt") optionally with a variant ("en-us", "pt-br"). */
+export type LangCode = string;
+
+export interface LanguagePair {
+  source: LangCode;
+  target: LangCode;
+}
+
+export interface EnginePairInfo extends LanguagePair {
+  /** The engine can honour formality more/less for this pair. */
+  formality: boolean;
+}
+
+export interface EngineTranslateOptions {
+  formality?: 'default' | 'more' | 'less';
+  /** Extra context for engines that can use it; never translated or returned. */
+  context?: string;
+  /** Aborts the work when the client goes away or the request times out. */
+  signal?: AbortSignal;
+}
+
+export interface EngineFeatures {
+  /** Engine uses the `context` option. */
+  context: boolean;
+}
+
+export interface TranslationEngine {
+  /** Stable name used in configuration (e.g. "apertium"). */
+  readonly name: string;
+  readonly features: EngineFeatures;
+  /** Discovers and probes what the engine can do; only pairs that really work are reported afterwards. */
+  start(): Promise<void>;
+  /** Direct pairs this engine translates (no pivots). */
+  pairs(): EnginePairInfo[];
+  /**
+   * Translates each segment independently; result i is the translation of segments[i].
+   * Segments are plain text (no markup); the engine must not return its own annotation marks.
+   * Rejects with EngineError on failure.
+   */
+  translate(pair: LanguagePair, segments: string[], options: EngineTranslateOptions): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+export type EngineErrorKind = 'timeout' | 'overloaded' | 'failed' | 'unsupported_pair';
+
+/** Engines throw only this; the service layer maps kinds to API errors (timeout → 504, overloaded → 529). */
+export class EngineError extends Error {
+  constructor(
+    readonly kind: EngineErrorKind,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'EngineError';
+  }
+}

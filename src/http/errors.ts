@@ -1,0 +1,71 @@
+// The one error registry: domain error codes → HTTP statuses, and Fastify's own errors → the API's error bodies.
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { ServiceError, type ErrorCode } from '../lib/errors.js';
+
+export const STATUS_BY_CODE: Record<ErrorCode, number> = {
+  invalid_request: 400,
+  feature_not_available: 400,
+  forbidden: 403,
+  not_found: 404,
+  payload_too_large: 413,
+  uri_too_long: 414,
+  unsupported_media_type: 415,
+  too_many_requests: 429,
+  quota_exceeded: 456,
+  internal: 500,
+  not_ready: 503,
+  engine_timeout: 504,
+  overloaded: 529,
+};
+
+const RETRYABLE_DEFAULT_AFTER_S = 1;
+
+export interface ErrorBody {
+  message: string;
+  code?: string;
+  detail?: string;
+}
+
+/** Maps Fastify's framework errors (body parsing, limits, schema validation) to domain errors. */
+function fromFastifyError(err: FastifyError): ServiceError | undefined {
+  switch (err.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ServiceError('payload_too_large', 'Request body too large.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ServiceError('unsupported_media_type', 'Unsupported Content-Type.');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+    case 'FST_ERR_CTP_EMPTY_TYPE':
+    case 'FST_ERR_CTP_INVALID_TYPE':
+      return new ServiceError('invalid_request', 'Bad request. The request body could not be read.');
+    case 'FST_ERR_VALIDATION':
+      return new ServiceError('invalid_request', `Bad request. ${err.message}`);
+  }
+  if (err instanceof SyntaxError || (err.statusCode === 400 && /JSON/i.test(err.message))) {
+    return new ServiceError('invalid_request', 'Bad request. The JSON body could not be parsed.');
+  }
+  if (err.statusCode === 413) return new ServiceError('payload_too_large', 'Request body too large.');
+  if (err.statusCode === 415) return new ServiceError('unsupported_media_type', 'Unsupported Content-Type.');
+  if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) {
+    return new ServiceError('invalid_request', `Bad request. ${err.message}`);
+  }
+  return undefined;
+}
+
+export function errorHandler(err: FastifyError | ServiceError | Error, request: FastifyRequest, reply: FastifyReply): void {
+  const serviceError = err instanceof ServiceError ? err : fromFastifyError(err as FastifyError);
+  if (!serviceError) {
+    // Never echo internals on a 5xx; the trace id ties the log line to the response.
+    request.log.error({ err }, 'unhandled error');
+    void reply.status(500).send({ message: 'Internal server error', code: 'internal' } satisfies ErrorBody);
+    return;
+  }
+  const status = STATUS_BY_CODE[serviceError.code];
+  if (status >= 500) request.log.warn({ err: serviceError }, serviceError.message);
+  if (status === 429 || status === 529 || status === 503 || status === 504) {
+    reply.header('retry-after', String(serviceError.details?.retryAfterSeconds ?? RETRYABLE_DEFAULT_AFTER_S));
+  }
+  const body: ErrorBody = { message: serviceError.message, code: serviceError.code };
+  if (serviceError.details?.detail) body.detail = serviceError.details.detail;
+  void reply.status(status).send(body);
+}

@@ -1,0 +1,47 @@
+// POST /v2/translate: parse → plan (validate against engines) → quota pre-check → translate → charge → respond.
+import type { FastifyInstance } from 'fastify';
+import { parseReportingTag } from '../../accounts/reporting-tag.js';
+import { parseTranslateRequest } from '../../translate/translate-request.js';
+import type { Services } from '../../services.js';
+import { authOf } from '../plugins/auth.js';
+import { AnyObjectBody, errorResponses } from '../schemas/common.js';
+import { TranslateResponse } from '../schemas/translate.js';
+
+export const TRANSLATE_BODY_LIMIT = 128 * 1024;
+
+export function isJsonRequest(contentType: string | undefined): boolean {
+  return (contentType ?? '').toLowerCase().includes('json');
+}
+
+export function reportingTagHeader(headers: Record<string, string | string[] | undefined>) {
+  return parseReportingTag(headers['x-service-reporting-tag'] ?? headers['x-deepl-reporting-tag']);
+}
+
+export async function translateRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+  app.post(
+    '/v2/translate',
+    {
+      bodyLimit: TRANSLATE_BODY_LIMIT,
+      schema: { body: AnyObjectBody, response: { 200: TranslateResponse, ...errorResponses } },
+    },
+    async (request) => {
+      const ctx = authOf(request);
+      const tag = reportingTagHeader(request.headers);
+      const req = parseTranslateRequest(request.body, { isJson: isJsonRequest(request.headers['content-type']) });
+      const plan = services.translate.plan(req);
+      await services.usage.assertCharactersAvailable(ctx, plan.billedCharacters);
+      const outcome = await services.translate.translate(req, plan.sources);
+      await services.usage.charge(ctx, 'text_translation', outcome.billedCharacters, tag);
+      const modelTypeUsed = req.modelType === undefined ? undefined : req.modelType.replace(/^prefer_/, '');
+      return {
+        translations: outcome.results.map((r) => ({
+          detected_source_language: r.detectedSourceLanguage,
+          text: r.text,
+          ...(req.showBilledCharacters ? { billed_characters: r.billedCharacters } : {}),
+          ...(modelTypeUsed ? { model_type_used: modelTypeUsed } : {}),
+        })),
+        ...(req.showBilledCharacters ? { billed_characters: outcome.billedCharacters } : {}),
+      };
+    },
+  );
+}

@@ -1,0 +1,41 @@
+// Runs the API: builds services and app, listens on the paid and free ports, and closes gracefully on signals.
+import { createServer, type Server } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { buildApp } from './app.js';
+import type { Config } from './config.js';
+import { buildServices } from './services.js';
+
+export interface RunningServer {
+  app: FastifyInstance;
+  close(): Promise<void>;
+}
+
+export async function startServer(config: Config): Promise<RunningServer> {
+  const logger = pino({ level: config.logLevel });
+  const services = await buildServices(config, { logger });
+  const app = await buildApp({ config, services, loggerInstance: logger });
+  app.addHook('onClose', async () => services.close());
+  await app.listen({ port: config.port, host: config.host });
+  // The free-plan API: a second listener on the same app; requests are told apart by local port.
+  let freeServer: Server | undefined;
+  if (config.freePort !== config.port) {
+    freeServer = createServer({ maxHeaderSize: 32 * 1024 }, (req, res) => app.routing(req, res));
+    await new Promise<void>((resolve, reject) => {
+      freeServer!.once('error', reject);
+      freeServer!.listen(config.freePort, config.host, () => resolve());
+    });
+  }
+  logger.info({ baseUrl: config.baseUrl, freeBaseUrl: config.freeBaseUrl, database: config.databaseUrl.replace(/\/\/[^@]*@/, '//***@') }, 'Tolk is listening');
+  let closing: Promise<void> | undefined;
+  return {
+    app,
+    close() {
+      closing ??= (async () => {
+        if (freeServer) await new Promise<void>((r) => freeServer!.close(() => r()));
+        await app.close();
+      })();
+      return closing;
+    },
+  };
+}

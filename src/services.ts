@@ -1,0 +1,139 @@
+// Composition of the services: built once per process (or per test), shared by the HTTP layer and the CLI.
+import type { Config } from './config.js';
+import { AccountsService } from './accounts/accounts-service.js';
+import { UsageService } from './accounts/usage-service.js';
+import { Store } from './store/store.js';
+import { ApertiumEngine } from './engines/apertium/index.js';
+import { EngineError, type TranslationEngine } from './engines/engine.js';
+import { EngineRouter } from './translate/engine-router.js';
+import { TranslateService, type PairRouter, type SourceDetector } from './translate/translate-service.js';
+import { EldLanguageDetector, type LanguageDetector } from './detect/language-detector.js';
+import { ServiceError } from './lib/errors.js';
+import { silentLogger, type Logger } from './lib/logger.js';
+import { DEFAULT_TARGET_VARIANT, baseLang } from './translate/languages.js';
+
+export interface LanguageCatalogue {
+  sources: string[];
+  targets: { code: string; formality: boolean }[];
+}
+
+export interface Services {
+  store: Store;
+  accounts: AccountsService;
+  usage: UsageService;
+  router: EngineRouter;
+  detector: LanguageDetector;
+  translate: TranslateService;
+  /** Languages the engines can translate from/to (pivots included), computed once after start. */
+  languages(): LanguageCatalogue;
+  /** Source languages the detector can recognise (for the auto_detection feature). */
+  detectableSources: ReadonlySet<string>;
+  close(options?: { dropSchema?: boolean }): Promise<void>;
+}
+
+export interface BuildServicesOptions {
+  logger?: Logger;
+  /** Start translation engines (the CLI's account commands do not need them). */
+  engines?: boolean;
+  /** Engines to use instead of the configured ones (tests). */
+  engineOverride?: TranslationEngine[];
+  pgSchema?: string;
+  now?: () => number;
+}
+
+/** Maps engine failures to API errors: a timeout is 504, a full queue 529, anything else 500. */
+function engineErrorToServiceError(err: unknown): unknown {
+  if (!(err instanceof EngineError)) return err;
+  switch (err.kind) {
+    case 'timeout':
+      return new ServiceError('engine_timeout', 'The translation engine did not answer in time. Please try again.', {
+        retryAfterSeconds: 1,
+      });
+    case 'overloaded':
+      return new ServiceError('overloaded', 'Too many requests: the translation engines are busy. Please try again later.', {
+        retryAfterSeconds: 1,
+      });
+    case 'unsupported_pair':
+      return new ServiceError('invalid_request', err.message);
+    default:
+      return new ServiceError('internal', 'The translation engine failed. Please try again.');
+  }
+}
+
+function buildCatalogue(router: EngineRouter): LanguageCatalogue {
+  const pairs = router.pairs();
+  const sources = [...new Set(pairs.map((p) => p.source))].sort();
+  const targets = new Map<string, boolean>();
+  for (const p of pairs) targets.set(p.target, (targets.get(p.target) ?? false) || p.formality);
+  // A bare target with variants the engines lack is still requestable through its default variant name.
+  for (const [base, variant] of Object.entries(DEFAULT_TARGET_VARIANT)) {
+    if (targets.has(base) && !targets.has(variant)) targets.set(variant, targets.get(base)!);
+  }
+  return { sources, targets: [...targets].sort(([a], [b]) => a.localeCompare(b)).map(([code, formality]) => ({ code, formality })) };
+}
+
+export async function buildServices(config: Config, options: BuildServicesOptions = {}): Promise<Services> {
+  const logger = options.logger ?? silentLogger;
+  const store = await Store.open({ url: config.databaseUrl, ...(options.pgSchema ? { pgSchema: options.pgSchema } : {}) });
+  const accounts = new AccountsService(store, options.now ? { now: options.now } : {});
+  const usage = new UsageService(store, accounts);
+  const engines: TranslationEngine[] =
+    options.engineOverride ??
+    (options.engines === false
+      ? []
+      : [
+          new ApertiumEngine({
+            modesDir: config.apertium.modesDir,
+            memoryBudgetMb: config.apertium.memoryBudgetMb,
+            maxPipelinesPerPair: config.apertium.maxPipelinesPerPair,
+            requestTimeoutMs: config.engineTimeoutMs,
+            logger,
+          }),
+        ]);
+  try {
+    await Promise.all(engines.map((e) => e.start()));
+  } catch (err) {
+    await Promise.all(engines.map((e) => e.close().catch(() => {})));
+    await store.close();
+    throw err;
+  }
+  const router = new EngineRouter(engines, { routing: config.engineRoutes, logger, defaultVariants: DEFAULT_TARGET_VARIANT });
+  const detector = await EldLanguageDetector.create();
+  const catalogue = buildCatalogue(router);
+  const sourceSet = new Set(catalogue.sources);
+
+  const pairRouter: PairRouter = {
+    canTranslate: (source, target) => router.resolve(source, target) !== null,
+    supportsFormality: (source, target) => router.resolve(source, target)?.formality ?? false,
+    translate: async (source, target, segments, opts) => {
+      try {
+        return await router.translate(source, target, segments, opts);
+      } catch (err) {
+        throw engineErrorToServiceError(err);
+      }
+    },
+  };
+  const sourceDetector: SourceDetector = {
+    detectSource(text) {
+      const outcome = detector.detect(text);
+      const lang = outcome.rawLanguage;
+      if (lang === undefined) return undefined;
+      return sourceSet.has(lang) ? lang : baseLang(lang);
+    },
+  };
+  const translate = new TranslateService({ router: pairRouter, detector: sourceDetector, logger });
+  return {
+    store,
+    accounts,
+    usage,
+    router,
+    detector,
+    translate,
+    languages: () => catalogue,
+    detectableSources: new Set(catalogue.sources.filter((s) => s !== undefined)),
+    async close(closeOptions = {}) {
+      await Promise.all(engines.map((e) => e.close().catch((err) => logger.error({ err }, 'engine close failed'))));
+      await store.close(closeOptions);
+    },
+  };
+}

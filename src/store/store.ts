@@ -1,0 +1,235 @@
+// The data layer: one Kysely-based implementation over SQLite (embedded default) and PostgreSQL (multi-node).
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration, type Transaction } from 'kysely';
+import SqliteDatabase from 'better-sqlite3';
+import pg from 'pg';
+import { migrationsFor, type SqlDialect } from './migrations.js';
+import type { AccountsTable, ApiKeysTable, Database, UsageProduct } from './schema.js';
+
+export type AccountRow = AccountsTable;
+export type ApiKeyRow = ApiKeysTable;
+
+export interface UsageCharge {
+  accountId: string;
+  keyId: string;
+  product: UsageProduct;
+  units: number;
+  reportingTag: string | null;
+  at: number;
+  periodStart: number;
+}
+
+export interface UsageTotals {
+  characters: number;
+  speechToTextMs: number;
+}
+
+export interface ChargeLimits {
+  accountCharacterLimit: number | null;
+  keyCharacterLimit: number | null;
+  keySpeechToTextMsLimit: number | null;
+}
+
+export type ChargeOutcome = { ok: true } | { ok: false; exceeded: 'account' | 'key' };
+
+export interface StoreOptions {
+  /** `postgres://…` selects PostgreSQL; anything else is a SQLite file path (":memory:" allowed). */
+  url: string;
+  /** PostgreSQL schema to use (created if missing); lets tests and tenants share one database. */
+  pgSchema?: string;
+}
+
+export class Store {
+  private constructor(
+    readonly db: Kysely<Database>,
+    readonly dialect: SqlDialect,
+    private readonly pgSchema: string | undefined,
+  ) {}
+
+  static async open(options: StoreOptions): Promise<Store> {
+    const isPg = /^postgres(ql)?:\/\//.test(options.url);
+    let db: Kysely<Database>;
+    if (isPg) {
+      const schema = options.pgSchema;
+      if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`Invalid PostgreSQL schema name: ${schema}`);
+      const pool = new pg.Pool({
+        connectionString: options.url,
+        max: 10,
+        // int8 and numeric columns come back as numbers: every counter here stays far below 2^53.
+        types: {
+          getTypeParser: ((oid: number, format?: any) =>
+            oid === 20 || oid === 1700 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as any,
+        },
+        ...(schema ? { options: `-c search_path=${schema}` } : {}),
+      });
+      if (schema) {
+        const client = await pool.connect();
+        try {
+          await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+        } finally {
+          client.release();
+        }
+      }
+      db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    } else {
+      if (options.url !== ':memory:') mkdirSync(dirname(options.url), { recursive: true });
+      const sqlite = new SqliteDatabase(options.url);
+      sqlite.pragma('journal_mode = WAL');
+      sqlite.pragma('synchronous = NORMAL');
+      sqlite.pragma('foreign_keys = ON');
+      sqlite.pragma('busy_timeout = 5000');
+      db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    }
+    const store = new Store(db, isPg ? 'postgres' : 'sqlite', options.pgSchema);
+    await store.migrate();
+    return store;
+  }
+
+  private async migrate(): Promise<void> {
+    const all = migrationsFor(this.dialect);
+    const migrator = new Migrator({
+      db: this.db,
+      provider: { getMigrations: async (): Promise<Record<string, Migration>> => all },
+      // Keep the migration bookkeeping in the store's own schema, so schemas sharing a database stay independent.
+      ...(this.pgSchema ? { migrationTableSchema: this.pgSchema } : {}),
+    });
+    const { error, results } = await migrator.migrateToLatest();
+    if (error) {
+      const failed = results?.find((r) => r.status === 'Error');
+      throw new Error(`Database migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? error}`);
+    }
+  }
+
+  async close(options: { dropSchema?: boolean } = {}): Promise<void> {
+    if (options.dropSchema && this.dialect === 'postgres' && this.pgSchema) {
+      await sql`DROP SCHEMA IF EXISTS ${sql.id(this.pgSchema)} CASCADE`.execute(this.db);
+    }
+    await this.db.destroy();
+  }
+
+  // ---- accounts
+
+  async insertAccount(row: AccountRow): Promise<void> {
+    await this.db.insertInto('accounts').values(row).execute();
+  }
+
+  async getAccount(id: string): Promise<AccountRow | undefined> {
+    return this.db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async updateAccount(id: string, changes: Partial<Omit<AccountRow, 'id'>>): Promise<void> {
+    await this.db.updateTable('accounts').set(changes).where('id', '=', id).execute();
+  }
+
+  // ---- keys
+
+  async insertKey(row: ApiKeyRow): Promise<void> {
+    await this.db.insertInto('api_keys').values(row).execute();
+  }
+
+  async findKeyByHash(hash: string): Promise<ApiKeyRow | undefined> {
+    return this.db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash).executeTakeFirst();
+  }
+
+  async getKey(id: string): Promise<ApiKeyRow | undefined> {
+    return this.db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async listKeys(accountId: string, kind?: ApiKeyRow['kind']): Promise<ApiKeyRow[]> {
+    let q = this.db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId);
+    if (kind) q = q.where('kind', '=', kind);
+    return q.orderBy('created_at').orderBy('id').execute();
+  }
+
+  async updateKey(id: string, changes: Partial<Omit<ApiKeyRow, 'id' | 'account_id' | 'key_hash'>>): Promise<void> {
+    await this.db.updateTable('api_keys').set(changes).where('id', '=', id).execute();
+  }
+
+  // ---- usage
+
+  async usageTotals(subjectId: string, periodStart: number): Promise<UsageTotals> {
+    const row = await this.db
+      .selectFrom('usage_counters')
+      .select(['characters', 'speech_to_text_ms'])
+      .where('subject_id', '=', subjectId)
+      .where('period_start', '=', periodStart)
+      .executeTakeFirst();
+    return { characters: row?.characters ?? 0, speechToTextMs: row?.speech_to_text_ms ?? 0 };
+  }
+
+  /** Per-product sums of the ledger for one subject (account, or key when keyId given) since a time. */
+  async usageByProduct(accountId: string, since: number, keyId?: string): Promise<Map<UsageProduct, number>> {
+    let q = this.db
+      .selectFrom('usage_events')
+      .select(['product', (eb) => eb.fn.sum<number>('units').as('units')])
+      .where('account_id', '=', accountId)
+      .where('created_at', '>=', since);
+    if (keyId) q = q.where('key_id', '=', keyId);
+    const rows = await q.groupBy('product').execute();
+    return new Map(rows.map((r) => [r.product, Number(r.units)]));
+  }
+
+  /**
+   * The billing decision and the ledger write in one transaction: checks the account's and the key's limits against
+   * the period's running totals (locked on PostgreSQL so concurrent nodes cannot both pass), then records the event
+   * and bumps both counters. Nothing is written when a limit would be exceeded.
+   */
+  async charge(charge: UsageCharge, limits: ChargeLimits): Promise<ChargeOutcome> {
+    const isSpeech = charge.product === 'speech_to_text';
+    return this.db.transaction().execute(async (trx) => {
+      // Serialise charges per account across nodes; SQLite transactions are already serial.
+      if (this.dialect === 'postgres') {
+        await trx.selectFrom('accounts').select('id').where('id', '=', charge.accountId).forUpdate().execute();
+      }
+      const [account, key] = await Promise.all([
+        this.periodTotals(trx, charge.accountId, charge.periodStart),
+        this.periodTotals(trx, charge.keyId, charge.periodStart),
+      ]);
+      if (!isSpeech) {
+        if (limits.accountCharacterLimit !== null && account.characters + charge.units > limits.accountCharacterLimit)
+          return { ok: false, exceeded: 'account' } as const;
+        if (limits.keyCharacterLimit !== null && key.characters + charge.units > limits.keyCharacterLimit)
+          return { ok: false, exceeded: 'key' } as const;
+      } else if (limits.keySpeechToTextMsLimit !== null && key.speechToTextMs + charge.units > limits.keySpeechToTextMsLimit) {
+        return { ok: false, exceeded: 'key' } as const;
+      }
+      await trx
+        .insertInto('usage_events')
+        .values({
+          account_id: charge.accountId,
+          key_id: charge.keyId,
+          product: charge.product,
+          units: charge.units,
+          reporting_tag: charge.reportingTag,
+          created_at: charge.at,
+        })
+        .execute();
+      const chars = isSpeech ? 0 : charge.units;
+      const ms = isSpeech ? charge.units : 0;
+      for (const subject of [charge.accountId, charge.keyId]) {
+        await trx
+          .insertInto('usage_counters')
+          .values({ subject_id: subject, period_start: charge.periodStart, characters: chars, speech_to_text_ms: ms })
+          .onConflict((oc) =>
+            oc.columns(['subject_id', 'period_start']).doUpdateSet({
+              characters: sql`usage_counters.characters + ${chars}`,
+              speech_to_text_ms: sql`usage_counters.speech_to_text_ms + ${ms}`,
+            }),
+          )
+          .execute();
+      }
+      return { ok: true } as const;
+    });
+  }
+
+  private async periodTotals(trx: Transaction<Database>, subjectId: string, periodStart: number): Promise<UsageTotals> {
+    const q = trx
+      .selectFrom('usage_counters')
+      .select(['characters', 'speech_to_text_ms'])
+      .where('subject_id', '=', subjectId)
+      .where('period_start', '=', periodStart);
+    const row = await q.executeTakeFirst();
+    return { characters: row?.characters ?? 0, speechToTextMs: row?.speech_to_text_ms ?? 0 };
+  }
+}

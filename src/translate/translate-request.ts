@@ -1,0 +1,209 @@
+// Parses and validates a /v2/translate body (JSON or form, already decoded to an object) into a typed request,
+// with the reference API's exact messages. Form bodies repeat `text` and join tag lists with commas.
+import { ServiceError, invalid, unsupportedValue } from '../lib/errors.js';
+import { normalizeLangCode } from './languages.js';
+
+export type SplitSentences = '0' | '1' | 'nonewlines';
+export type Formality = 'default' | 'more' | 'less' | 'prefer_more' | 'prefer_less';
+export type ModelType = 'quality_optimized' | 'prefer_quality_optimized' | 'latency_optimized';
+export type TagHandling = 'xml' | 'html';
+
+export const MAX_TEXTS = 50;
+export const MAX_GLOSSARY_IDS = 5;
+export const MAX_CUSTOM_INSTRUCTIONS = 10;
+export const MAX_CUSTOM_INSTRUCTION_LENGTH = 300;
+const CUSTOM_INSTRUCTION_TARGETS = new Set(['de', 'en', 'es', 'fr', 'it', 'ja', 'ko', 'zh']);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface TranslateRequest {
+  texts: string[];
+  targetLang: string;
+  sourceLang: string | undefined;
+  context: string | undefined;
+  showBilledCharacters: boolean;
+  splitSentences: SplitSentences;
+  preserveFormatting: boolean;
+  formality: Formality;
+  modelType: ModelType | undefined;
+  glossaryIds: string[];
+  styleId: string | undefined;
+  translationMemoryId: string | undefined;
+  translationMemoryThreshold: number | undefined;
+  customInstructions: string[];
+  tagHandling: TagHandling | undefined;
+  tagHandlingVersion: 'v1' | 'v2' | undefined;
+  outlineDetection: boolean;
+  nonSplittingTags: string[];
+  splittingTags: string[];
+  ignoreTags: string[];
+}
+
+export interface ParseOptions {
+  /** Form bodies cannot carry the JSON-only parameters (style_id, custom_instructions, tag_handling_version). */
+  isJson: boolean;
+}
+
+type Body = Record<string, unknown>;
+
+function present(v: unknown): boolean {
+  return v !== undefined && v !== null && v !== '';
+}
+
+function optionalString(body: Body, name: string): string | undefined {
+  const v = body[name];
+  if (!present(v)) return undefined;
+  if (typeof v !== 'string') throw unsupportedValue(name);
+  return v;
+}
+
+function optionalEnum<T extends string>(body: Body, name: string, allowed: readonly T[]): T | undefined {
+  const v = optionalString(body, name);
+  if (v === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(v)) throw unsupportedValue(name);
+  return v as T;
+}
+
+/** Booleans arrive as JSON booleans, or as "0"/"1"/"true"/"false" in form bodies. */
+export function optionalBoolean(body: Body, name: string): boolean | undefined {
+  const v = body[name];
+  if (!present(v)) return undefined;
+  if (typeof v === 'boolean') return v;
+  if (v === 1 || v === '1' || v === 'true') return true;
+  if (v === 0 || v === '0' || v === 'false') return false;
+  throw unsupportedValue(name);
+}
+
+/** A list parameter: JSON array of strings, or a comma-separated / repeated form value. */
+function stringList(body: Body, name: string): string[] {
+  const v = body[name];
+  if (!present(v)) return [];
+  const items = Array.isArray(v) ? v : [v];
+  const out: string[] = [];
+  for (const item of items) {
+    if (typeof item !== 'string') throw unsupportedValue(name);
+    for (const part of item.split(',')) {
+      const t = part.trim();
+      if (t) out.push(t);
+    }
+  }
+  return out;
+}
+
+export function parseTexts(body: Body): string[] {
+  const v = body.text;
+  if (v === undefined || v === null || (Array.isArray(v) && v.length === 0)) throw invalid("Parameter 'text' not specified");
+  const texts = Array.isArray(v) ? v : [v];
+  if (texts.length > MAX_TEXTS) {
+    throw new ServiceError('payload_too_large', `Too many texts: at most ${MAX_TEXTS} 'text' values per request.`);
+  }
+  for (const t of texts) if (typeof t !== 'string') throw unsupportedValue('text');
+  return texts as string[];
+}
+
+export function parseTargetLang(body: Body): string {
+  const raw = body.target_lang;
+  if (!present(raw)) throw invalid("Parameter 'target_lang' not specified");
+  if (typeof raw !== 'string') throw unsupportedValue('target_lang');
+  const code = normalizeLangCode(raw);
+  if (!code) throw unsupportedValue('target_lang');
+  return code;
+}
+
+export function parseSourceLang(body: Body): string | undefined {
+  const raw = optionalString(body, 'source_lang');
+  if (raw === undefined) return undefined;
+  const code = normalizeLangCode(raw);
+  if (!code) throw unsupportedValue('source_lang');
+  // Sources are languages, not variants: "EN-US" as a source means English.
+  return code.split('-')[0]!;
+}
+
+export function parseTranslateRequest(body: unknown, options: ParseOptions): TranslateRequest {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw invalid("Parameter 'text' not specified");
+  const b = body as Body;
+  const texts = parseTexts(b);
+  const targetLang = parseTargetLang(b);
+  const sourceLang = parseSourceLang(b);
+
+  const context = optionalString(b, 'context');
+  const showBilledCharacters = optionalBoolean(b, 'show_billed_characters') ?? false;
+  const tagHandling = optionalEnum(b, 'tag_handling', ['xml', 'html'] as const);
+  const splitSentences =
+    optionalEnum(b, 'split_sentences', ['0', '1', 'nonewlines'] as const) ?? (tagHandling === 'html' ? 'nonewlines' : '1');
+  const preserveFormatting = optionalBoolean(b, 'preserve_formatting') ?? false;
+  const formality =
+    optionalEnum(b, 'formality', ['default', 'more', 'less', 'prefer_more', 'prefer_less'] as const) ?? 'default';
+  const modelType = optionalEnum(b, 'model_type', ['quality_optimized', 'prefer_quality_optimized', 'latency_optimized'] as const);
+  const outlineDetection = optionalBoolean(b, 'outline_detection') ?? true;
+  const tagHandlingVersion = options.isJson ? optionalEnum(b, 'tag_handling_version', ['v1', 'v2'] as const) : undefined;
+  const nonSplittingTags = stringList(b, 'non_splitting_tags');
+  const splittingTags = stringList(b, 'splitting_tags');
+  const ignoreTags = stringList(b, 'ignore_tags');
+  optionalBoolean(b, 'enable_beta_languages'); // deprecated, no effect, but still a boolean
+
+  // Glossaries
+  const glossaryId = optionalString(b, 'glossary_id');
+  const glossaryIdList = stringList(b, 'glossary_ids');
+  if (glossaryId !== undefined && glossaryIdList.length > 0) {
+    throw invalid("Parameters 'glossary_id' and 'glossary_ids' cannot be used together.");
+  }
+  if (glossaryIdList.length > MAX_GLOSSARY_IDS) throw invalid(`Parameter 'glossary_ids' accepts at most ${MAX_GLOSSARY_IDS} glossaries.`);
+  const glossaryIds = glossaryId !== undefined ? [glossaryId] : glossaryIdList;
+  for (const id of glossaryIds) if (!UUID.test(id)) throw unsupportedValue(glossaryId !== undefined ? 'glossary_id' : 'glossary_ids');
+  if (glossaryIds.length > 0 && sourceLang === undefined) {
+    throw invalid('Use of a glossary requires the source_lang parameter to be specified');
+  }
+
+  // Style rules, translation memory, custom instructions
+  const styleId = options.isJson ? optionalString(b, 'style_id') : undefined;
+  if (styleId !== undefined && !UUID.test(styleId)) throw unsupportedValue('style_id');
+  const translationMemoryId = optionalString(b, 'translation_memory_id');
+  if (translationMemoryId !== undefined && !UUID.test(translationMemoryId)) throw unsupportedValue('translation_memory_id');
+  let translationMemoryThreshold: number | undefined;
+  const rawThreshold = b.translation_memory_threshold;
+  if (present(rawThreshold)) {
+    const n = typeof rawThreshold === 'number' ? rawThreshold : typeof rawThreshold === 'string' ? Number(rawThreshold) : NaN;
+    if (!Number.isInteger(n) || n < 0 || n > 100) {
+      throw invalid('Parameter "translation_memory_threshold" must be an integer between 0 and 100');
+    }
+    translationMemoryThreshold = n;
+  }
+  let customInstructions: string[] = [];
+  if (options.isJson && present(b.custom_instructions)) {
+    const ci = b.custom_instructions;
+    if (!Array.isArray(ci) || ci.some((s) => typeof s !== 'string')) throw unsupportedValue('custom_instructions');
+    if (ci.length > MAX_CUSTOM_INSTRUCTIONS) throw invalid(`Parameter 'custom_instructions' accepts at most ${MAX_CUSTOM_INSTRUCTIONS} entries.`);
+    for (const s of ci as string[]) {
+      if ([...s].length > MAX_CUSTOM_INSTRUCTION_LENGTH) {
+        throw invalid(`Each entry of 'custom_instructions' may have at most ${MAX_CUSTOM_INSTRUCTION_LENGTH} characters.`);
+      }
+    }
+    if (ci.length > 0 && !CUSTOM_INSTRUCTION_TARGETS.has(targetLang.split('-')[0]!)) {
+      throw invalid("Parameter 'custom_instructions' is not supported for this target language.");
+    }
+    customInstructions = ci as string[];
+  }
+
+  return {
+    texts,
+    targetLang,
+    sourceLang,
+    context,
+    showBilledCharacters,
+    splitSentences,
+    preserveFormatting,
+    formality,
+    modelType,
+    glossaryIds,
+    styleId,
+    translationMemoryId,
+    translationMemoryThreshold,
+    customInstructions,
+    tagHandling,
+    tagHandlingVersion,
+    outlineDetection,
+    nonSplittingTags,
+    splittingTags,
+    ignoreTags,
+  };
+}

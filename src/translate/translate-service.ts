@@ -1,0 +1,148 @@
+// Text translation: language resolution and detection, segmentation, engine routing, billing.
+import { ServiceError, invalid } from '../lib/errors.js';
+import type { Logger } from '../lib/logger.js';
+import type { EngineTranslateOptions } from '../engines/engine.js';
+import { DEFAULT_TARGET_VARIANT, baseLang, toApiCode } from './languages.js';
+import type { TranslateRequest } from './translate-request.js';
+import { restoreFormatting, segmentText } from './segmentation.js';
+
+/** What the service needs from the engine router (src/translate/engine-router.ts). */
+export interface PairRouter {
+  /** True when some engine (directly or through a pivot) translates source → target. */
+  canTranslate(source: string, target: string): boolean;
+  /** True when the route for source → target honours formality. */
+  supportsFormality(source: string, target: string): boolean;
+  translate(source: string, target: string, segments: string[], options: EngineTranslateOptions): Promise<string[]>;
+}
+
+/** What the service needs from language detection (src/detect/). */
+export interface SourceDetector {
+  /** Best-guess language (Tolk code) of the text, or undefined when the text has no detectable language. */
+  detectSource(text: string): string | undefined;
+}
+
+export interface TranslationResult {
+  detectedSourceLanguage: string;
+  text: string;
+  billedCharacters: number;
+}
+
+export interface TranslateOutcome {
+  results: TranslationResult[];
+  billedCharacters: number;
+}
+
+/** Billed characters: Unicode code points. */
+export function countCharacters(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+export interface TranslateServiceDeps {
+  router: PairRouter;
+  detector: SourceDetector;
+  logger: Logger;
+}
+
+export class TranslateService {
+  constructor(private readonly deps: TranslateServiceDeps) {}
+
+  /** The engine target code for an API target: a variant when asked, else the base. */
+  private resolveTarget(source: string, target: string): string {
+    const { router } = this.deps;
+    if (router.canTranslate(source, target)) return target;
+    const base = baseLang(target);
+    if (base !== target && router.canTranslate(source, base)) return base;
+    const variant = DEFAULT_TARGET_VARIANT[target];
+    if (variant && router.canTranslate(source, variant)) return variant;
+    return target;
+  }
+
+  /** Rejects parameters whose features this server does not provide yet, instead of silently ignoring them. */
+  private rejectUnavailableFeatures(req: TranslateRequest): void {
+    const unavailable = (param: string, feature: string) =>
+      new ServiceError('feature_not_available', `Parameter '${param}' is not supported by this server yet: ${feature} are not available.`);
+    if (req.glossaryIds.length > 0) throw unavailable(req.glossaryIds.length > 1 ? 'glossary_ids' : 'glossary_id', 'glossaries');
+    if (req.styleId !== undefined) throw unavailable('style_id', 'style rules');
+    if (req.translationMemoryId !== undefined) throw unavailable('translation_memory_id', 'translation memories');
+    if (req.customInstructions.length > 0) throw unavailable('custom_instructions', 'custom instructions (they need a language-model engine)');
+    if (req.tagHandling !== undefined) throw unavailable('tag_handling', 'markup-aware translation (tag handling)');
+  }
+
+  /**
+   * Validates the request against the installed engines before any work or billing, and returns the source language
+   * per text (detected where source_lang was omitted).
+   */
+  plan(req: TranslateRequest): { sources: string[]; billedCharacters: number } {
+    this.rejectUnavailableFeatures(req);
+    const { router, detector } = this.deps;
+    const targetBase = baseLang(req.targetLang);
+    const sources = req.texts.map((text) => {
+      if (req.sourceLang !== undefined) return req.sourceLang;
+      return detector.detectSource(text) ?? targetBase;
+    });
+    for (const source of new Set(sources)) {
+      if (source === targetBase) continue;
+      const target = this.resolveTarget(source, req.targetLang);
+      if (!router.canTranslate(source, target)) {
+        if (req.sourceLang === undefined) {
+          throw invalid(
+            `Detected source language '${toApiCode(source)}' cannot be translated to '${toApiCode(req.targetLang)}' by the installed engines.`,
+          );
+        }
+        throw invalid(`Translation from '${toApiCode(source)}' to '${toApiCode(req.targetLang)}' is not supported by the installed engines.`);
+      }
+      if ((req.formality === 'more' || req.formality === 'less') && !router.supportsFormality(source, target)) {
+        throw invalid(`Target language '${toApiCode(req.targetLang)}' doesn't support formality.`);
+      }
+    }
+    if (req.sourceLang !== undefined && req.sourceLang === targetBase && (req.formality === 'more' || req.formality === 'less')) {
+      throw invalid(`Target language '${toApiCode(req.targetLang)}' doesn't support formality.`);
+    }
+    const billedCharacters = req.texts.reduce((n, t) => n + countCharacters(t), 0);
+    return { sources, billedCharacters };
+  }
+
+  /** Translates after plan(); results come back in request order. */
+  async translate(req: TranslateRequest, sources: string[], signal?: AbortSignal): Promise<TranslateOutcome> {
+    const targetBase = baseLang(req.targetLang);
+    const results: TranslationResult[] = new Array(req.texts.length);
+    const groups = new Map<string, number[]>();
+    sources.forEach((source, i) => {
+      const list = groups.get(source);
+      if (list) list.push(i);
+      else groups.set(source, [i]);
+    });
+
+    const formality = req.formality === 'prefer_more' ? 'more' : req.formality === 'prefer_less' ? 'less' : req.formality;
+    await Promise.all(
+      [...groups].map(async ([source, indexes]) => {
+        // Text already in the target language comes back as it is.
+        if (source === targetBase) {
+          for (const i of indexes) results[i] = this.result(source, req.texts[i]!, req.texts[i]!);
+          return;
+        }
+        const target = this.resolveTarget(source, req.targetLang);
+        const useFormality = formality !== 'default' && this.deps.router.supportsFormality(source, target) ? formality : 'default';
+        const perText = indexes.map((i) => segmentText(req.texts[i]!, req.splitSentences));
+        const engineInput = perText.flatMap((s) => s.segments.map((seg) => seg.core));
+        const options: EngineTranslateOptions = { formality: useFormality };
+        if (req.context !== undefined) options.context = req.context;
+        if (signal) options.signal = signal;
+        const translated = engineInput.length > 0 ? await this.deps.router.translate(source, target, engineInput, options) : [];
+        let k = 0;
+        indexes.forEach((i, j) => {
+          const segmented = perText[j]!;
+          const outputs = segmented.segments.map(() => translated[k++]!);
+          results[i] = this.result(source, req.texts[i]!, restoreFormatting(segmented, outputs, req.preserveFormatting));
+        });
+      }),
+    );
+    return { results, billedCharacters: results.reduce((n, r) => n + r.billedCharacters, 0) };
+  }
+
+  private result(source: string, input: string, output: string): TranslationResult {
+    return { detectedSourceLanguage: toApiCode(source), text: output, billedCharacters: countCharacters(input) };
+  }
+}

@@ -1,0 +1,200 @@
+// Apertium engine: the shared contract plus stream escaping, crash recovery, timeouts and probing of broken modes.
+
+import assert from 'node:assert/strict';
+import { chmod, copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ApertiumEngine } from '../../src/engines/apertium/index.js';
+import { buildStages, parseModeName } from '../../src/engines/apertium/mode-discovery.js';
+import { deformat, reformat, splitForPipe, stripMarks } from '../../src/engines/apertium/stream-format.js';
+import { EngineError } from '../../src/engines/engine.js';
+import { EngineRouter } from '../../src/translate/engine-router.js';
+import { runEngineContract } from './engine.case.js';
+
+const MODES = '/usr/share/apertium/modes';
+
+runEngineContract('apertium', () => {
+  const engine = new ApertiumEngine({ pairs: ['en-es'] });
+  return {
+    engine,
+    pair: { source: 'en', target: 'es' },
+    samples: ['The house is big.', 'I have two dogs and a blorfy cat.', 'Where is the train station?'],
+    childPids: () => engine.childPids(),
+  };
+});
+
+describe('apertium stream format', () => {
+  it('escapes and restores special characters', () => {
+    const text = 'a [b] \\ ^c$ @d *e #f <b>g</b> {h} /i ~j';
+    assert.equal(reformat(deformat(text)), text);
+  });
+  it('keeps newlines as superblanks', () => {
+    assert.equal(deformat('a\nb\n\nc'), 'a[\n]b.[][\n\n]c.[]');
+    assert.equal(reformat('x[\n]y.[][\n\n]z.[]'), 'x\ny\n\nz');
+  });
+  it('strips marks only when the source had none', () => {
+    assert.equal(stripMarks('un *blorfy gato #comer @x', 'a blorfy cat'), 'un blorfy gato comer x');
+    assert.equal(stripMarks('C# y *importante*', 'C# and *important*'), 'C# y *importante*');
+  });
+  it('splits long text below PIPE_BUF at sentence ends', () => {
+    const text = 'This is one sentence. '.repeat(500);
+    const parts = splitForPipe(text);
+    assert.ok(parts.length > 1);
+    assert.equal(parts.join(''), text);
+    for (const p of parts) assert.ok(Buffer.byteLength(p) <= 4096);
+    for (const p of parts.slice(0, -1)) assert.match(p, /\.\s$/);
+  });
+  it('builds null-flush stages from a mode line', () => {
+    assert.deepEqual(buildStages("lt-proc 'a b.bin' | apertium-tagger -g $2 'x.prob' | lt-proc $1 'g.bin'"), [
+      ['lt-proc', '-z', 'a b.bin'],
+      ['apertium-tagger', '-z', '-g', 'x.prob'],
+      ['lt-proc', '-z', '-n', 'g.bin'],
+    ]);
+  });
+  it('maps mode names to Tolk codes and skips meaningless variants', () => {
+    assert.deepEqual(parseModeName('spa-eng_US'), { source: 'es', target: 'en-us' });
+    assert.deepEqual(parseModeName('es-pt_BR'), { source: 'es', target: 'pt-br' });
+    assert.deepEqual(parseModeName('nob-swe'), { source: 'nb', target: 'sv' });
+    assert.ok('reason' in parseModeName('spa-cat_valencia_uni'));
+    assert.ok('reason' in parseModeName('eng-cat_iec2017'));
+    assert.ok('reason' in parseModeName('eco-es-fr'));
+  });
+});
+
+describe('apertium engine (real pipelines)', () => {
+  let engine: ApertiumEngine;
+  before(async () => {
+    engine = new ApertiumEngine({ pairs: ['en-es', 'es-pt'] });
+    await engine.start();
+  });
+  after(async () => {
+    await engine.close();
+  });
+
+  it('round-trips special characters as text', async () => {
+    const [out] = await engine.translate({ source: 'en', target: 'es' }, ['The [big] house \\ ^cost$ is 5 * 3 # 2 at <b>home</b> {x} @me.'], {});
+    for (const s of ['[', ']', '\\', '^', '$', '*', '#', '<b>', '</b>', '{x}', '@']) assert.ok(out!.includes(s), `${s} missing in ${out}`);
+  });
+
+  it('keeps newlines and edge whitespace', async () => {
+    const [out] = await engine.translate({ source: 'en', target: 'es' }, ['  The house is big.\nThe dog is small.\n\nNew paragraph here\n'], {});
+    assert.equal(out!.match(/\n/g)?.length, 4);
+    assert.ok(out!.startsWith('  '));
+    assert.ok(out!.endsWith('\n'));
+    assert.match(out!, /casa/);
+  });
+
+  it('keeps final punctuation', async () => {
+    const out = await engine.translate({ source: 'en', target: 'es' }, ['Mr. Smith went home.', 'Is it big?', 'Yes!'], {});
+    assert.match(out[0]!, /\.$/);
+    assert.match(out[1]!, /\?$/);
+    assert.match(out[2]!, /!$/);
+  });
+
+  it('translates long input (split below PIPE_BUF)', async () => {
+    const text = 'The house is big and the dog is small. '.repeat(300).trim();
+    const [out] = await engine.translate({ source: 'en', target: 'es' }, [text], {});
+    assert.equal(out!.match(/casa/g)?.length, 300);
+  });
+
+  it('restarts a pipeline killed from outside', async () => {
+    await engine.translate({ source: 'es', target: 'pt' }, ['La casa es grande.'], {});
+    const pids = engine.childPids('es-pt');
+    assert.ok(pids.length > 0);
+    process.kill(pids[pids.length - 1]!, 'SIGKILL');
+    // the request right after the kill is retried on a fresh pipeline
+    const out = await engine.translate({ source: 'es', target: 'pt' }, ['La casa es grande.'], {});
+    assert.match(out[0]!, /casa/);
+    assert.ok(!engine.childPids('es-pt').includes(pids[pids.length - 1]!));
+  });
+
+  it('pivots en→pt through es with the router', async () => {
+    const logs: object[] = [];
+    const router = new EngineRouter([engine], { logger: { info: (o) => logs.push(o), warn() {}, error() {} } });
+    const route = router.resolve('en', 'pt');
+    assert.equal(route?.kind, 'pivot');
+    assert.deepEqual(route?.legs.map((l) => `${l.source}-${l.target}`), ['en-es', 'es-pt']);
+    const [out] = await router.translate('en', 'pt', ['The house is big.']);
+    assert.match(out!, /casa/);
+    assert.equal(logs.length, 1);
+  });
+});
+
+describe('apertium engine (fake modes)', () => {
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'tolk-modes-'));
+    // echo stage: answers each \0 block with itself, sleeps on blocks containing SLOW
+    const echo = path.join(dir, 'echo.py');
+    await writeFile(
+      echo,
+      [
+        '#!/usr/bin/env python3',
+        'import sys, time',
+        'buf = b""',
+        'while True:',
+        '    c = sys.stdin.buffer.read1(65536)',
+        '    if not c: break',
+        '    buf += c',
+        '    while b"\\0" in buf:',
+        '        block, buf = buf.split(b"\\0", 1)',
+        '        if b"SLOW" in block: time.sleep(30)',
+        '        sys.stdout.buffer.write(block + b"\\0"); sys.stdout.buffer.flush()',
+      ].join('\n'),
+    );
+    await chmod(echo, 0o755);
+    await writeFile(path.join(dir, 'eng-spa.mode'), `'${echo}'\n`);
+    await writeFile(path.join(dir, 'spa-eng.mode'), 'cat /dev/null\n');
+    await writeFile(path.join(dir, 'fr-es.mode'), 'false\n');
+    await writeFile(path.join(dir, 'es-fr.mode'), '\n');
+    await copyFile(path.join(MODES, 'pt-es.mode'), path.join(dir, 'pt-es.mode'));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('lists only modes that pass the probe', async () => {
+    const engine = new ApertiumEngine({ modesDir: dir });
+    await engine.start();
+    try {
+      assert.deepEqual(engine.pairs().map((p) => `${p.source}-${p.target}`), ['en-es', 'pt-es']);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('times out, replaces the pipeline and keeps serving', async () => {
+    const engine = new ApertiumEngine({ modesDir: dir, pairs: ['en-es'], requestTimeoutMs: 300 });
+    await engine.start();
+    try {
+      const before = engine.childPids();
+      await assert.rejects(
+        engine.translate({ source: 'en', target: 'es' }, ['SLOW please'], {}),
+        (err: unknown) => err instanceof EngineError && err.kind === 'timeout',
+      );
+      const out = await engine.translate({ source: 'en', target: 'es' }, ['hello [x] there'], {});
+      assert.deepEqual(out, ['hello [x] there']);
+      assert.ok(engine.childPids().every((p) => !before.includes(p)));
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('rejects with overloaded when the queue is full', async () => {
+    const engine = new ApertiumEngine({ modesDir: dir, pairs: ['en-es'], maxPipelinesPerPair: 1, maxQueuePerPair: 1, requestTimeoutMs: 500 });
+    await engine.start();
+    try {
+      const slow = engine.translate({ source: 'en', target: 'es' }, ['SLOW'], {}).catch((e: unknown) => e);
+      const queued = engine.translate({ source: 'en', target: 'es' }, ['b'], {}).catch((e: unknown) => e);
+      await assert.rejects(
+        engine.translate({ source: 'en', target: 'es' }, ['c'], {}),
+        (err: unknown) => err instanceof EngineError && err.kind === 'overloaded',
+      );
+      assert.equal(((await slow) as EngineError).kind, 'timeout');
+      await queued;
+    } finally {
+      await engine.close();
+    }
+  });
+});

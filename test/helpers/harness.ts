@@ -1,0 +1,104 @@
+// Test harness: an isolated store (SQLite file or a fresh PostgreSQL schema per suite), real engines, and an app.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { loadConfig, type Config } from '../../src/config.js';
+import { buildServices, type Services } from '../../src/services.js';
+import { buildApp } from '../../src/app.js';
+import { ApertiumEngine } from '../../src/engines/apertium/index.js';
+import type { TranslationEngine } from '../../src/engines/engine.js';
+
+export type TestDatabase = 'sqlite' | 'postgres';
+
+/** Which database this run uses: .ci/run and scripts/run-tests.mjs run the whole suite once per database. */
+export function testDatabase(): TestDatabase {
+  return process.env.TOLK_TEST_DATABASE === 'postgres' ? 'postgres' : 'sqlite';
+}
+
+export const TEST_POSTGRES_URL = process.env.TOLK_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+export interface TestStoreLocation {
+  url: string;
+  pgSchema?: string;
+  cleanup(): void;
+}
+
+export function testStoreLocation(db: TestDatabase = testDatabase()): TestStoreLocation {
+  if (db === 'postgres') {
+    return { url: TEST_POSTGRES_URL, pgSchema: `t_${randomBytes(6).toString('hex')}`, cleanup() {} };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'tolk-test-'));
+  return { url: join(dir, 'tolk.db'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Pairs the HTTP suites need: few, so engine start-up (probing) stays short. */
+export const TEST_PAIRS = ['en-es', 'es-en', 'es-pt', 'es-pt-br', 'es-en-us', 'es-ca', 'ca-es', 'fr-es'];
+
+export function testEngines(pairs: string[] = TEST_PAIRS): TranslationEngine[] {
+  return [new ApertiumEngine({ pairs, maxPipelinesPerPair: 1, memoryBudgetMb: 2048 })];
+}
+
+export interface TestContext {
+  app: FastifyInstance;
+  services: Services;
+  config: Config;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  engines?: TranslationEngine[];
+  now?: () => number;
+}
+
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestContext> {
+  const location = testStoreLocation();
+  const config = loadConfig({ TOLK_DATABASE_URL: location.url, TOLK_PORT: '8080', TOLK_FREE_PORT: '8081', ...options.env });
+  const services = await buildServices(config, {
+    engineOverride: options.engines ?? testEngines(),
+    ...(location.pgSchema ? { pgSchema: location.pgSchema } : {}),
+    ...(options.now ? { now: options.now } : {}),
+  });
+  const app = await buildApp({ config, services, logger: false });
+  await app.ready();
+  return {
+    app,
+    services,
+    config,
+    async close() {
+      await app.close();
+      await services.close({ dropSchema: true });
+      location.cleanup();
+    },
+  };
+}
+
+export interface TestAccount {
+  accountId: string;
+  adminKey: string;
+  key: string;
+  keyId: string;
+  /** Host header of the endpoint that matches the account's plan. */
+  host: string;
+}
+
+export async function createAccount(
+  ctx: TestContext,
+  input: { plan?: 'pro' | 'free'; features?: string[]; characterLimit?: number | null } = {},
+): Promise<TestAccount> {
+  const plan = input.plan ?? 'pro';
+  const created = await ctx.services.accounts.createAccount({
+    plan,
+    features: input.features ?? [],
+    ...(input.characterLimit !== undefined ? { characterLimit: input.characterLimit } : {}),
+  });
+  const dev = await ctx.services.accounts.createKey(created.account.id, { label: 'test' });
+  const host = new URL(plan === 'free' ? ctx.config.freeBaseUrl : ctx.config.baseUrl).host;
+  return { accountId: created.account.id, adminKey: created.adminKey, key: dev.secret, keyId: dev.key.id, host };
+}
+
+export function authHeaders(account: TestAccount, scheme = 'Service-Auth-Key'): Record<string, string> {
+  return { authorization: `${scheme} ${account.key}`, host: account.host };
+}
