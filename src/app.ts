@@ -13,6 +13,7 @@ import { authenticationPlugin } from './http/plugins/auth.js';
 import { translateRoutes } from './http/routes/translate.js';
 import { languageRoutes } from './http/routes/languages.js';
 import { usageRoutes } from './http/routes/usage.js';
+import { detectRoutes } from './http/routes/detect.js';
 
 /** Longest request target accepted before 414 (the reference's gateways use 8 KiB). */
 export const MAX_URI_LENGTH = 8 * 1024;
@@ -73,5 +74,6 @@ export async function buildApp({ config, services, logger, loggerInstance }: Bui
   await app.register(translateRoutes, { services });
   await app.register(languageRoutes, { services });
   await app.register(usageRoutes, { services });
+  await app.register(detectRoutes, { services });
   return app;
 }

@@ -21,6 +21,8 @@ const EnvSchema = Type.Object({
   TOLK_APERTIUM_MODES_DIR: Type.Optional(Type.String({ minLength: 1 })),
   TOLK_APERTIUM_MEMORY_MB: Type.Optional(Positive),
   TOLK_APERTIUM_PIPELINES_PER_PAIR: Type.Optional(Positive),
+  TOLK_DEFAULT_SOURCE_LANG: Type.Optional(Type.String({ pattern: '^[a-z]{2,3}$' })),
+  TOLK_APERTIUM_PAIRS: Type.Optional(Type.String({ pattern: '^[a-z0-9-]+(,[a-z0-9-]+)*$' })),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -37,9 +39,12 @@ export interface Config {
   logLevel: string;
   rateLimitPerMinute: number;
   engineTimeoutMs: number;
+  /** Source language assumed for texts too short or ambiguous to detect (when it can reach the target). */
+  defaultSourceLang: string;
   /** "en-es=apertium,*=apertium": which engine serves which pair. */
   engineRoutes: { pair: string; engine: string }[];
-  apertium: { modesDir: string; memoryBudgetMb: number; maxPipelinesPerPair: number };
+  /** `pairs`: only these Apertium pairs ("en-es"), default every installed pair that works. */
+  apertium: { modesDir: string; memoryBudgetMb: number; maxPipelinesPerPair: number; pairs: string[] | undefined };
 }
 
 export class ConfigError extends Error {}
@@ -85,10 +90,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: e.TOLK_RATE_LIMIT_PER_MINUTE ?? 120_000,
     engineTimeoutMs: e.TOLK_ENGINE_TIMEOUT_MS ?? 10_000,
     engineRoutes: parseRoutes(e.TOLK_ENGINE_ROUTES),
+    defaultSourceLang: e.TOLK_DEFAULT_SOURCE_LANG ?? 'en',
     apertium: {
       modesDir: e.TOLK_APERTIUM_MODES_DIR ?? '/usr/share/apertium/modes',
       memoryBudgetMb: e.TOLK_APERTIUM_MEMORY_MB ?? 4096,
       maxPipelinesPerPair: e.TOLK_APERTIUM_PIPELINES_PER_PAIR ?? 2,
+      pairs: e.TOLK_APERTIUM_PAIRS?.split(','),
     },
   };
 }

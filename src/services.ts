@@ -87,6 +87,7 @@ export async function buildServices(config: Config, options: BuildServicesOption
             memoryBudgetMb: config.apertium.memoryBudgetMb,
             maxPipelinesPerPair: config.apertium.maxPipelinesPerPair,
             requestTimeoutMs: config.engineTimeoutMs,
+            ...(config.apertium.pairs ? { pairs: config.apertium.pairs } : {}),
             logger,
           }),
         ]);
@@ -100,7 +101,6 @@ export async function buildServices(config: Config, options: BuildServicesOption
   const router = new EngineRouter(engines, { routing: config.engineRoutes, logger, defaultVariants: DEFAULT_TARGET_VARIANT });
   const detector = await EldLanguageDetector.create();
   const catalogue = buildCatalogue(router);
-  const sourceSet = new Set(catalogue.sources);
 
   const pairRouter: PairRouter = {
     canTranslate: (source, target) => router.resolve(source, target) !== null,
@@ -113,12 +113,19 @@ export async function buildServices(config: Config, options: BuildServicesOption
       }
     },
   };
+  const canTranslate = (source: string, target: string) =>
+    router.resolve(source, target) !== null || router.resolve(source, baseLang(target)) !== null;
   const sourceDetector: SourceDetector = {
-    detectSource(text) {
+    detectSource(text, target) {
       const outcome = detector.detect(text);
-      const lang = outcome.rawLanguage;
-      if (lang === undefined) return undefined;
-      return sourceSet.has(lang) ? lang : baseLang(lang);
+      const guess = outcome.rawLanguage;
+      if (outcome.status === 'success' || outcome.status === 'unsupported_language') return guess;
+      if (outcome.status === 'no_language_detected' || guess === undefined) return undefined;
+      // Too short or ambiguous to decide (single words): the configured default source wins when it can be
+      // translated to the target, as short greetings and labels are mostly in it; else the detector's best guess.
+      const fallback = config.defaultSourceLang;
+      if (fallback && baseLang(target) !== fallback && canTranslate(fallback, target)) return fallback;
+      return guess;
     },
   };
   const translate = new TranslateService({ router: pairRouter, detector: sourceDetector, logger });

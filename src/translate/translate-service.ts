@@ -17,8 +17,11 @@ export interface PairRouter {
 
 /** What the service needs from language detection (src/detect/). */
 export interface SourceDetector {
-  /** Best-guess language (Tolk code) of the text, or undefined when the text has no detectable language. */
-  detectSource(text: string): string | undefined;
+  /**
+   * The language (Tolk code) to translate the text from into `target`, or undefined when the text has no detectable
+   * language (digits, symbols).
+   */
+  detectSource(text: string, target: string): string | undefined;
 }
 
 export interface TranslationResult {
@@ -80,7 +83,7 @@ export class TranslateService {
     const targetBase = baseLang(req.targetLang);
     const sources = req.texts.map((text) => {
       if (req.sourceLang !== undefined) return req.sourceLang;
-      return detector.detectSource(text) ?? targetBase;
+      return detector.detectSource(text, req.targetLang) ?? targetBase;
     });
     for (const source of new Set(sources)) {
       if (source === targetBase) continue;

@@ -61,6 +61,13 @@ describe('success', () => {
     assert.equal(second.text, 'Los niños juegan en el jardín esta tarde.');
   });
 
+  it('takes a single ambiguous word as English (the default source) when the target is not English', async () => {
+    const res = await translateJson({ text: ['Hello'], target_lang: 'ES' });
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.json().translations[0].detected_source_language, 'EN');
+    assert.match(res.json().translations[0].text, /hola/i);
+  });
+
   it('reports billed characters in code points, per item and at top level', async () => {
     const text = 'Hello 😀 world';
     const res = await translateJson({ text: [text, 'Dog.'], target_lang: 'ES', source_lang: 'EN', show_billed_characters: true });

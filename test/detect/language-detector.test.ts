@@ -1,0 +1,191 @@
+// Why: pins the detector's observable contract (statuses, code mapping, script shortcuts, accuracy floor) on real FLORES-200 sentences.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  DETECTION_LANGUAGES,
+  EldLanguageDetector,
+  type DetectionOutcome,
+} from '../../src/detect/language-detector.js';
+
+// Compiled to dist/test/detect/, so the repository root is three levels up.
+const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+const floresDir = process.env.TOLK_FLORES_DIR ?? join(repoRoot, '..', 'shared', 'data', 'flores-dev');
+
+function flores(lang: string): string[] {
+  const file = join(floresDir, `flores-dev.${lang}`);
+  assert.ok(existsSync(file), `FLORES data missing: ${file}`);
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
+}
+
+let detector: EldLanguageDetector;
+
+before(async () => {
+  detector = await EldLanguageDetector.create();
+});
+after(() => {
+  // Nothing to release: the detector holds only in-memory tables.
+});
+
+function assertSuccess(outcome: DetectionOutcome, lang: string, text: string): void {
+  assert.equal(outcome.status, 'success', `${lang}: ${JSON.stringify(text)} → ${JSON.stringify(outcome)}`);
+  assert.equal(outcome.language, lang, `${lang}: ${JSON.stringify(text)} → ${JSON.stringify(outcome)}`);
+  assert.equal(outcome.rawLanguage, lang);
+  assert.ok(outcome.confidence >= 0.5 && outcome.confidence <= 1, `confidence ${outcome.confidence}`);
+}
+
+describe('DETECTION_LANGUAGES', () => {
+  it('lists the 33 codes of the detection endpoint, lower-case and unique', () => {
+    assert.equal(DETECTION_LANGUAGES.length, 33);
+    assert.equal(new Set(DETECTION_LANGUAGES).size, 33);
+    for (const code of DETECTION_LANGUAGES) assert.match(code, /^[a-z]{2}$/);
+    for (const code of ['id', 'nb', 'he', 'zh']) assert.ok((DETECTION_LANGUAGES as readonly string[]).includes(code));
+    for (const code of ['ms', 'no', 'ca', 'iw']) assert.ok(!(DETECTION_LANGUAGES as readonly string[]).includes(code));
+  });
+});
+
+describe('EldLanguageDetector statuses', () => {
+  it('no_language_detected for empty and whitespace-only text', () => {
+    for (const text of ['', ' ', '\n\t  \r\n']) {
+      const o = detector.detect(text);
+      assert.equal(o.status, 'no_language_detected', JSON.stringify(text));
+      assert.equal(o.language, undefined);
+      assert.equal(o.rawLanguage, undefined);
+      assert.equal(o.confidence, 0);
+    }
+  });
+
+  it('no_language_detected for digits, punctuation, symbols, emoji and bare URLs', () => {
+    for (const text of ['12345', '3.14 + 2 = 5.14 %', '!!! ??? ... ---', '😀🎉👍🏽', '€ $ £ ¥ © ® ™', '(555) 123-4567', 'https://example.com/a/b?c=1']) {
+      const o = detector.detect(text);
+      assert.equal(o.status, 'no_language_detected', `${JSON.stringify(text)} → ${JSON.stringify(o)}`);
+      assert.equal(o.language, undefined);
+    }
+  });
+
+  it('insufficient_confidence for very short ambiguous strings', () => {
+    for (const text of ['ja', 'ok', 'la', 'Hej', 'die', 'a']) {
+      const o = detector.detect(text);
+      assert.equal(o.status, 'insufficient_confidence', `${JSON.stringify(text)} → ${JSON.stringify(o)}`);
+      assert.equal(o.language, undefined, 'language is only set on success');
+      assert.ok(o.confidence < 0.5);
+    }
+  });
+
+  it('success for one sentence in each of the 33 languages', () => {
+    for (const lang of DETECTION_LANGUAGES) {
+      const lines = flores(lang);
+      for (const index of [10, 400]) {
+        const text = lines[index];
+        assert.ok(text !== undefined);
+        assertSuccess(detector.detect(text), lang, text);
+      }
+    }
+  });
+
+  it('maps eld ms → id and no → nb', () => {
+    const id = detector.detect(flores('id')[7] ?? '');
+    assert.equal(id.language, 'id');
+    assert.equal(id.rawLanguage, 'id');
+    const nb = detector.detect(flores('nb')[7] ?? '');
+    assert.equal(nb.language, 'nb');
+    assert.equal(nb.rawLanguage, 'nb');
+    // Malay shares eld's model with Indonesian, so it is reported as id.
+    assert.equal(detector.detect(flores('ms')[7] ?? '').language, 'id');
+  });
+
+  it('unsupported_language, with rawLanguage, for languages outside the 33', () => {
+    for (const lang of ['ca', 'is', 'hr', 'fa']) {
+      const text = flores(lang)[5] ?? '';
+      const o = detector.detect(text);
+      assert.equal(o.status, 'unsupported_language', `${lang} → ${JSON.stringify(o)}`);
+      assert.equal(o.language, undefined);
+      assert.equal(o.rawLanguage, lang);
+    }
+  });
+
+  it('does not claim success for most sentences of a language eld has no model for (Welsh)', () => {
+    const lines = flores('cy').slice(0, 100);
+    const successes = lines.filter((line) => detector.detect(line).status === 'success').length;
+    assert.ok(successes <= 20, `${successes}/100 Welsh sentences reported as success`);
+  });
+});
+
+describe('EldLanguageDetector script handling', () => {
+  it('decides Hangul, Kana, Han, Thai, Greek and Hebrew text by script, even when short', () => {
+    const cases: Array<[string, string]> = [
+      ['안녕', 'ko'],
+      ['こんにちは', 'ja'],
+      ['東京へ行きます', 'ja'],
+      ['你好', 'zh'],
+      ['สวัสดี', 'th'],
+      ['Γειά σου', 'el'],
+      ['שלום', 'he'],
+    ];
+    for (const [text, lang] of cases) assertSuccess(detector.detect(text), lang, text);
+  });
+
+  it('keeps the dominant script when Latin brand names are mixed in', () => {
+    assertSuccess(detector.detect('저는 Microsoft Windows와 Google Chrome을 매일 사용합니다.'), 'ko', 'ko mixed');
+    assertSuccess(detector.detect('私は毎日 MacBook Pro で仕事をしています。'), 'ja', 'ja mixed');
+    assertSuccess(detector.detect('我每天都用 iPhone 和 WeChat 跟朋友聊天。'), 'zh', 'zh mixed');
+  });
+
+  it('a single ideograph or Greek letter is not enough', () => {
+    assert.equal(detector.detect('人').status, 'insufficient_confidence');
+    assert.equal(detector.detect('α').status, 'insufficient_confidence');
+  });
+});
+
+describe('EldLanguageDetector robustness', () => {
+  it('analyses only a prefix of very long input, quickly', () => {
+    const sentence = flores('de')[11] ?? '';
+    const long = `${sentence} `.repeat(Math.ceil(200_000 / (sentence.length + 1)));
+    const start = performance.now();
+    const o = detector.detect(long);
+    const ms = performance.now() - start;
+    assertSuccess(o, 'de', 'long German text');
+    assert.ok(ms < 50, `took ${ms.toFixed(1)} ms`);
+  });
+
+  it('ignores URLs, e-mail addresses and codes around real text', () => {
+    const o = detector.detect('Bitte lesen Sie https://example.com/x1 und schreiben Sie an info@example.org bis Ticket AB-1234 erledigt ist.');
+    assertSuccess(o, 'de', 'de with URL');
+  });
+
+  it('is at least 99% accurate on 100 full sentences per language', () => {
+    let correct = 0;
+    let total = 0;
+    for (const lang of DETECTION_LANGUAGES) {
+      for (const line of flores(lang).slice(0, 100)) {
+        total++;
+        const o = detector.detect(line);
+        if (o.status === 'success' && o.language === lang) correct++;
+      }
+    }
+    assert.ok(correct / total >= 0.99, `${correct}/${total}`);
+  });
+
+  it('only ever reports success with one of the 33 codes', () => {
+    for (const lang of ['ca', 'gl', 'af', 'cy', 'tl', 'sr', 'hi']) {
+      for (const line of flores(lang).slice(0, 30)) {
+        const o = detector.detect(line);
+        if (o.status === 'success') assert.ok((DETECTION_LANGUAGES as readonly string[]).includes(o.language ?? ''), JSON.stringify(o));
+        else assert.equal(o.language, undefined);
+      }
+    }
+  });
+
+  it('separate detectors are independent and agree', async () => {
+    const other = await EldLanguageDetector.create({ minConfidence: 0 });
+    // 'die' is German/Dutch-ambiguous: below the default threshold, above a zero threshold.
+    assert.equal(detector.detect('die').status, 'insufficient_confidence');
+    assert.equal(other.detect('die').status, 'success');
+    const text = flores('fr')[20] ?? '';
+    assert.deepEqual(other.detect(text), detector.detect(text));
+  });
+});
