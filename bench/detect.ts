@@ -44,6 +44,7 @@ const BUCKETS: Bucket[] = [
 
 /** Raw eld (small database), codes mapped ms→id / no→nb, no thresholds or heuristics: the baseline. */
 class RawEldDetector implements LanguageDetector {
+  readonly languages: ReadonlySet<string> = new Set<string>();
   private constructor(private readonly eld: { detect(t: string): { language: string } }) {}
   static async create(): Promise<RawEldDetector> {
     type Loadable = { newInstance(): Loadable; load(s: string): Promise<unknown>; detect(t: string): { language: string } };

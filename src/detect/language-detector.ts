@@ -34,6 +34,8 @@ export interface DetectionOutcome {
 
 export interface LanguageDetector {
   detect(text: string): DetectionOutcome;
+  /** Languages (Tolk codes) the model can recognise, inside or outside DETECTION_LANGUAGES. */
+  readonly languages: ReadonlySet<string>;
 }
 
 export interface EldLanguageDetectorOptions {
@@ -110,6 +112,7 @@ function outcome(raw: string, confidence: number, lowConfidence: boolean): Detec
  * `newInstance()`, and the database module is cached by Node so detectors share it read-only.
  */
 export class EldLanguageDetector implements LanguageDetector {
+  readonly languages: ReadonlySet<string> = new Set(Object.keys(ELD_AVERAGE_SCORES).map(fromEldCode));
   private readonly maxChars: number;
   private readonly minLetters: number;
   private readonly minConfidence: number;
