@@ -7,6 +7,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   feature_not_available: 400,
   forbidden: 403,
   not_found: 404,
+  conflict: 409,
   payload_too_large: 413,
   uri_too_long: 414,
   unsupported_media_type: 415,

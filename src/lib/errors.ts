@@ -5,6 +5,7 @@ export type ErrorCode =
   | 'feature_not_available' // 400: a parameter whose feature this server does not provide (yet)
   | 'forbidden' // 403
   | 'not_found' // 404
+  | 'conflict' // 409
   | 'payload_too_large' // 413
   | 'uri_too_long' // 414
   | 'unsupported_media_type' // 415

@@ -7,10 +7,29 @@ import type { AccountsService, AuthContext } from '../../accounts/accounts-servi
 
 export type RouteAuth = 'none' | 'key' | 'admin';
 
+/**
+ * Endpoint groups a developer key can be limited to (issue: administration). Every authenticated route names its
+ * group in `config.scope`; voice routes are never scoped.
+ */
+export const SCOPES = [
+  'translate', // /v2/translate
+  'document', // /v2/document*
+  'detect', // /v3/detect/language
+  'glossary', // /v2/glossaries*, /v3/glossaries*, glossary language pairs
+  'style_rules', // /v3/style_rules*
+  'translation_memory', // /v3/translation_memories*
+  'write', // /v2/write/*
+  'usage', // /v2/usage
+  'languages', // /v2/languages, /v3/languages*
+] as const;
+export type Scope = (typeof SCOPES)[number];
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Who may call the route; default 'key'. */
     auth?: RouteAuth;
+    /** The endpoint group a scoped developer key needs; unset = not scopable (admin, voice). */
+    scope?: Scope;
   }
   interface FastifyRequest {
     auth: AuthContext | null;

@@ -35,6 +35,7 @@ export async function detectRoutes(app: FastifyInstance, { services }: { service
           throw new ServiceError('unsupported_media_type', UNSUPPORTED_MEDIA_TYPE);
         }
       },
+      config: { scope: 'detect' },
       schema: { body: Type.Optional(AnyObjectBody), response: { 200: DetectResponse, ...errorResponses } },
     },
     async (request) => {

@@ -57,10 +57,13 @@ export async function languageRoutes(app: FastifyInstance, { services }: { servi
     return catalogue.targets.map((t) => ({ language: toApiCode(t.code), name: languageName(t.code), supports_formality: t.formality }));
   };
   const v2Schema = { response: { 200: Type.Array(V2Language), ...errorResponses } };
-  app.get('/v2/languages', { schema: v2Schema }, v2Handler);
-  app.post('/v2/languages', { schema: v2Schema }, v2Handler);
+  app.get('/v2/languages', { schema: v2Schema, config: { scope: 'languages' } }, v2Handler);
+  app.post('/v2/languages', { schema: v2Schema, config: { scope: 'languages' } }, v2Handler);
 
-  app.get('/v3/languages', { schema: { response: { 200: Type.Array(V3Language), ...errorResponses } } }, async (request) => {
+  app.get(
+    '/v3/languages',
+    { schema: { response: { 200: Type.Array(V3Language), ...errorResponses } }, config: { scope: 'languages' } },
+    async (request) => {
     const query = request.query as Record<string, unknown>;
     const resource = query.resource;
     if (resource === undefined || resource === '') throw invalid("Parameter 'resource' not specified");
@@ -87,7 +90,7 @@ export async function languageRoutes(app: FastifyInstance, { services }: { servi
     });
   });
 
-  app.get('/v3/languages/resources', async () =>
+  app.get('/v3/languages/resources', { config: { scope: 'languages' } }, async () =>
     V3_RESOURCES.map((name) => ({ name, features: RESOURCE_FEATURES[name] ?? [] })),
   );
 }

@@ -22,6 +22,7 @@ export async function translateRoutes(app: FastifyInstance, { services }: { serv
     '/v2/translate',
     {
       bodyLimit: TRANSLATE_BODY_LIMIT,
+      config: { scope: 'translate' },
       schema: { body: AnyObjectBody, response: { 200: TranslateResponse, ...errorResponses } },
     },
     async (request) => {

@@ -81,6 +81,6 @@ export async function usageRoutes(app: FastifyInstance, { services }: { services
     };
   };
   const schema = { response: { 200: UsageResponse, ...errorResponses } };
-  app.get('/v2/usage', { schema }, handler);
-  app.post('/v2/usage', { schema }, handler);
+  app.get('/v2/usage', { schema, config: { scope: 'usage' } }, handler);
+  app.post('/v2/usage', { schema, config: { scope: 'usage' } }, handler);
 }
