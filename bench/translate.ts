@@ -5,17 +5,22 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pino from 'pino';
 import { ApertiumEngine } from '../src/engines/apertium/index.js';
+import { hasWrk, runWrk, type WrkTarget } from './wrk.js';
 
 type Translate = (text: string) => Promise<string>;
 
 interface Variant {
   name: string;
   translate: Translate;
+  /** HTTP variants: driven by wrk from outside the server's process when --client=wrk. */
+  http?: WrkTarget;
   close(): Promise<void>;
 }
 
@@ -27,6 +32,9 @@ interface Row {
   seconds: number;
   p50: number;
   p95: number;
+  p99: number;
+  /** CPU time of this Node process (bench client, Tolk server, engine glue; not the Apertium stages) per request. */
+  cpuMsPerRequest: number;
 }
 
 const args = new Map(
@@ -37,8 +45,18 @@ const args = new Map(
 );
 const DURATION_MS = Number(args.get('duration') ?? 3000);
 const ONLY = new Set((args.get('only') ?? 'engine,apy,tolk').split(','));
+const TEXTS = new Set((args.get('texts') ?? 'short,flores').split(','));
+/** Engine options under test (default: the engine's defaults). */
+const ENGINE_OPTS = {
+  pairs: ['en-es'],
+  ...(args.has('inflight') ? { maxInFlightPerPipeline: Number(args.get('inflight')) } : {}),
+  ...(args.has('pipelines') ? { maxPipelinesPerPair: Number(args.get('pipelines')) } : {}),
+};
 const CONCURRENCY = 8;
+const MODES = (['sequential', '8 concurrent'] as const).filter((m) => (args.get('modes') ?? 'sequential,concurrent').includes(m.split(' ').pop()!));
 const WARMUP = 20;
+/** wrk (default when installed): HTTP load from a separate C process, servers in their own processes; node: in-process keep-alive client. */
+const CLIENT = args.get('client') ?? (hasWrk() ? 'wrk' : 'node');
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '..', '..');
@@ -54,6 +72,25 @@ const SHORT = [
   'She reads a book every week.',
   'We are going to the beach tomorrow.',
 ];
+
+/** POST over a keep-alive connection pool (one socket per concurrent client), resolving with status and body. */
+function post(agent: Agent, url: URL, headers: Record<string, string>, body: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      url,
+      { method: 'POST', agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } },
+      (res) => {
+        let data = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (data += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: data }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 function loadFlores(): string[] {
   return readFileSync(floresPath, 'utf8').split('\n').map((s) => s.trim()).filter(Boolean);
@@ -78,8 +115,15 @@ function percentile(sorted: number[], p: number): number {
 async function measure(variant: Variant, mode: 'sequential' | '8 concurrent', kind: string, texts: string[]): Promise<Row> {
   for (let i = 0; i < WARMUP; i++) await variant.translate(texts[i % texts.length]!);
   const workers = mode === 'sequential' ? 1 : CONCURRENCY;
+  if (CLIENT === 'wrk' && variant.http) {
+    await runWrk(variant.http, texts, workers, 1000);
+    const r = await runWrk(variant.http, texts, workers, DURATION_MS);
+    if (r.errors > 0) throw new Error(`${variant.name}: ${r.errors} non-2xx responses under load`);
+    return { variant: `${variant.name} [wrk]`, mode, kind, requests: r.requests, seconds: r.seconds, p50: r.p50, p95: NaN, p99: r.p99, cpuMsPerRequest: NaN };
+  }
   const latencies: number[] = [];
   let next = 0;
+  const cpu0 = process.cpuUsage();
   const start = performance.now();
   const end = start + DURATION_MS;
   await Promise.all(
@@ -94,13 +138,25 @@ async function measure(variant: Variant, mode: 'sequential' | '8 concurrent', ki
     }),
   );
   const seconds = (performance.now() - start) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const cpuMsPerRequest = (cpu.user + cpu.system) / 1000 / latencies.length;
   latencies.sort((a, b) => a - b);
-  return { variant: variant.name, mode, kind, requests: latencies.length, seconds, p50: percentile(latencies, 50), p95: percentile(latencies, 95) };
+  return {
+    variant: variant.name,
+    mode,
+    kind,
+    requests: latencies.length,
+    seconds,
+    p50: percentile(latencies, 50),
+    p95: percentile(latencies, 95),
+    p99: percentile(latencies, 99),
+    cpuMsPerRequest,
+  };
 }
 
 /** (a) The engine itself, no HTTP: the ceiling for Tolk. */
 async function engineVariant(): Promise<Variant> {
-  const engine = new ApertiumEngine({ pairs: ['en-es'] });
+  const engine = new ApertiumEngine(ENGINE_OPTS);
   await engine.start();
   return {
     name: 'apertium pipeline (no HTTP)',
@@ -116,14 +172,12 @@ async function apyVariant(): Promise<Variant> {
   let log = '';
   child.stderr!.on('data', (d: Buffer) => (log = (log + d.toString()).slice(-2000)));
   const base = `http://127.0.0.1:${port}`;
+  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const url = new URL(`${base}/translate`);
   const translate: Translate = async (text) => {
-    const res = await fetch(`${base}/translate`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ langpair: 'eng|spa', q: text, markUnknown: 'no' }).toString(),
-    });
-    if (!res.ok) throw new Error(`apertium-apy ${res.status}: ${await res.text()}`);
-    const body = (await res.json()) as { responseData?: { translatedText?: string } };
+    const res = await post(agent, url, { 'content-type': 'application/x-www-form-urlencoded' }, new URLSearchParams({ langpair: 'eng|spa', q: text, markUnknown: 'no' }).toString());
+    if (res.status !== 200) throw new Error(`apertium-apy ${res.status}: ${res.body}`);
+    const body = JSON.parse(res.body) as { responseData?: { translatedText?: string } };
     return body.responseData?.translatedText ?? '';
   };
   const deadline = Date.now() + 20_000;
@@ -140,15 +194,84 @@ async function apyVariant(): Promise<Variant> {
   return {
     name: 'apertium-apy (HTTP)',
     translate,
+    http: {
+      url: url.toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      bodyFor: (text) => new URLSearchParams({ langpair: 'eng|spa', q: text, markUnknown: 'no' }).toString(),
+    },
     close: async () => {
+      agent.destroy();
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
     },
   };
 }
 
-/** (c) Tolk over HTTP: buildServices + buildApp on a loopback port, one pro account, POST /v2/translate. */
+/**
+ * (c) Tolk over HTTP: buildServices + buildApp on a loopback port with the production logger (pino at info, one
+ * "request completed" line per request, written synchronously to a file), one pro account, POST /v2/translate.
+ */
 async function tolkVariant(): Promise<Variant> {
+  return CLIENT === 'wrk' ? tolkProcessVariant() : tolkInProcessVariant();
+}
+
+/** (c, as deployed) `tolk serve` in its own process with its production defaults, one pro account made by the CLI. */
+async function tolkProcessVariant(): Promise<Variant> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'tolk-bench-'));
+  const port = await freePort();
+  const cli = path.resolve(repoRoot, 'dist', 'src', 'cli.js');
+  const env = {
+    ...process.env,
+    TOLK_DATA_DIR: dir,
+    TOLK_HOST: '127.0.0.1',
+    TOLK_PORT: String(port),
+    TOLK_FREE_PORT: String(await freePort()),
+    TOLK_RATE_LIMIT_PER_MINUTE: '100000000',
+    TOLK_APERTIUM_PAIRS: 'en-es',
+  };
+  const created = await new Promise<string>((resolve, reject) => {
+    const c = spawn(process.execPath, [cli, 'account', 'create', '--plan', 'pro', '--character-limit', 'unlimited', '--json'], { env });
+    let out = '';
+    c.stdout.on('data', (d: Buffer) => (out += d));
+    c.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`account create exited ${code}`))));
+  });
+  const adminKey = (JSON.parse(created) as { admin_key: string }).admin_key;
+  const child: ChildProcess = spawn(process.execPath, [cli, 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  child.stderr!.on('data', (d: Buffer) => (log = (log + d.toString()).slice(-2000)));
+  const url = new URL(`http://127.0.0.1:${port}/v2/translate`);
+  const headers = { 'content-type': 'application/json', authorization: `DeepL-Auth-Key ${adminKey}` };
+  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const translate: Translate = async (text) => {
+    const res = await post(agent, url, headers, JSON.stringify({ text: [text], source_lang: 'EN', target_lang: 'ES' }));
+    if (res.status !== 200) throw new Error(`tolk ${res.status}: ${res.body}`);
+    return (JSON.parse(res.body) as { translations: { text: string }[] }).translations[0]?.text ?? '';
+  };
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      await translate('Warm up.');
+      break;
+    } catch {
+      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`tolk did not start: ${log}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return {
+    name: 'tolk /v2/translate (HTTP, own process)',
+    translate,
+    http: { url: url.toString(), headers, bodyFor: (text) => JSON.stringify({ text: [text], source_lang: 'EN', target_lang: 'ES' }) },
+    close: async () => {
+      agent.destroy();
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** (c, in-process) Tolk built in this process, driven by an in-process keep-alive client (--client=node). */
+async function tolkInProcessVariant(): Promise<Variant> {
   const { loadConfig } = await import('../src/config.js');
   const { buildServices } = await import('../src/services.js');
   const { buildApp } = await import('../src/app.js');
@@ -160,27 +283,27 @@ async function tolkVariant(): Promise<Variant> {
     TOLK_PORT: String(port),
     TOLK_FREE_PORT: String(await freePort()),
     TOLK_RATE_LIMIT_PER_MINUTE: '100000000',
-    TOLK_LOG_LEVEL: 'warn',
   });
-  const services = await buildServices(config, { engineOverride: [new ApertiumEngine({ pairs: ['en-es'] })] });
+  const logFile = path.join(dir, 'tolk.log');
+  const logger = pino({ level: config.logLevel }, pino.destination({ dest: logFile, sync: true }));
+  const services = await buildServices(config, { logger, engineOverride: [new ApertiumEngine(ENGINE_OPTS)] });
   const { adminKey } = await services.accounts.createAccount({ plan: 'pro', name: 'bench', characterLimit: null });
-  const app = await buildApp({ config, services, logger: false });
+  const app = await buildApp({ config, services, loggerInstance: logger });
   await app.listen({ host: '127.0.0.1', port });
-  const url = `http://127.0.0.1:${port}/v2/translate`;
+  const url = new URL(`http://127.0.0.1:${port}/v2/translate`);
+  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const headers = { 'content-type': 'application/json', authorization: `DeepL-Auth-Key ${adminKey}` };
   const translate: Translate = async (text) => {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `DeepL-Auth-Key ${adminKey}` },
-      body: JSON.stringify({ text: [text], source_lang: 'EN', target_lang: 'ES' }),
-    });
-    if (!res.ok) throw new Error(`tolk ${res.status}: ${await res.text()}`);
-    const body = (await res.json()) as { translations: { text: string }[] };
+    const res = await post(agent, url, headers, JSON.stringify({ text: [text], source_lang: 'EN', target_lang: 'ES' }));
+    if (res.status !== 200) throw new Error(`tolk ${res.status}: ${res.body}`);
+    const body = JSON.parse(res.body) as { translations: { text: string }[] };
     return body.translations[0]?.text ?? '';
   };
   return {
     name: 'tolk /v2/translate (HTTP)',
     translate,
     close: async () => {
+      agent.destroy();
       await app.close();
       await services.close();
       rmSync(dir, { recursive: true, force: true });
@@ -194,10 +317,9 @@ function fmt(n: number, digits = 1): string {
 
 async function main(): Promise<void> {
   const flores = loadFlores();
-  const kinds: [string, string[]][] = [
-    ['short', SHORT],
-    [`FLORES (${flores.length})`, flores],
-  ];
+  const kinds: [string, string[]][] = [];
+  if (TEXTS.has('short')) kinds.push(['short', SHORT]);
+  if (TEXTS.has('flores')) kinds.push([`FLORES (${flores.length})`, flores]);
   const builders: [string, () => Promise<Variant>][] = [
     ['engine', engineVariant],
     ['tolk', tolkVariant],
@@ -214,11 +336,11 @@ async function main(): Promise<void> {
       continue;
     }
     try {
-      for (const mode of ['sequential', '8 concurrent'] as const) {
+      for (const mode of MODES) {
         for (const [kind, texts] of kinds) {
           const row = await measure(variant, mode, kind, texts);
           rows.push(row);
-          console.error(`${row.variant} | ${mode} | ${kind}: ${fmt(row.requests / row.seconds)} req/s`);
+          console.error(`${row.variant} | ${mode} | ${kind}: ${fmt(row.requests / row.seconds)} req/s, node CPU ${fmt(row.cpuMsPerRequest, 3)} ms/req`);
         }
       }
     } finally {
@@ -226,11 +348,22 @@ async function main(): Promise<void> {
     }
   }
   console.log(`\nen→es, one sentence per request, ${DURATION_MS} ms per cell, ${CONCURRENCY} concurrent clients in the concurrent mode\n`);
-  console.log('| variant | mode | text | requests/s | sentences/s | p50 ms | p95 ms |');
+  console.log(`HTTP client: ${CLIENT}\n`);
+  console.log('| variant | mode | text | requests/s | sentences/s | p50 ms | p99 ms |');
   console.log('|---|---|---|---:|---:|---:|---:|');
   for (const r of rows) {
     const rps = r.requests / r.seconds;
-    console.log(`| ${r.variant} | ${r.mode} | ${r.kind} | ${fmt(rps, 0)} | ${fmt(rps, 0)} | ${fmt(r.p50, 2)} | ${fmt(r.p95, 2)} |`);
+    console.log(`| ${r.variant} | ${r.mode} | ${r.kind} | ${fmt(rps, 0)} | ${fmt(rps, 0)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} |`);
+  }
+  const rate = (variant: string, mode: string, kind: string) => {
+    const r = rows.find((x) => x.variant.startsWith(variant) && x.mode === mode && x.kind === kind);
+    return r ? r.requests / r.seconds : NaN;
+  };
+  for (const [kind] of kinds) {
+    const engine = rate('apertium pipeline', '8 concurrent', kind);
+    const tolk = rate('tolk', '8 concurrent', kind);
+    const apy = rate('apertium-apy', '8 concurrent', kind);
+    console.log(`\n8 concurrent, ${kind}: tolk/raw = ${fmt(tolk / engine, 2)}, tolk/apy = ${fmt(tolk / apy, 1)}x`);
   }
 }
 

@@ -19,9 +19,15 @@ AS_POSTGRES=(runuser -u postgres --)
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; AS_POSTGRES=(sudo -u postgres); fi
 
 # Language pairs installed by default (Debian package names); every mode they ship is probed at start.
-APERTIUM_PACKAGES=(apertium apertium-eng-spa apertium-es-pt apertium-fr-es apertium-spa-ita apertium-es-ro
+DEBIAN_PACKAGES=(apertium apertium-eng-spa apertium-es-pt apertium-fr-es apertium-spa-ita apertium-es-ro
   apertium-swe-dan apertium-dan-nor apertium-swe-nor apertium-rus-ukr apertium-eng-cat apertium-spa-cat)
-[ "$WITH_BENCH" = 1 ] && APERTIUM_PACKAGES+=(apertium-apy)
+[ "$WITH_BENCH" = 1 ] && DEBIAN_PACKAGES+=(apertium-apy wrk)
+# Voice: PocketSphinx and its English model (speech-to-text, loaded through koffi), espeak-ng and flite (translated
+# speech), ffmpeg (audio containers). --no-install-recommends below keeps ffmpeg to its codec libraries.
+DEBIAN_PACKAGES+=(libpocketsphinx3 pocketsphinx-en-us espeak-ng flite ffmpeg)
+# /v2/write/correct: Hunspell and its dictionaries, one warm `hunspell -a` process per language.
+DEBIAN_PACKAGES+=(hunspell hunspell-en-us hunspell-en-gb hunspell-de-de hunspell-es hunspell-fr hunspell-it
+  hunspell-pt-pt hunspell-pt-br)
 
 need_node() {
   if ! command -v node >/dev/null 2>&1; then
@@ -37,7 +43,7 @@ need_node() {
 }
 
 missing=()
-for p in "${APERTIUM_PACKAGES[@]}"; do
+for p in "${DEBIAN_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ "$WITH_TEST" = 1 ] && ! (command -v pg_isready >/dev/null && pg_isready -h 127.0.0.1 -p 5432 -q); then
@@ -51,7 +57,9 @@ fi
 
 need_node
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  npm ci --no-audit --no-fund
+  # npm ci refuses this lock file: sentencex names optional binaries for other platforms that the registry does not
+  # have, so the lock cannot record them. npm install then installs exactly the locked versions all the same.
+  npm ci --no-audit --no-fund 2>/dev/null || npm install --no-audit --no-fund
 fi
 
 if [ "$WITH_TEST" = 1 ]; then

@@ -1,5 +1,5 @@
 // buildApp: the composition root of the HTTP layer; plugins are registered in an explicit order.
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
 import { parse as parseQueryString } from 'node:querystring';
@@ -14,11 +14,38 @@ import { translateRoutes } from './http/routes/translate.js';
 import { languageRoutes } from './http/routes/languages.js';
 import { usageRoutes } from './http/routes/usage.js';
 import { detectRoutes } from './http/routes/detect.js';
+import { documentRoutes } from './http/routes/documents.js';
+import { writeRoutes } from './http/routes/write.js';
+import { glossaryV2Routes } from './http/routes/glossaries-v2.js';
+import { glossaryV3Routes } from './http/routes/glossaries-v3.js';
+import { styleRuleRoutes } from './http/routes/style-rules.js';
+import { translationMemoryRoutes } from './http/routes/translation-memories.js';
+import { adminKeyRoutes } from './http/routes/admin-keys.js';
+import { adminAnalyticsRoutes } from './http/routes/admin-analytics.js';
+import { voiceRoutes } from './http/routes/voice.js';
 
 /** Longest request target accepted before 414 (the reference's gateways use 8 KiB). */
 export const MAX_URI_LENGTH = 8 * 1024;
 /** Default body limit for routes that set none. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/**
+ * One log line per request: "request completed" (info) carries method, url, status and time with the trace id;
+ * Fastify's separate "incoming request" line is kept at debug level.
+ */
+class RequestLogController extends LogController {
+  override incomingRequest(request: FastifyRequest): void {
+    if (this.isLogDisabled(request)) return;
+    request.log.debug({ req: request }, 'incoming request');
+  }
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (this.isLogDisabled(request)) return;
+    const fields = { req: request, res: reply, responseTime: reply.elapsedTime };
+    if (error) reply.log.error({ ...fields, err: error }, 'request errored');
+    else reply.log.info(fields, 'request completed');
+  }
+}
 
 export interface BuildAppOptions {
   config: Config;
@@ -33,11 +60,11 @@ export async function buildApp({ config, services, logger, loggerInstance }: Bui
   const app = Fastify({
     ...(loggerInstance ? { loggerInstance } : { logger: logger ?? { level: config.logLevel } }),
     genReqId: () => newTraceId(),
-    requestIdLogLabel: 'trace_id',
+    logController: new RequestLogController({ requestIdLogLabel: 'trace_id' }),
     requestIdHeader: false,
     bodyLimit: DEFAULT_BODY_LIMIT,
     // Headers may be long (the URI check below answers 414 itself); beyond this Node answers 431.
-    maxParamLength: 500,
+    routerOptions: { maxParamLength: 500 },
     return503OnClosing: true,
     ajv: { customOptions: { allErrors: false, coerceTypes: false } },
   });
@@ -75,5 +102,14 @@ export async function buildApp({ config, services, logger, loggerInstance }: Bui
   await app.register(languageRoutes, { services });
   await app.register(usageRoutes, { services });
   await app.register(detectRoutes, { services });
+  await app.register(documentRoutes, { services });
+  await app.register(writeRoutes, { services });
+  await app.register(glossaryV2Routes, { services });
+  await app.register(glossaryV3Routes, { services });
+  await app.register(styleRuleRoutes, { services });
+  await app.register(translationMemoryRoutes, { services });
+  await app.register(adminKeyRoutes, { services });
+  await app.register(adminAnalyticsRoutes, { services });
+  await app.register(voiceRoutes, { services });
   return app;
 }

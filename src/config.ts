@@ -23,6 +23,15 @@ const EnvSchema = Type.Object({
   TOLK_APERTIUM_PIPELINES_PER_PAIR: Type.Optional(Positive),
   TOLK_DEFAULT_SOURCE_LANG: Type.Optional(Type.String({ pattern: '^[a-z]{2,3}$' })),
   TOLK_APERTIUM_PAIRS: Type.Optional(Type.String({ pattern: '^[a-z0-9-]+(,[a-z0-9-]+)*$' })),
+  TOLK_DOCUMENT_WORKERS: Type.Optional(Type.Integer({ minimum: 0, maximum: 64 })),
+  TOLK_DOCUMENT_RETENTION_HOURS: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+  TOLK_LLM_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  TOLK_LLM_MODEL: Type.Optional(Type.String({ minLength: 1 })),
+  TOLK_LLM_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  TOLK_LLM_LANGUAGES: Type.Optional(Type.String({ pattern: '^[a-z]{2,3}(-[a-z0-9]+)?(,[a-z]{2,3}(-[a-z0-9]+)?)*$' })),
+  TOLK_LLM_TIMEOUT_MS: Type.Optional(Positive),
+  TOLK_LLM_CONCURRENCY: Type.Optional(Positive),
+  TOLK_HUNSPELL_DIR: Type.Optional(Type.String({ minLength: 1 })),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -45,6 +54,14 @@ export interface Config {
   engineRoutes: { pair: string; engine: string }[];
   /** `pairs`: only these Apertium pairs ("en-es"), default every installed pair that works. */
   apertium: { modesDir: string; memoryBudgetMb: number; maxPipelinesPerPair: number; pairs: string[] | undefined };
+  /** Document translation: concurrent jobs per node (0 = none here) and hours before undownloaded documents are purged. */
+  documents: { workers: number; retentionHours: number };
+  /** The language-model engine (OpenAI-compatible Chat Completions), when TOLK_LLM_URL is set. */
+  llm:
+    | { url: string; model: string; apiKey: string | undefined; languages: string[] | undefined; timeoutMs: number; concurrency: number }
+    | undefined;
+  /** Where Hunspell dictionaries (.dic/.aff) for /v2/write/correct are. */
+  hunspellDir: string;
 }
 
 export class ConfigError extends Error {}
@@ -73,6 +90,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n  ${[...new Set(lines)].join('\n  ')}`);
   }
   const e = converted as Env;
+  if (e.TOLK_LLM_URL && !e.TOLK_LLM_MODEL) throw new ConfigError('Invalid configuration:\n  TOLK_LLM_MODEL must be set with TOLK_LLM_URL');
   const host = e.TOLK_HOST ?? '127.0.0.1';
   const port = e.TOLK_PORT ?? 8080;
   const freePort = e.TOLK_FREE_PORT ?? (port === 0 ? 0 : port + 1);
@@ -97,5 +115,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxPipelinesPerPair: e.TOLK_APERTIUM_PIPELINES_PER_PAIR ?? 2,
       pairs: e.TOLK_APERTIUM_PAIRS?.split(','),
     },
+    documents: { workers: e.TOLK_DOCUMENT_WORKERS ?? 2, retentionHours: e.TOLK_DOCUMENT_RETENTION_HOURS ?? 24 },
+    llm: e.TOLK_LLM_URL
+      ? {
+          url: e.TOLK_LLM_URL,
+          model: e.TOLK_LLM_MODEL!,
+          apiKey: e.TOLK_LLM_API_KEY,
+          languages: e.TOLK_LLM_LANGUAGES?.split(','),
+          timeoutMs: e.TOLK_LLM_TIMEOUT_MS ?? 60_000,
+          concurrency: e.TOLK_LLM_CONCURRENCY ?? 4,
+        }
+      : undefined,
+    hunspellDir: e.TOLK_HUNSPELL_DIR ?? '/usr/share/hunspell',
   };
 }

@@ -2,15 +2,25 @@
 import type { Config } from './config.js';
 import { AccountsService } from './accounts/accounts-service.js';
 import { UsageService } from './accounts/usage-service.js';
+import { AdminRepository } from './store/admin-repository.js';
+import { DeveloperKeysService } from './admin/developer-keys-service.js';
+import { AnalyticsService } from './admin/analytics-service.js';
 import { Store } from './store/store.js';
 import { ApertiumEngine } from './engines/apertium/index.js';
+import { LlmEngine, isTextImprover, type TextImprover } from './engines/llm/index.js';
+import { Hunspell } from './write/hunspell.js';
+import { WriteService } from './write/write-service.js';
 import { EngineError, type TranslationEngine } from './engines/engine.js';
 import { EngineRouter } from './translate/engine-router.js';
 import { TranslateService, type PairRouter, type SourceDetector } from './translate/translate-service.js';
+import { DocumentService } from './documents/document-service.js';
+import { join } from 'node:path';
 import { EldLanguageDetector, type LanguageDetector } from './detect/language-detector.js';
 import { ServiceError } from './lib/errors.js';
 import { silentLogger, type Logger } from './lib/logger.js';
 import { DEFAULT_TARGET_VARIANT, baseLang } from './translate/languages.js';
+import { buildCustomization, type Customization } from './customization/index.js';
+import { buildVoiceService, type VoiceService } from './voice/index.js';
 
 export interface LanguageCatalogue {
   sources: string[];
@@ -21,9 +31,23 @@ export interface Services {
   store: Store;
   accounts: AccountsService;
   usage: UsageService;
+  /** Administration: developer keys and usage analytics (admin key required). */
+  adminKeys: DeveloperKeysService;
+  analytics: AnalyticsService;
   router: EngineRouter;
   detector: LanguageDetector;
   translate: TranslateService;
+  /** Document translation: uploads, the job queue and its workers, downloads (issue 7). */
+  documents: DocumentService;
+  /** Glossaries, style rules and translation memories (issue 6). */
+  glossaries: Customization['glossaries'];
+  styleRules: Customization['styleRules'];
+  memories: Customization['memories'];
+  customization: Customization['customization'];
+  /** Text improvement (/v2/write/rephrase, /v2/write/correct). */
+  write: WriteService;
+  /** Voice: realtime transcription, translation and translated speech sessions (issue 9). */
+  voice: VoiceService;
   /** Languages the engines can translate from/to (pivots included), computed once after start. */
   languages(): LanguageCatalogue;
   /** Source languages the detector can recognise (for the auto_detection feature). */
@@ -55,6 +79,10 @@ function engineErrorToServiceError(err: unknown): unknown {
       });
     case 'unsupported_pair':
       return new ServiceError('invalid_request', err.message);
+    case 'unavailable':
+      return new ServiceError('not_ready', 'The language-model server is not reachable. Please try again later.', {
+        retryAfterSeconds: 5,
+      });
     default:
       return new ServiceError('internal', 'The translation engine failed. Please try again.');
   }
@@ -88,6 +116,9 @@ export async function buildServices(config: Config, options: BuildServicesOption
   const store = await Store.open({ url: config.databaseUrl, ...(options.pgSchema ? { pgSchema: options.pgSchema } : {}) });
   const accounts = new AccountsService(store, options.now ? { now: options.now } : {});
   const usage = new UsageService(store, accounts);
+  const adminRepository = new AdminRepository(store);
+  const adminKeys = new DeveloperKeysService(store, accounts, adminRepository);
+  const analytics = new AnalyticsService(store, adminRepository);
   const engines: TranslationEngine[] =
     options.engineOverride ??
     (options.engines === false
@@ -101,6 +132,20 @@ export async function buildServices(config: Config, options: BuildServicesOption
             ...(config.apertium.pairs ? { pairs: config.apertium.pairs } : {}),
             logger,
           }),
+          // After Apertium: by default each pair goes to the first engine that has it; TOLK_ENGINE_ROUTES decides otherwise.
+          ...(config.llm
+            ? [
+                new LlmEngine({
+                  url: config.llm.url,
+                  model: config.llm.model,
+                  ...(config.llm.apiKey ? { apiKey: config.llm.apiKey } : {}),
+                  ...(config.llm.languages ? { languages: config.llm.languages } : {}),
+                  timeoutMs: config.llm.timeoutMs,
+                  concurrency: config.llm.concurrency,
+                  logger,
+                }),
+              ]
+            : []),
         ]);
   try {
     await Promise.all(engines.map((e) => e.start()));
@@ -112,6 +157,14 @@ export async function buildServices(config: Config, options: BuildServicesOption
   const router = new EngineRouter(engines, { routing: config.engineRoutes, logger, defaultVariants: DEFAULT_TARGET_VARIANT });
   const detector = await EldLanguageDetector.create();
   const catalogue = buildCatalogue(router);
+  const hunspell = new Hunspell({ dictionaryDir: config.hunspellDir, logger });
+  const write = new WriteService({
+    improver: engines.find((e) => isTextImprover(e)) as (TranslationEngine & TextImprover) | undefined,
+    dictionaries: hunspell,
+    detector: { detect: (text) => detector.detect(text).language },
+    logger,
+    mapEngineError: engineErrorToServiceError,
+  });
 
   const pairRouter: PairRouter = {
     canTranslate: (source, target) => router.resolve(source, target) !== null,
@@ -143,17 +196,41 @@ export async function buildServices(config: Config, options: BuildServicesOption
     },
   };
   const translate = new TranslateService({ router: pairRouter, detector: sourceDetector, logger });
-  return {
+  const voice = buildVoiceService({ usage, router: pairRouter, logger });
+  const documents = new DocumentService({
     store,
     accounts,
     usage,
+    translate,
+    dir: join(config.dataDir, 'documents'),
+    workers: options.engines === false ? 0 : config.documents.workers,
+    retentionMs: config.documents.retentionHours * 3_600_000,
+    logger,
+    ...(options.now ? { now: options.now } : {}),
+  });
+  await documents.start();
+  const customization = await buildCustomization(store, { dataDir: config.dataDir, logger, ...(options.now ? { now: options.now } : {}) });
+  return {
+    ...customization,
+    store,
+    accounts,
+    usage,
+    adminKeys,
+    analytics,
     router,
     detector,
     translate,
+    documents,
+    write,
+    voice,
     languages: () => catalogue,
     detectableSources: new Set(catalogue.sources.filter((s) => detector.languages.has(s))),
     async close(closeOptions = {}) {
+      await documents.close();
+      await customization.memories.idle();
       await Promise.all(engines.map((e) => e.close().catch((err) => logger.error({ err }, 'engine close failed'))));
+      hunspell.close();
+      await voice.close();
       await store.close(closeOptions);
     },
   };

@@ -66,7 +66,7 @@ function toAccount(row: AccountRow): Account {
   };
 }
 
-function toKey(row: ApiKeyRow): ApiKey {
+export function toKey(row: ApiKeyRow): ApiKey {
   return {
     id: row.id,
     accountId: row.account_id,
@@ -129,6 +129,13 @@ export class AccountsService {
   }
 
   private async insertKey(account: Account, kind: KeyKind, label: string, scopes: string[] | null = null) {
+    const { row, secret } = this.prepareKey(account, kind, label, scopes);
+    await this.store.insertKey(row);
+    return { key: toKey(row), secret };
+  }
+
+  /** Mints a secret and the row that stores its hash, without writing it (the admin service inserts under its limit). */
+  prepareKey(account: Account, kind: KeyKind, label: string, scopes: readonly string[] | null = null): { row: ApiKeyRow; secret: string } {
     const secret = newApiKeySecret(account.plan);
     const row: ApiKeyRow = {
       id: newKeyId(),
@@ -144,8 +151,7 @@ export class AccountsService {
       created_at: this.now(),
       deactivated_at: null,
     };
-    await this.store.insertKey(row);
-    return { key: toKey(row), secret };
+    return { row, secret };
   }
 
   /** Resolves a presented secret to its key and account, or null when unknown or deactivated. */

@@ -28,6 +28,8 @@ export class UsageService {
 
   /** Fails fast with 456 when the account or key has no room left for `units` characters (no write). */
   async assertCharactersAvailable(ctx: AuthContext, units: number): Promise<void> {
+    // No limit on either: nothing to read (charge() still decides, transactionally).
+    if (ctx.account.characterLimit === null && ctx.key.characterLimit === null) return;
     const { start } = this.accounts.billingPeriod(ctx.account);
     const [account, key] = await Promise.all([
       this.store.usageTotals(ctx.account.id, start),
@@ -35,10 +37,19 @@ export class UsageService {
     ]);
     if (
       (ctx.account.characterLimit !== null && account.characters + units > ctx.account.characterLimit) ||
-      (ctx.key.characterLimit !== null && key.characters + units > ctx.key.characterLimit)
+      // A key whose limit is reached (0 included) is refused even for a request that bills nothing.
+      (ctx.key.characterLimit !== null && (key.characters + units > ctx.key.characterLimit || key.characters >= ctx.key.characterLimit))
     ) {
       throw new ServiceError('quota_exceeded', QUOTA_EXCEEDED_MESSAGE);
     }
+  }
+
+  /** Fails with 456 when the key's speech-to-text limit for the period is reached (before a voice session starts). */
+  async assertSpeechToTextAvailable(ctx: AuthContext): Promise<void> {
+    if (ctx.key.speechToTextMsLimit === null) return;
+    const { start } = this.accounts.billingPeriod(ctx.account);
+    const key = await this.store.usageTotals(ctx.key.id, start);
+    if (key.speechToTextMs >= ctx.key.speechToTextMsLimit) throw new ServiceError('quota_exceeded', QUOTA_EXCEEDED_MESSAGE);
   }
 
   /** Records billed work; throws 456 (and records nothing) when it no longer fits the limits. */

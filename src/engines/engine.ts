@@ -19,11 +19,23 @@ export interface EngineTranslateOptions {
   context?: string;
   /** Aborts the work when the client goes away or the request times out. */
   signal?: AbortSignal;
+  /** Free-text instructions for engines with features.customInstructions (ignored by others). */
+  customInstructions?: string[];
+  /** Style rules as plain-language instructions, for engines with features.styleRules. */
+  styleRules?: string[];
+  /** Terms that must appear as given when their source occurs, for engines with features.glossary. */
+  glossary?: { source: string; target: string }[];
 }
 
 export interface EngineFeatures {
   /** Engine uses the `context` option. */
   context: boolean;
+  /** Engine honours `glossary` terms (and verifies them). */
+  glossary?: boolean;
+  /** Engine follows `customInstructions`. */
+  customInstructions?: boolean;
+  /** Engine follows `styleRules`. */
+  styleRules?: boolean;
 }
 
 export interface TranslationEngine {
@@ -43,9 +55,12 @@ export interface TranslationEngine {
   close(): Promise<void>;
 }
 
-export type EngineErrorKind = 'timeout' | 'overloaded' | 'failed' | 'unsupported_pair';
+export type EngineErrorKind = 'timeout' | 'overloaded' | 'failed' | 'unsupported_pair' | 'unavailable';
 
-/** Engines throw only this; the service layer maps kinds to API errors (timeout → 504, overloaded → 529). */
+/**
+ * Engines throw only this; the service layer maps kinds to API errors (timeout → 504, overloaded → 529,
+ * unavailable — e.g. a model server that cannot be reached — → 503).
+ */
 export class EngineError extends Error {
   constructor(
     readonly kind: EngineErrorKind,

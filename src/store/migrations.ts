@@ -1,5 +1,8 @@
 // Versioned schema migrations, applied at start by Kysely's Migrator; never edit a released migration, add a new one.
 import type { Kysely, Migration } from 'kysely';
+import { adminUsageRollups } from './admin-rollups-migration.js';
+import { customizationMigration } from './customization-migration.js';
+import { documentsMigration } from './documents-migration.js';
 
 export type SqlDialect = 'sqlite' | 'postgres';
 
@@ -55,5 +58,8 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
         .execute();
     },
   },
+  '0002_admin_usage_rollups': adminUsageRollups(dialect),
+  '0006_customization': customizationMigration(dialect),
+  '0007_documents': documentsMigration(dialect),
   };
 }

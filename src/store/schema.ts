@@ -53,9 +53,137 @@ export interface UsageCountersTable {
   speech_to_text_ms: number;
 }
 
+/** The ledger's products as rollup columns: characters per product and speech milliseconds. */
+export interface UsageRollupColumns {
+  text_characters: number;
+  document_characters: number;
+  improvement_characters: number;
+  speech_to_text_ms: number;
+}
+
+/** Ledger sums per account, UTC day (epoch day number) and key; kept by a trigger on usage_events. */
+export interface UsageDailyKeysTable extends UsageRollupColumns {
+  account_id: string;
+  day: number;
+  key_id: string;
+}
+
+/** Ledger sums of tagged events per account, UTC day and reporting tag; kept by the same trigger. */
+export interface UsageDailyTagsTable extends UsageRollupColumns {
+  account_id: string;
+  day: number;
+  reporting_tag: string;
+}
+
+// ---- customization (issue 6) and documents (issue 7). Restored after an accidental overwrite by the admin helper:
+// the column lists follow customization-migration.ts and documents-migration.ts; owners, please check the types.
+
+export interface GlossariesTable {
+  id: string;
+  account_id: string;
+  name: string;
+  /** 1 once edited through the v3 interface. */
+  v3_edited: number;
+  created_at: number;
+}
+
+export interface GlossaryDictionariesTable {
+  glossary_id: string;
+  source_lang: string;
+  target_lang: string;
+  entries: string;
+  entry_count: number;
+  updated_at: number;
+}
+
+export interface StyleRulesTable {
+  id: string;
+  account_id: string;
+  name: string;
+  language: string;
+  configured_rules: string;
+  custom_instructions: string;
+  version: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface TranslationMemoriesTable {
+  id: string;
+  account_id: string;
+  name: string;
+  source_lang: string;
+  target_langs: string;
+  segment_count: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface TmSegmentsTable {
+  id: Generated<number>;
+  memory_id: string;
+  target_lang: string;
+  source: string;
+  target: string;
+}
+
+export interface TmJobsTable {
+  id: string;
+  account_id: string;
+  operation: string;
+  status: string;
+  memory_id: string | null;
+  display_name: string;
+  content_type: string | null;
+  content_length: number | null;
+  file_path: string | null;
+  error_message: string | null;
+  skipped_segment_count: number;
+  created_at: number;
+  updated_at: number;
+  expires_at: number | null;
+}
+
+export interface DocumentsTable {
+  id: string;
+  account_id: string;
+  key_id: string;
+  status: string;
+  format: string;
+  output_format: string;
+  source_lang: string | null;
+  target_lang: string;
+  formality: string;
+  reporting_tag: string | null;
+  key_verifier: string;
+  wrapped_key: string | null;
+  upload_bytes: number;
+  result_bytes: number | null;
+  billed_characters: number | null;
+  charged: number;
+  error_message: string | null;
+  attempts: number;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  segments_total: number;
+  segments_done: number;
+  created_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   usage_events: UsageEventsTable;
   usage_counters: UsageCountersTable;
+  usage_daily_keys: UsageDailyKeysTable;
+  usage_daily_tags: UsageDailyTagsTable;
+  glossaries: GlossariesTable;
+  glossary_dictionaries: GlossaryDictionariesTable;
+  style_rules: StyleRulesTable;
+  translation_memories: TranslationMemoriesTable;
+  tm_segments: TmSegmentsTable;
+  tm_jobs: TmJobsTable;
+  documents: DocumentsTable;
 }

@@ -1,5 +1,50 @@
 // Splits a text into engine segments per split_sentences and puts the engine output back into the text's layout.
+import { segment as sentencexSegment } from 'sentencex';
 import type { SplitSentences } from './translate-request.js';
+
+/**
+ * sentencex slows down superlinearly (40k characters: ~140 ms, Intl.Segmenter ~1 s) and mis-splits very long input,
+ * so it runs on chunks of at most this many UTF-16 units, cut after sentence punctuation or a blank.
+ */
+export const SENTENCE_CHUNK = 2000;
+
+/** Cuts text into pieces of at most SENTENCE_CHUNK units, preferring a cut after `. ` then after a blank. */
+function chunkForSegmenter(text: string): string[] {
+  const out: string[] = [];
+  let rest = text;
+  while (rest.length > SENTENCE_CHUNK) {
+    const window = rest.slice(SENTENCE_CHUNK / 2, SENTENCE_CHUNK);
+    let cut = -1;
+    for (const m of window.matchAll(/[.!?。！？]\s+/gu)) cut = SENTENCE_CHUNK / 2 + m.index + m[0].length;
+    if (cut < 0) {
+      const blank = window.search(/\s\S*$/u);
+      cut = blank >= 0 ? SENTENCE_CHUNK / 2 + blank + 1 : SENTENCE_CHUNK;
+    }
+    if (/[\uD800-\uDBFF]/u.test(rest[cut - 1] ?? '')) cut--;
+    out.push(rest.slice(0, cut));
+    rest = rest.slice(cut);
+  }
+  if (rest) out.push(rest);
+  return out;
+}
+
+/**
+ * Sentences of a text (pieces that concatenate back to it exactly), with sentencex, which keeps abbreviations such as
+ * "Dr." and "z. B." inside their sentence; a result that does not rebuild the input falls back to one piece.
+ */
+export function splitIntoSentences(text: string, lang: string): string[] {
+  const out: string[] = [];
+  for (const chunk of chunkForSegmenter(text)) {
+    let pieces: string[];
+    try {
+      pieces = sentencexSegment(lang, chunk);
+    } catch {
+      pieces = [chunk];
+    }
+    out.push(...(pieces.join('') === chunk ? pieces : [chunk]));
+  }
+  return out;
+}
 
 export interface Segment {
   /** Whitespace around the segment, kept verbatim (engines may trim or normalise it). */
@@ -20,11 +65,24 @@ function splitWhitespace(s: string): Segment {
 }
 
 /**
- * `1`: newlines are segment boundaries (each line translated on its own); `nonewlines` and `0`: the whole text is one
- * segment and the engine's own sentence handling applies. Whitespace-only pieces never reach the engine.
+ * `1`: newlines and sentence ends are segment boundaries; `nonewlines`: sentence ends only (a newline inside a sentence
+ * stays in it); `0`: the whole text is one segment. With `lang` omitted, sentences are not split (only newlines for
+ * `1`). Whitespace-only pieces never reach the engine.
  */
-export function segmentText(text: string, mode: SplitSentences): SegmentedText {
-  const pieces = mode === '1' ? text.split(/(\r\n|\n|\r|\u2028|\u2029)/u) : [text];
+export function segmentText(text: string, mode: SplitSentences, lang?: string): SegmentedText {
+  const lines = mode === '1' ? text.split(/(\r\n|\n|\r|\u2028|\u2029)/u) : [text];
+  // Sentences of each line; odd indexes stay the captured newlines.
+  const pieces: string[] = [];
+  lines.forEach((line, i) => {
+    if (i % 2 === 1 || mode === '0' || lang === undefined || !/\S/u.test(line)) {
+      pieces.push(line);
+      return;
+    }
+    splitIntoSentences(line, lang).forEach((sentence, k) => {
+      if (k > 0) pieces.push(''); // empty separator between sentences of one line
+      pieces.push(sentence);
+    });
+  });
   const separators: string[] = [];
   const segments: Segment[] = [];
   let pendingSeparator = '';
@@ -47,21 +105,43 @@ export function segmentText(text: string, mode: SplitSentences): SegmentedText {
   return { separators, segments };
 }
 
-/** Rebuilds the text; with preserve_formatting the first letter keeps the source's case. */
+/**
+ * Rebuilds the text (whitespace and newlines between and around segments exactly as in the source); with
+ * preserve_formatting the first letter keeps the source's case and sentence-final/bullet punctuation follows the source.
+ */
 export function restoreFormatting(segmented: SegmentedText, outputs: string[], preserveFormatting: boolean): string {
   let out = segmented.separators[0] ?? '';
   segmented.segments.forEach((seg, i) => {
-    let text = outputs[i] ?? '';
-    if (preserveFormatting) text = matchInitialCase(seg.core, text);
+    // The segment's own blanks are restored from the source; the engine's edge blanks are not kept.
+    let text = (outputs[i] ?? '').trim();
+    // Apertium sometimes doubles a blank ("antes de que  empiezas"): runs of spaces the source did not have become one.
+    if (!seg.core.includes('  ')) text = text.replace(/ {2,}/gu, ' ');
+    if (preserveFormatting) text = matchEdgePunctuation(seg.core, matchInitialCase(seg.core, text));
     out += seg.leading + text + seg.trailing + (segmented.separators[i + 1] ?? '');
   });
   return out;
 }
 
+/** The first letter of the output takes the case of the first letter of the source (after any bullet or quote). */
 function matchInitialCase(source: string, output: string): string {
-  const s = source.charAt(0);
-  const o = output.charAt(0);
+  const s = /\p{L}/u.exec(source)?.[0];
+  const o = /\p{L}/u.exec(output);
   if (!s || !o || s.toLowerCase() === s.toUpperCase()) return output;
   const wantUpper = s === s.toUpperCase();
-  return (wantUpper ? o.toUpperCase() : o.toLowerCase()) + output.slice(1);
+  return output.slice(0, o.index) + (wantUpper ? o[0].toUpperCase() : o[0].toLowerCase()) + output.slice(o.index + o[0].length);
+}
+
+const FINAL = /[.!?…。！？]$/u;
+const BULLET = /^[-–—•*·]\s*/u;
+
+/** Keeps the source's final punctuation (none added, none dropped) and a leading bullet the engine lost. */
+function matchEdgePunctuation(source: string, output: string): string {
+  let out = output;
+  const s = FINAL.exec(source)?.[0];
+  const o = FINAL.exec(out)?.[0];
+  if (!s && o) out = out.slice(0, -o.length).trimEnd();
+  else if (s && !o && out) out += s;
+  const bullet = BULLET.exec(source)?.[0];
+  if (bullet && !BULLET.test(out)) out = bullet + out;
+  return out;
 }

@@ -142,17 +142,7 @@ export function parseTranslateRequest(body: unknown, options: ParseOptions): Tra
   optionalBoolean(b, 'enable_beta_languages'); // deprecated, no effect, but still a boolean
 
   // Glossaries
-  const glossaryId = optionalString(b, 'glossary_id');
-  const glossaryIdList = stringList(b, 'glossary_ids');
-  if (glossaryId !== undefined && glossaryIdList.length > 0) {
-    throw invalid("Parameters 'glossary_id' and 'glossary_ids' cannot be used together.");
-  }
-  if (glossaryIdList.length > MAX_GLOSSARY_IDS) throw invalid(`Parameter 'glossary_ids' accepts at most ${MAX_GLOSSARY_IDS} glossaries.`);
-  const glossaryIds = glossaryId !== undefined ? [glossaryId] : glossaryIdList;
-  for (const id of glossaryIds) if (!UUID.test(id)) throw unsupportedValue(glossaryId !== undefined ? 'glossary_id' : 'glossary_ids');
-  if (glossaryIds.length > 0 && sourceLang === undefined) {
-    throw invalid('Use of a glossary requires the source_lang parameter to be specified');
-  }
+  const glossaryIds = glossaryIdsOf(optionalString(b, 'glossary_id'), stringList(b, 'glossary_ids'), sourceLang);
 
   // Style rules, translation memory, custom instructions
   const styleId = options.isJson ? optionalString(b, 'style_id') : undefined;
@@ -206,4 +196,18 @@ export function parseTranslateRequest(body: unknown, options: ParseOptions): Tra
     splittingTags,
     ignoreTags,
   };
+}
+
+/** `glossary_id` or `glossary_ids` (never both, at most five UUIDs, only with a source_lang), for text and documents. */
+export function glossaryIdsOf(glossaryId: string | undefined, glossaryIdList: string[], sourceLang: string | undefined): string[] {
+  if (glossaryId !== undefined && glossaryIdList.length > 0) {
+    throw invalid("Parameters 'glossary_id' and 'glossary_ids' cannot be used together.");
+  }
+  if (glossaryIdList.length > MAX_GLOSSARY_IDS) throw invalid(`Parameter 'glossary_ids' accepts at most ${MAX_GLOSSARY_IDS} glossaries.`);
+  const glossaryIds = glossaryId !== undefined ? [glossaryId] : glossaryIdList;
+  for (const id of glossaryIds) if (!UUID.test(id)) throw unsupportedValue(glossaryId !== undefined ? 'glossary_id' : 'glossary_ids');
+  if (glossaryIds.length > 0 && sourceLang === undefined) {
+    throw invalid('Use of a glossary requires the source_lang parameter to be specified');
+  }
+  return glossaryIds;
 }

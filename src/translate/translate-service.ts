@@ -5,6 +5,11 @@ import type { EngineTranslateOptions } from '../engines/engine.js';
 import { DEFAULT_TARGET_VARIANT, baseLang, toApiCode } from './languages.js';
 import type { TranslateRequest } from './translate-request.js';
 import { restoreFormatting, segmentText } from './segmentation.js';
+import { parseMarkup, translateTagged, type InlineStrategy, type MarkupPlan } from './markup/index.js';
+
+/** Which inline-tag strategy each tag_handling_version applies (measured in docs/benchmarks.md, "Markup"). */
+export const TAG_STRATEGY: Record<'v1' | 'v2', InlineStrategy> = { v1: 'placeholders', v2: 'realign' };
+export const DEFAULT_TAG_HANDLING_VERSION = 'v2';
 
 /** What the service needs from the engine router (src/translate/engine-router.ts). */
 export interface PairRouter {
@@ -28,6 +33,8 @@ export interface TranslationResult {
   detectedSourceLanguage: string;
   text: string;
   billedCharacters: number;
+  /** Applied tag handling version, present when tag_handling was set. */
+  tagHandlingVersion?: 'v1' | 'v2';
 }
 
 export interface TranslateOutcome {
@@ -70,7 +77,6 @@ export class TranslateService {
     if (req.styleId !== undefined) throw unavailable('style_id', 'style rules');
     if (req.translationMemoryId !== undefined) throw unavailable('translation_memory_id', 'translation memories');
     if (req.customInstructions.length > 0) throw unavailable('custom_instructions', 'custom instructions (they need a language-model engine)');
-    if (req.tagHandling !== undefined) throw unavailable('tag_handling', 'markup-aware translation (tag handling)');
   }
 
   /**
@@ -81,9 +87,11 @@ export class TranslateService {
     this.rejectUnavailableFeatures(req);
     const { router, detector } = this.deps;
     const targetBase = baseLang(req.targetLang);
-    const sources = req.texts.map((text) => {
+    // With tag handling, a malformed XML text is a 400 before any work; detection and billing see text content only.
+    const markup = req.tagHandling !== undefined ? req.texts.map((t) => this.parseMarkup(req, t)) : undefined;
+    const sources = req.texts.map((text, i) => {
       if (req.sourceLang !== undefined) return req.sourceLang;
-      return detector.detectSource(text, req.targetLang) ?? targetBase;
+      return detector.detectSource(markup ? markup[i]!.plainText : text, req.targetLang) ?? targetBase;
     });
     for (const source of new Set(sources)) {
       if (source === targetBase) continue;
@@ -103,7 +111,9 @@ export class TranslateService {
     if (req.sourceLang !== undefined && req.sourceLang === targetBase && (req.formality === 'more' || req.formality === 'less')) {
       throw invalid(`Target language '${toApiCode(req.targetLang)}' doesn't support formality.`);
     }
-    const billedCharacters = req.texts.reduce((n, t) => n + countCharacters(t), 0);
+    const billedCharacters = markup
+      ? markup.reduce((n, m) => n + m.textCharacters, 0)
+      : req.texts.reduce((n, t) => n + countCharacters(t), 0);
     return { sources, billedCharacters };
   }
 
@@ -123,12 +133,22 @@ export class TranslateService {
       [...groups].map(async ([source, indexes]) => {
         // Text already in the target language comes back as it is.
         if (source === targetBase) {
-          for (const i of indexes) results[i] = this.result(source, req.texts[i]!, req.texts[i]!);
+          for (const i of indexes) {
+            results[i] = this.result(source, req.texts[i]!, req.texts[i]!);
+            if (req.tagHandling !== undefined) {
+              results[i]!.billedCharacters = this.parseMarkup(req, req.texts[i]!).textCharacters;
+              results[i]!.tagHandlingVersion = req.tagHandlingVersion ?? DEFAULT_TAG_HANDLING_VERSION;
+            }
+          }
           return;
         }
         const target = this.resolveTarget(source, req.targetLang);
         const useFormality = formality !== 'default' && this.deps.router.supportsFormality(source, target) ? formality : 'default';
-        const perText = indexes.map((i) => segmentText(req.texts[i]!, req.splitSentences));
+        if (req.tagHandling !== undefined) {
+          await this.translateMarkup(req, source, target, indexes, results, { formality: useFormality, signal });
+          return;
+        }
+        const perText = indexes.map((i) => segmentText(req.texts[i]!, req.splitSentences, source));
         const engineInput = perText.flatMap((s) => s.segments.map((seg) => seg.core));
         const options: EngineTranslateOptions = { formality: useFormality };
         if (req.context !== undefined) options.context = req.context;
@@ -147,5 +167,63 @@ export class TranslateService {
 
   private result(source: string, input: string, output: string): TranslationResult {
     return { detectedSourceLanguage: toApiCode(source), text: output, billedCharacters: countCharacters(input) };
+  }
+
+  private parseMarkup(req: TranslateRequest, text: string): MarkupPlan {
+    return parseMarkup(text, {
+      format: req.tagHandling!,
+      outlineDetection: req.outlineDetection,
+      splittingTags: req.splittingTags,
+      nonSplittingTags: req.nonSplittingTags,
+      ignoreTags: req.ignoreTags,
+      targetLang: toApiCode(req.targetLang).replace(/^([A-Z]+)/u, (l) => l.toLowerCase()),
+    });
+  }
+
+  /** Plain-text translation with sentence splitting and formatting rules: the segment translator of the markup layer. */
+  translatePlain(
+    req: Pick<TranslateRequest, 'splitSentences' | 'preserveFormatting' | 'context'>,
+    source: string,
+    target: string,
+    texts: string[],
+    options: { formality: EngineTranslateOptions['formality']; signal?: AbortSignal | undefined },
+  ): Promise<string[]> {
+    const perText = texts.map((t) => segmentText(t, req.splitSentences, source));
+    const engineInput = perText.flatMap((s) => s.segments.map((seg) => seg.core));
+    const engineOptions: EngineTranslateOptions = { formality: options.formality ?? 'default' };
+    if (req.context !== undefined) engineOptions.context = req.context;
+    if (options.signal) engineOptions.signal = options.signal;
+    const run = engineInput.length > 0 ? this.deps.router.translate(source, target, engineInput, engineOptions) : Promise.resolve([]);
+    return run.then((translated) => {
+      let k = 0;
+      return perText.map((seg) => restoreFormatting(seg, seg.segments.map(() => translated[k++]!), req.preserveFormatting));
+    });
+  }
+
+  /** Tag handling: every text of the group is parsed, its units translated in one engine call, and rebuilt. */
+  private async translateMarkup(
+    req: TranslateRequest,
+    source: string,
+    target: string,
+    indexes: number[],
+    results: TranslationResult[],
+    options: { formality: EngineTranslateOptions['formality']; signal?: AbortSignal | undefined },
+  ): Promise<void> {
+    const version = req.tagHandlingVersion ?? DEFAULT_TAG_HANDLING_VERSION;
+    const plans = indexes.map((i) => this.parseMarkup(req, req.texts[i]!));
+    const all = plans.flatMap((p) => p.units);
+    const translated = await translateTagged(all, (segs) => this.translatePlain(req, source, target, segs, options), TAG_STRATEGY[version]);
+    let k = 0;
+    indexes.forEach((i, j) => {
+      const plan = plans[j]!;
+      const outputs = translated.slice(k, k + plan.units.length);
+      k += plan.units.length;
+      results[i] = {
+        detectedSourceLanguage: toApiCode(source),
+        text: plan.render(outputs),
+        billedCharacters: plan.textCharacters,
+        tagHandlingVersion: version,
+      };
+    });
   }
 }

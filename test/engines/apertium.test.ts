@@ -165,7 +165,7 @@ describe('apertium engine (fake modes)', () => {
   });
 
   it('times out, replaces the pipeline and keeps serving', async () => {
-    const engine = new ApertiumEngine({ modesDir: dir, pairs: ['en-es'], requestTimeoutMs: 300 });
+    const engine = new ApertiumEngine({ modesDir: dir, pairs: ['en-es'], requestTimeoutMs: 2000 });
     await engine.start();
     try {
       const before = engine.childPids();
@@ -182,17 +182,66 @@ describe('apertium engine (fake modes)', () => {
   });
 
   it('rejects with overloaded when the queue is full', async () => {
-    const engine = new ApertiumEngine({ modesDir: dir, pairs: ['en-es'], maxPipelinesPerPair: 1, maxQueuePerPair: 1, requestTimeoutMs: 500 });
+    const engine = new ApertiumEngine({
+      modesDir: dir,
+      pairs: ['en-es'],
+      maxPipelinesPerPair: 1,
+      maxInFlightPerPipeline: 2,
+      maxQueuePerPair: 1,
+      requestTimeoutMs: 2000,
+    });
     await engine.start();
     try {
       const slow = engine.translate({ source: 'en', target: 'es' }, ['SLOW'], {}).catch((e: unknown) => e);
+      // Late enough that their own deadline leaves a loaded machine time to start the fresh pipeline.
+      await new Promise((r) => setTimeout(r, 1200));
+      // pipelined behind SLOW on the only pipeline; fails with it at SLOW's deadline and is retried on a fresh one
+      const inFlight = engine.translate({ source: 'en', target: 'es' }, ['a'], {}).catch((e: unknown) => e);
       const queued = engine.translate({ source: 'en', target: 'es' }, ['b'], {}).catch((e: unknown) => e);
       await assert.rejects(
         engine.translate({ source: 'en', target: 'es' }, ['c'], {}),
         (err: unknown) => err instanceof EngineError && err.kind === 'overloaded',
       );
       assert.equal(((await slow) as EngineError).kind, 'timeout');
-      await queued;
+      assert.deepEqual(await inFlight, ['a']);
+      assert.deepEqual(await queued, ['b']);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('pipelines concurrent requests through one pipeline and answers each with its own output', async () => {
+    const engine = new ApertiumEngine({ modesDir: dir, pairs: ['en-es'], maxPipelinesPerPair: 1, maxInFlightPerPipeline: 8 });
+    await engine.start();
+    try {
+      const pids = engine.childPids();
+      const texts = Array.from({ length: 40 }, (_, i) => Array.from({ length: 1 + (i % 3) }, (_, j) => `request ${i} [segment ${j}] ^${'x'.repeat(i)}$`));
+      const pending = texts.map((segments) => engine.translate({ source: 'en', target: 'es' }, segments, {}));
+      // requests are handed out synchronously: 8 in flight on the one pipeline, the rest queued
+      assert.deepEqual(
+        engine.stats().map((s) => [s.pipelines, s.inFlight, s.queued]),
+        [[1, 8, 32]],
+      );
+      const outs = await Promise.all(pending);
+      assert.deepEqual(outs, texts);
+      assert.deepEqual(engine.childPids(), pids, 'one pipeline, never replaced');
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('fails every request in flight on a pipeline killed at a deadline, and retries them on a fresh one', async () => {
+    const engine = new ApertiumEngine({ modesDir: dir, pairs: ['en-es'], maxPipelinesPerPair: 1, maxInFlightPerPipeline: 4, requestTimeoutMs: 2000 });
+    await engine.start();
+    try {
+      const slow = engine.translate({ source: 'en', target: 'es' }, ['SLOW'], {}).catch((e: unknown) => e);
+      // Queued late enough that their own deadline leaves a loaded machine time to start the fresh pipeline.
+      await new Promise((r) => setTimeout(r, 1200));
+      const before = engine.childPids();
+      const behind = ['one', 'two', 'three'].map((t) => engine.translate({ source: 'en', target: 'es' }, [t], {}));
+      assert.equal(((await slow) as EngineError).kind, 'timeout');
+      assert.deepEqual(await Promise.all(behind), [['one'], ['two'], ['three']]);
+      assert.ok(engine.childPids().every((p) => !before.includes(p)), 'the stuck pipeline was replaced');
     } finally {
       await engine.close();
     }

@@ -185,7 +185,6 @@ describe('validation', () => {
       [{ style_id: '7ff9bfd6-cd85-4190-8503-d6215a321519' }, /'style_id'.*style rules/],
       [{ translation_memory_id: '7ff9bfd6-cd85-4190-8503-d6215a321519' }, /'translation_memory_id'/],
       [{ custom_instructions: ['Be nice'] }, /'custom_instructions'/],
-      [{ tag_handling: 'xml' }, /'tag_handling'/],
     ];
     for (const [extra, pattern] of cases) {
       const res = await translateJson({ text: ['Hi'], target_lang: 'ES', ...extra });

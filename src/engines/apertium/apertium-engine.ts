@@ -23,6 +23,13 @@ export interface ApertiumEngineOptions {
   maxPipelinesPerPair?: number;
   /** Whole-request limit (queue wait + translation); a pipeline still working at the deadline is killed and replaced. Default 15000. */
   requestTimeoutMs?: number;
+  /**
+   * Requests in flight at once in one pipeline (pipelining: the next request's blocks are written before the previous
+   * answers have come back). 1 turns pipelining off. Default 8.
+   */
+  maxInFlightPerPipeline?: number;
+  /** Input bytes in flight in one pipeline before further requests wait for another one. Default 16384. */
+  maxInFlightBytes?: number;
   /** Requests allowed to wait per pair before EngineError('overloaded'). Default 64. */
   maxQueuePerPair?: number;
   /** Idle pipelines are closed after this long (restarted lazily on the next request). Default 600000 (10 min). */
@@ -46,6 +53,8 @@ const DEFAULTS = {
   maxPipelinesPerPair: 2,
   requestTimeoutMs: 15_000,
   maxQueuePerPair: 64,
+  maxInFlightPerPipeline: 8,
+  maxInFlightBytes: 16_384,
   idleRecycleMs: 600_000,
   probeConcurrency: 2,
   probeTimeoutMs: 10_000,
@@ -84,6 +93,8 @@ export interface ApertiumPairStats {
   mode: string;
   pipelines: number;
   busy: number;
+  /** Requests in flight over all pipelines of the pair. */
+  inFlight: number;
   queued: number;
   rssMb: number;
 }
@@ -120,7 +131,10 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
         const mode = candidates[next++]!;
         const result = await this.probe(mode);
         if (result.ok) {
-          const pool = new PairPool(mode, this, this.opts.maxPipelinesPerPair, this.opts.maxQueuePerPair);
+          const pool = new PairPool(mode, this, this.opts.maxPipelinesPerPair, this.opts.maxQueuePerPair, {
+            maxRequests: Math.max(1, this.opts.maxInFlightPerPipeline),
+            maxBytes: this.opts.maxInFlightBytes,
+          });
           this.pools.set(`${mode.source}-${mode.target}`, pool);
           if (result.pipeline) {
             if (this.opts.keepWarmAfterProbe && !this.closing && this.reserve(pool, false)) {
@@ -209,6 +223,8 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
     });
     const work = blocks.filter((b) => b.core);
     if (work.length === 0) return segments.map((s, i) => results[i] || s);
+    const input = work.map((b) => deformat(b.core));
+    const bytes = input.reduce((n, b) => n + Buffer.byteLength(b) + 1, 0);
 
     const timeoutCtl = new AbortController();
     const timer = setTimeout(() => timeoutCtl.abort(new EngineError('timeout', `apertium ${key}: no answer within ${this.opts.requestTimeoutMs} ms`)), this.opts.requestTimeoutMs);
@@ -218,9 +234,9 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
       let raw: string[] | undefined;
       // a pipeline that dies under a request (crash, killed from outside) is replaced and the request retried once
       for (let attempt = 1; !raw; attempt++) {
-        const pipeline = await pool.acquire(signal);
+        const pipeline = await pool.acquire(signal, bytes);
         try {
-          raw = await this.runOn(pool, pipeline, work, signal, timeoutCtl.signal);
+          raw = await this.runOn(pool, pipeline, input, bytes, signal, timeoutCtl.signal);
         } catch (err) {
           const died = err instanceof EngineError && err.kind === 'failed' && !pipeline.alive && !signal.aborted;
           if (!died || attempt >= 2) throw err;
@@ -244,12 +260,13 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
     }
   }
 
-  private async runOn(pool: PairPool, pipeline: ApertiumPipeline, work: Block[], signal: AbortSignal, deadline: AbortSignal): Promise<string[]> {
-    const run = pipeline.run(work.map((b) => deformat(b.core)));
+  private async runOn(pool: PairPool, pipeline: ApertiumPipeline, input: string[], bytes: number, signal: AbortSignal, deadline: AbortSignal): Promise<string[]> {
+    const run = pipeline.run(input);
     try {
       return await new Promise<string[]>((resolve, reject) => {
         const onAbort = () => {
-          // a deadline hit while the pipeline works leaves it in an unknown state: replace it
+          // a deadline hit while the pipeline works leaves it in an unknown state: replace it (other requests in flight
+          // on it fail with 'failed' and are retried on a fresh pipeline)
           if (deadline.aborted) pipeline.kill('timeout');
           reject(abortError(signal));
         };
@@ -260,10 +277,10 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
     } finally {
       if (signal.aborted && pipeline.alive) {
         // client went away: let the pipeline finish (output discarded) so its stream stays in sync
-        run.catch(() => {}).finally(() => pool.release(pipeline));
+        run.catch(() => {}).finally(() => pool.release(pipeline, bytes));
       } else {
         run.catch(() => {});
-        pool.release(pipeline);
+        pool.release(pipeline, bytes);
       }
     }
   }
@@ -335,6 +352,7 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
       mode: pool.mode.name,
       pipelines: pool.pipelines.length,
       busy: pool.pipelines.filter((p) => p.busy).length,
+      inFlight: pool.pipelines.reduce((n, p) => n + p.inflight, 0),
       queued: pool.queued,
       rssMb: Math.round(pool.pipelines.reduce((n, p) => n + p.rssBytes(), 0) / 2 ** 20),
     }));

@@ -1,12 +1,24 @@
-// Per-pair pool of warm pipelines: hands one pipeline to one request at a time, grows up to a limit, queues the rest.
+// Per-pair pool of warm pipelines: prefers an idle pipeline, grows up to a limit, then pipelines further requests
+// into the least loaded pipeline (bounded by requests and bytes in flight), and queues the rest.
 
 import { EngineError } from '../engine.js';
 import type { ApertiumMode } from './mode-discovery.js';
 import { ApertiumPipeline } from './pipeline.js';
 
 interface Waiter {
+  bytes: number;
   resolve: (p: ApertiumPipeline) => void;
   reject: (err: Error) => void;
+}
+
+export interface InFlightLimits {
+  /** Requests in flight at once in one pipeline (1 = no pipelining). */
+  maxRequests: number;
+  /**
+   * Input bytes in flight in one pipeline; a request joins a busy pipeline only while the total stays within this.
+   * A request alone may exceed it (its blocks are each below PIPE_BUF).
+   */
+  maxBytes: number;
 }
 
 export interface PairPoolHost {
@@ -27,6 +39,7 @@ export class PairPool {
     private readonly host: PairPoolHost,
     private readonly maxPipelines: number,
     private readonly maxQueue: number,
+    private readonly inFlight: InFlightLimits = { maxRequests: 1, maxBytes: 0 },
   ) {}
 
   get queued(): number {
@@ -56,25 +69,38 @@ export class PairPool {
     return p;
   }
 
-  /** Resolves with a pipeline reserved for the caller; pair it with release(). */
-  acquire(signal?: AbortSignal): Promise<ApertiumPipeline> {
+  /** Picks a pipeline with room for `bytes` more input: idle first, then a new one, then the least loaded busy one. */
+  private pick(bytes: number): ApertiumPipeline | undefined {
+    let best: ApertiumPipeline | undefined;
+    for (const p of this.pipelines) {
+      if (!p.alive) continue;
+      if (p.inflight === 0) return p;
+      if (!best || p.inflightBytes < best.inflightBytes) best = p;
+    }
+    if (this.pipelines.length < this.maxPipelines && this.host.reserve(this)) return this.spawn();
+    if (best && best.inflight < this.inFlight.maxRequests && best.inflightBytes + bytes <= this.inFlight.maxBytes) return best;
+    return undefined;
+  }
+
+  private take(p: ApertiumPipeline, bytes: number): ApertiumPipeline {
+    p.inflight++;
+    p.inflightBytes += bytes;
+    return p;
+  }
+
+  /** Resolves with a pipeline that has room for a request of `bytes` input bytes; pair it with release(). */
+  acquire(signal?: AbortSignal, bytes = 0): Promise<ApertiumPipeline> {
     if (this.closed) return Promise.reject(new EngineError('failed', 'apertium engine is closed'));
     this.lastUsed = Date.now();
-    const idle = this.pipelines.find((p) => p.alive && !p.busy);
-    if (idle) {
-      idle.busy = true;
-      return Promise.resolve(idle);
-    }
-    if (this.pipelines.length < this.maxPipelines && this.host.reserve(this)) {
-      const p = this.spawn();
-      p.busy = true;
-      return Promise.resolve(p);
+    if (this.waiters.length === 0) {
+      const p = this.pick(bytes);
+      if (p) return Promise.resolve(this.take(p, bytes));
     }
     if (this.waiters.length >= this.maxQueue) {
       return Promise.reject(new EngineError('overloaded', `apertium ${this.mode.name}: queue full (${this.maxQueue})`));
     }
     return new Promise<ApertiumPipeline>((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject };
+      const waiter: Waiter = { bytes, resolve, reject };
       this.waiters.push(waiter);
       signal?.addEventListener(
         'abort',
@@ -90,19 +116,20 @@ export class PairPool {
     });
   }
 
-  release(p: ApertiumPipeline): void {
-    p.busy = false;
+  /** Gives back what acquire(…, bytes) took, once the request's output has come back (or the pipeline died). */
+  release(p: ApertiumPipeline, bytes = 0): void {
+    p.inflight = Math.max(0, p.inflight - 1);
+    p.inflightBytes = Math.max(0, p.inflightBytes - bytes);
     this.lastUsed = Date.now();
     this.serveWaiters();
   }
 
   private serveWaiters(): void {
     while (this.waiters.length > 0 && !this.closed) {
-      let p = this.pipelines.find((x) => x.alive && !x.busy);
-      if (!p && this.pipelines.length < this.maxPipelines && this.host.reserve(this)) p = this.spawn();
+      const p = this.pick(this.waiters[0]!.bytes);
       if (!p) return;
-      p.busy = true;
-      this.waiters.shift()!.resolve(p);
+      const w = this.waiters.shift()!;
+      w.resolve(this.take(p, w.bytes));
     }
   }
 

@@ -4,25 +4,12 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { forbidden } from '../../lib/errors.js';
 import type { AccountsService, AuthContext } from '../../accounts/accounts-service.js';
+import { SCOPES, scopeAllows, type Scope } from '../../admin/scopes.js';
 
 export type RouteAuth = 'none' | 'key' | 'admin';
 
-/**
- * Endpoint groups a developer key can be limited to (issue: administration). Every authenticated route names its
- * group in `config.scope`; voice routes are never scoped.
- */
-export const SCOPES = [
-  'translate', // /v2/translate
-  'document', // /v2/document*
-  'detect', // /v3/detect/language
-  'glossary', // /v2/glossaries*, /v3/glossaries*, glossary language pairs
-  'style_rules', // /v3/style_rules*
-  'translation_memory', // /v3/translation_memories*
-  'write', // /v2/write/*
-  'usage', // /v2/usage
-  'languages', // /v2/languages, /v3/languages*
-] as const;
-export type Scope = (typeof SCOPES)[number];
+// Endpoint groups a developer key can be limited to (issue: administration); defined beside the admin service.
+export { SCOPES, type Scope };
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -96,6 +83,10 @@ async function authPlugin(app: FastifyInstance, opts: AuthPluginOptions): Promis
       throw forbidden(`Wrong endpoint. Paid-plan keys must use ${opts.endpoints.baseUrl}`);
     }
     if (mode === 'admin' && ctx.key.kind !== 'admin') throw forbidden('Forbidden. This endpoint requires an admin key.');
+    const scope = request.routeOptions.config?.scope;
+    if (!scopeAllows(ctx.key.scopes, scope)) {
+      throw forbidden(`Forbidden. This key is not allowed to use this endpoint: its scopes do not include '${scope}'.`);
+    }
     request.auth = ctx;
   });
 }

@@ -40,7 +40,10 @@ const RESOURCE_FEATURES: Record<string, { name: string; needs_source_support?: b
   translate_document: [],
   glossary: [],
   voice: [],
-  write: [],
+  write: [
+    { name: 'writing_style', needs_target_support: true },
+    { name: 'tone', needs_target_support: true },
+  ],
   style_rules: [],
   translation_memory: [],
 };
@@ -70,6 +73,17 @@ export async function languageRoutes(app: FastifyInstance, { services }: { servi
     if (typeof resource !== 'string' || !(V3_RESOURCES as readonly string[]).includes(resource)) throw unsupportedValue('resource');
     const include = ([] as unknown[]).concat(query.include ?? []).flatMap((v) => String(v).split(','));
     for (const v of include) if (v !== 'beta' && v !== 'external') throw unsupportedValue('include');
+    if (resource === 'write') {
+      // Text improvement works within one language: each listed language is usable as source and target.
+      return services.write.languages().map((l) => ({
+        lang: toBcp47(l.code),
+        name: languageName(l.code),
+        usable_as_source: true,
+        usable_as_target: true,
+        status: 'stable',
+        features: l.style ? { writing_style: { status: 'stable' }, tone: { status: 'stable' } } : {},
+      }));
+    }
     if (resource !== 'translate_text') return []; // no engine provides these resources yet
     const catalogue = services.languages();
     const codes = new Set([...catalogue.sources, ...catalogue.targets.map((t) => t.code)]);

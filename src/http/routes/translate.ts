@@ -40,6 +40,7 @@ export async function translateRoutes(app: FastifyInstance, { services }: { serv
           text: r.text,
           ...(req.showBilledCharacters ? { billed_characters: r.billedCharacters } : {}),
           ...(modelTypeUsed ? { model_type_used: modelTypeUsed } : {}),
+          ...(r.tagHandlingVersion ? { tag_handling_version: r.tagHandlingVersion } : {}),
         })),
         ...(req.showBilledCharacters ? { billed_characters: outcome.billedCharacters } : {}),
       };

@@ -1,0 +1,168 @@
+// Why: measures voice latency (end of an utterance → its concluded transcript, → its first translated audio chunk)
+// and how many real-time streams one machine holds, against a batch baseline (decoding the whole utterance after it
+// ended, which is what a non-streaming recogniser would have to do).
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import WebSocket from 'ws';
+import { loadConfig } from '../src/config.js';
+import { buildServices } from '../src/services.js';
+import { buildApp } from '../src/app.js';
+import { ApertiumEngine } from '../src/engines/apertium/index.js';
+import { parseWav, resample } from '../src/voice/audio/pcm.js';
+import { PocketSphinxEngine } from '../src/voice/stt/pocketsphinx.js';
+
+const UTTERANCES = [
+  'The weather is nice today.',
+  'I would like to visit the old city with my friends.',
+  'Please send me the report before the meeting tomorrow.',
+];
+const GAP_MS = 1200;
+const CHUNK_MS = 100;
+
+function synth(text: string): Int16Array {
+  const dir = mkdtempSync(join(tmpdir(), 'tolk-bench-'));
+  try {
+    spawnSync('flite', ['-voice', 'slt', '-o', join(dir, 'a.wav'), '-t', text]);
+    const wav = parseWav(readFileSync(join(dir, 'a.wav')));
+    return resample(wav.samples, wav.sampleRate, 16000);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The utterances with silence between them, and where each utterance's speech ends (ms). */
+function buildAudio(): { pcm: Buffer; ends: number[] } {
+  const parts: Int16Array[] = [];
+  const ends: number[] = [];
+  let ms = 0;
+  for (const u of UTTERANCES) {
+    const s = synth(u);
+    parts.push(s);
+    ms += (s.length / 16000) * 1000;
+    ends.push(ms);
+    parts.push(new Int16Array((GAP_MS * 16000) / 1000));
+    ms += GAP_MS;
+  }
+  const total = parts.reduce((n, p) => n + p.length, 0);
+  const all = new Int16Array(total);
+  let o = 0;
+  for (const p of parts) (all.set(p, o), (o += p.length));
+  return { pcm: Buffer.from(all.buffer), ends };
+}
+
+interface StreamResult {
+  transcriptLatency: number[];
+  audioLatency: number[];
+  text: string;
+}
+
+async function runStream(url: string, pcm: Buffer, ends: number[]): Promise<StreamResult> {
+  const ws = new WebSocket(url);
+  await new Promise((r, j) => (ws.once('open', r), ws.once('error', j)));
+  const endSentAt: number[] = [];
+  const transcriptAt = new Map<number, number>();
+  const audioAt = new Map<number, number>();
+  const texts: string[] = [];
+  let lastConcluded = -1;
+  const closed = new Promise<void>((r) => ws.on('close', () => r()));
+  ws.on('message', (data: Buffer) => {
+    const now = performance.now();
+    const m = JSON.parse(data.toString());
+    for (const seg of m.source_transcript_update?.concluded ?? []) {
+      texts.push(seg.text);
+      if (process.env.TOLK_BENCH_VOICE_DEBUG) console.log('concluded', seg.start_time, seg.end_time, seg.text, ends);
+      const u = ends.findIndex((e) => seg.end_time <= e + 600);
+      if (u >= 0) (transcriptAt.set(u, now), (lastConcluded = u));
+    }
+    if (m.target_media_chunk && lastConcluded >= 0 && !audioAt.has(lastConcluded)) audioAt.set(lastConcluded, now);
+    if (m.error) console.error('stream error', m.error);
+  });
+  const bytesPerChunk = (16000 * 2 * CHUNK_MS) / 1000;
+  const start = performance.now();
+  for (let i = 0, n = 0; i < pcm.length; i += bytesPerChunk, n++) {
+    ws.send(JSON.stringify({ source_media_chunk: { data: pcm.subarray(i, i + bytesPerChunk).toString('base64') } }));
+    const sentMs = ((i + bytesPerChunk) / 32000) * 1000;
+    ends.forEach((e, u) => {
+      if (endSentAt[u] === undefined && sentMs >= e) endSentAt[u] = performance.now();
+    });
+    const wait = start + (n + 1) * CHUNK_MS - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  }
+  ws.send(JSON.stringify({ end_of_source_media: {} }));
+  await closed;
+  return {
+    transcriptLatency: ends.map((_, u) => (transcriptAt.get(u) ?? NaN) - endSentAt[u]!),
+    audioLatency: ends.map((_, u) => (audioAt.get(u) ?? NaN) - endSentAt[u]!),
+    text: texts.join(' '),
+  };
+}
+
+const median = (xs: number[]) => {
+  const s = xs.filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
+  return s.length ? s[s.length >> 1]! : NaN;
+};
+const max = (xs: number[]) => Math.max(...xs.map((x) => (Number.isNaN(x) ? Infinity : x)));
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'tolk-bench-voice-'));
+  const config = loadConfig({ TOLK_DATABASE_URL: join(dir, 'tolk.db'), TOLK_PORT: '8080', TOLK_FREE_PORT: '8080' });
+  const services = await buildServices(config, { engineOverride: [new ApertiumEngine({ pairs: ['en-es'], maxPipelinesPerPair: 2 })] });
+  const app = await buildApp({ config, services, logger: false });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const port = (app.server.address() as AddressInfo).port;
+  const { account } = await services.accounts.createAccount({ plan: 'pro', features: [] });
+  const key = await services.accounts.createKey(account.id, { label: 'bench' });
+  const { pcm, ends } = buildAudio();
+  console.log(`audio: ${UTTERANCES.length} utterances, ${(pcm.length / 32000).toFixed(1)} s, streamed in ${CHUNK_MS} ms chunks at real-time pace`);
+
+  const session = async () => {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v3/voice/realtime',
+      headers: { authorization: `Service-Auth-Key ${key.secret}` },
+      payload: {
+        source_media_content_type: 'audio/pcm;encoding=s16le;rate=16000',
+        source_language: 'en',
+        target_languages: ['es'],
+        target_media_languages: ['es'],
+        target_media_content_type: process.env.TOLK_BENCH_VOICE_MEDIA ?? 'audio/ogg;codecs=opus',
+      },
+    });
+    return `ws://127.0.0.1:${port}/v3/voice/realtime/connect?token=${encodeURIComponent(res.json().token)}`;
+  };
+
+  // Baseline: batch decoding of each utterance, started once it ended (one fresh decoder call for the whole audio).
+  const engine = new PocketSphinxEngine();
+  const batch: number[] = [];
+  for (const u of UTTERANCES) {
+    const s = synth(u);
+    const r = await engine.createRecognizer('en');
+    const t0 = performance.now();
+    await r.write(s);
+    await r.finish();
+    batch.push(performance.now() - t0);
+    r.release();
+  }
+  await engine.close();
+  console.log(`baseline (batch decode after the utterance ended): median ${median(batch).toFixed(0)} ms, max ${max(batch).toFixed(0)} ms`);
+
+  await runStream(await session(), pcm.subarray(0, 32000), []); // warm-up: decoder pool, Apertium, TTS
+  for (const n of (process.env.TOLK_BENCH_VOICE_STREAMS ?? '1,2,4,8').split(',').map(Number)) {
+    const urls = await Promise.all(Array.from({ length: n }, session));
+    const results = await Promise.all(urls.map((u) => runStream(u, pcm, ends)));
+    const tl = results.flatMap((r) => r.transcriptLatency);
+    const al = results.flatMap((r) => r.audioLatency);
+    console.log(
+      `${String(n).padStart(2)} streams: end of utterance → concluded transcript median ${median(tl).toFixed(0)} ms, max ${max(tl).toFixed(0)} ms; → first translated audio median ${median(al).toFixed(0)} ms, max ${max(al).toFixed(0)} ms`,
+    );
+    if (n === 1) console.log(`   transcript: "${results[0]!.text}"`);
+  }
+  await app.close();
+  await services.close();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+await main();

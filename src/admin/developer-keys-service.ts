@@ -1,0 +1,106 @@
+// Developer keys of an organization, managed with its admin key: create (secret shown once), list, rename, limit,
+// scope and deactivate (permanent). Every change drops the key from the auth cache so it takes effect at once.
+import { ServiceError, invalid, notFound } from '../lib/errors.js';
+import { DEFAULT_KEY_LABEL, toKey, type Account, type AccountsService, type ApiKey } from '../accounts/accounts-service.js';
+import type { AdminRepository } from '../store/admin-repository.js';
+import type { ApiKeyRow, Store } from '../store/store.js';
+import { bodyOf, missing, parseKeyId, parseLabel, parseLimit, parseScopes } from './key-params.js';
+
+/** Active developer keys an organization may hold at once (the reference's cap). */
+export const MAX_ACTIVE_DEVELOPER_KEYS = 25;
+export const KEY_NOT_FOUND_MESSAGE = 'Developer key not found.';
+
+export interface DeveloperKeysServiceOptions {
+  maxActiveKeys?: number;
+}
+
+export class DeveloperKeysService {
+  private readonly maxActive: number;
+
+  constructor(
+    private readonly store: Store,
+    private readonly accounts: AccountsService,
+    private readonly repo: AdminRepository,
+    options: DeveloperKeysServiceOptions = {},
+  ) {
+    this.maxActive = options.maxActiveKeys ?? MAX_ACTIVE_DEVELOPER_KEYS;
+  }
+
+  /** Creates a developer key; the secret is returned here and never again (only its hash is stored). */
+  async create(account: Account, rawBody: unknown): Promise<{ key: ApiKey; secret: string }> {
+    const body = bodyOf(rawBody);
+    const label = body.label === undefined || body.label === null ? DEFAULT_KEY_LABEL : parseLabel(body.label);
+    const scopes = parseScopes(body) ?? null;
+    const { row, secret } = this.accounts.prepareKey(account, 'developer', label, scopes);
+    if (!(await this.repo.insertDeveloperKeyWithin(row, this.maxActive))) {
+      throw invalid(
+        `Bad request. Reason: At most ${this.maxActive} developer keys can be active at once. Deactivate a key before creating another.`,
+      );
+    }
+    return { key: toKey(row), secret };
+  }
+
+  /** All developer keys of the account, active and deactivated, oldest first. */
+  async list(account: Account): Promise<ApiKey[]> {
+    return (await this.store.listKeys(account.id, 'developer')).map(toKey);
+  }
+
+  /** Permanent: a deactivated key never authenticates again; deactivating it twice keeps the first time. */
+  async deactivate(account: Account, rawBody: unknown): Promise<ApiKey> {
+    const row = await this.find(account, parseKeyId(bodyOf(rawBody)));
+    await this.repo.deactivateKey(row.id, this.accounts.now());
+    return this.changed(account, row.id);
+  }
+
+  async rename(account: Account, rawBody: unknown): Promise<ApiKey> {
+    const body = bodyOf(rawBody);
+    const keyId = parseKeyId(body);
+    if (body.label === undefined || body.label === null) throw missing('label');
+    const label = parseLabel(body.label);
+    const row = await this.find(account, keyId);
+    await this.store.updateKey(row.id, { label });
+    return this.changed(account, row.id);
+  }
+
+  /** Absent fields stay as they are; null lifts a limit; 0 blocks the key. */
+  async setLimits(account: Account, rawBody: unknown): Promise<ApiKey> {
+    const body = bodyOf(rawBody);
+    const keyId = parseKeyId(body);
+    const characters = parseLimit(body, 'characters');
+    const speech = parseLimit(body, 'speech_to_text_milliseconds');
+    if (characters === undefined && speech === undefined) {
+      throw invalid("Parameter 'characters' or 'speech_to_text_milliseconds' not specified");
+    }
+    const row = await this.find(account, keyId);
+    await this.store.updateKey(row.id, {
+      ...(characters !== undefined ? { character_limit: characters } : {}),
+      ...(speech !== undefined ? { speech_to_text_ms_limit: speech } : {}),
+    });
+    return this.changed(account, row.id);
+  }
+
+  /** Replaces the key's scopes: an array of endpoint groups, or null for an unrestricted key. */
+  async setScopes(account: Account, rawBody: unknown): Promise<ApiKey> {
+    const body = bodyOf(rawBody);
+    const keyId = parseKeyId(body);
+    const scopes = parseScopes(body);
+    if (scopes === undefined) throw missing('scopes');
+    const row = await this.find(account, keyId);
+    await this.store.updateKey(row.id, { scopes: scopes === null ? null : JSON.stringify(scopes) });
+    return this.changed(account, row.id);
+  }
+
+  /** Keys of other accounts, and admin keys, are indistinguishable from unknown ids. */
+  private async find(account: Account, keyId: string): Promise<ApiKeyRow> {
+    const row = await this.repo.getAccountKey(account.id, keyId);
+    if (!row || row.kind !== 'developer') throw notFound(KEY_NOT_FOUND_MESSAGE);
+    return row;
+  }
+
+  private async changed(account: Account, keyId: string): Promise<ApiKey> {
+    this.accounts.forgetKey(keyId);
+    const row = await this.repo.getAccountKey(account.id, keyId);
+    if (!row) throw new ServiceError('not_found', KEY_NOT_FOUND_MESSAGE);
+    return toKey(row);
+  }
+}

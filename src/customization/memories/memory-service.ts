@@ -1,0 +1,300 @@
+// Translation memories: TMX import/export as background jobs whose state lives in the store, and fuzzy lookup.
+import { createWriteStream, mkdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { Transform, type Readable } from 'node:stream';
+import { ServiceError, invalid, notFound, unsupportedValue } from '../../lib/errors.js';
+import { newUuid } from '../../lib/ids.js';
+import type { JobRow, MemoryRepository, MemoryRow } from '../../store/memory-repository.js';
+import { FuzzyIndex, type MemorySegment } from './fuzzy-index.js';
+import { TMX_FOOTER, TmxError, readTmx, tmxHeader, tmxUnit } from './tmx.js';
+
+export const MAX_TMX_BYTES = 256 * 1024 * 1024;
+export const UPLOAD_TTL_MS = 60 * 60 * 1000;
+export const DOWNLOAD_TTL_MS = 24 * 60 * 60 * 1000;
+export const TM_SOURCE_LANGUAGES = ['de', 'en', 'es', 'fr', 'it', 'ja', 'ko', 'zh'];
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const INTERRUPTED = 'The job was interrupted by a server restart. Please start it again.';
+
+export interface MemoryServiceOptions {
+  dataDir: string;
+  now?: () => number;
+  onError?: (err: unknown) => void;
+}
+
+const iso = (ms: number | null) => (ms === null ? undefined : new Date(Number(ms)).toISOString());
+
+export class MemoryService {
+  private readonly now: () => number;
+  private readonly dir: string;
+  private readonly running = new Set<Promise<void>>();
+  private readonly indexes = new Map<string, { stamp: number; index: FuzzyIndex }>();
+
+  constructor(
+    private readonly repo: MemoryRepository,
+    private readonly options: MemoryServiceOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+    this.dir = join(options.dataDir, 'translation-memories');
+  }
+
+  /** At start: jobs a crash interrupted end `failed` with a message; stale uploads expire. */
+  async recover(): Promise<void> {
+    for (const job of await this.repo.jobsWithStatus('processing')) {
+      if (job.memory_id && job.operation === 'import') await this.repo.deleteMemory(job.memory_id);
+      await this.repo.updateJob(job.id, { status: 'failed', error_message: INTERRUPTED, updated_at: this.now() });
+    }
+    for (const job of await this.repo.jobsWithStatus('awaiting_input')) {
+      if (job.expires_at !== null && Number(job.expires_at) < this.now()) await this.repo.updateJob(job.id, { status: 'expired', updated_at: this.now() });
+    }
+  }
+
+  /** Resolves when every background job started so far has finished (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  }
+
+  private track(p: Promise<void>): void {
+    const wrapped = p.catch((err) => this.options.onError?.(err)).finally(() => this.running.delete(wrapped));
+    this.running.add(wrapped);
+  }
+
+  async startImport(accountId: string, body: Record<string, unknown>, baseUrl: string) {
+    const file = body.source_file as Record<string, unknown> | undefined;
+    if (typeof file !== 'object' || file === null) throw invalid("Parameter 'source_file' not specified");
+    const params = (body.parameters ?? {}) as Record<string, unknown>;
+    const name = params.display_name ?? file.file_name;
+    if (typeof name !== 'string' || name.trim() === '') throw invalid("Parameter 'display_name' not specified");
+    const contentType = file.content_type ?? 'application/xml';
+    if (typeof contentType !== 'string' || !/^(application|text)\/(xml|x-tmx\+xml|tmx\+xml)$/.test(contentType.split(';')[0]!.trim())) throw unsupportedValue('content_type');
+    const length = file.content_length;
+    if (length !== undefined && (typeof length !== 'number' || !Number.isInteger(length) || length < 0)) throw unsupportedValue('content_length');
+    if (typeof length === 'number' && length > MAX_TMX_BYTES) throw new ServiceError('payload_too_large', `The TMX file exceeds the maximum size of ${MAX_TMX_BYTES} bytes.`);
+    const at = this.now();
+    const job: JobRow = {
+      id: newUuid(), account_id: accountId, operation: 'import', status: 'awaiting_input', memory_id: null, display_name: name,
+      content_type: contentType, content_length: typeof length === 'number' ? length : null, file_path: null, error_message: null,
+      skipped_segment_count: 0, created_at: at, updated_at: at, expires_at: at + UPLOAD_TTL_MS,
+    };
+    await this.repo.insertJob(job);
+    return { job_id: job.id, upload_url: `${baseUrl}/v3/translation_memories/jobs/${job.id}/upload`, expires_at: iso(job.expires_at)! };
+  }
+
+  private async job(accountId: string, id: string): Promise<JobRow> {
+    const job = UUID.test(id) ? await this.repo.getJob(accountId, id.toLowerCase()) : undefined;
+    if (!job) throw notFound('Job not found');
+    return job;
+  }
+
+  /** The upload of an import: streamed to disk with a size limit, then processed in the background. */
+  async receiveUpload(accountId: string, jobId: string, body: Readable): Promise<void> {
+    const job = await this.job(accountId, jobId);
+    if (job.operation !== 'import' || job.status !== 'awaiting_input') throw new ServiceError('conflict', 'This job does not await an upload.');
+    if (job.expires_at !== null && Number(job.expires_at) < this.now()) {
+      await this.repo.updateJob(job.id, { status: 'expired', updated_at: this.now() });
+      throw new ServiceError('conflict', 'The upload URL has expired.');
+    }
+    mkdirSync(this.dir, { recursive: true });
+    const path = join(this.dir, `${job.id}.upload.tmx`);
+    const limit = Math.min(MAX_TMX_BYTES, job.content_length ?? MAX_TMX_BYTES);
+    let seen = 0;
+    const counter = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        seen += chunk.length;
+        if (seen > limit) done(new ServiceError('payload_too_large', `The upload exceeds the declared size of ${limit} bytes.`));
+        else done(null, chunk);
+      },
+    });
+    try {
+      await pipeline(body, counter, createWriteStream(path));
+    } catch (err) {
+      rmSync(path, { force: true });
+      throw err instanceof ServiceError ? err : invalid('The upload could not be read.');
+    }
+    const memoryId = newUuid();
+    await this.repo.updateJob(job.id, { status: 'processing', file_path: path, memory_id: memoryId, updated_at: this.now() });
+    this.track(this.runImport({ ...job, memory_id: memoryId, file_path: path }));
+  }
+
+  private async runImport(job: JobRow): Promise<void> {
+    const memoryId = job.memory_id!;
+    const at = this.now();
+    let memory: MemoryRow | undefined;
+    let skipped = 0;
+    let count = 0;
+    const targets = new Set<string>();
+    let batch: { target_lang: string; source: string; target: string }[] = [];
+    try {
+      await readTmx(
+        job.file_path!,
+        (h) => {
+          memory = { id: memoryId, account_id: job.account_id, name: job.display_name, source_lang: h.sourceLang.split('-')[0]!, target_langs: '[]', segment_count: -1, created_at: at, updated_at: at };
+        },
+        async (unit) => {
+          if (!memory) throw new TmxError('The TMX header must precede the translation units.');
+          if (count === 0 && batch.length === 0) await this.repo.insertMemory(memory);
+          for (const [lang, text] of unit.targets) {
+            targets.add(lang);
+            batch.push({ target_lang: lang, source: unit.source, target: text });
+            count++;
+          }
+          if (batch.length >= 1000) {
+            await this.repo.insertSegments(memoryId, batch);
+            batch = [];
+          }
+        },
+        () => skipped++,
+      );
+      if (!memory) throw new TmxError('The file is not a TMX document.');
+      if (!TM_SOURCE_LANGUAGES.includes(memory.source_lang)) throw new TmxError(`Source language ${memory.source_lang} is not supported by translation memories.`);
+      if (count === 0 && batch.length === 0) throw new TmxError('The TMX file contains no usable translation units.');
+      await this.repo.insertSegments(memoryId, batch);
+      await this.repo.updateMemory(memoryId, { segment_count: count, target_langs: JSON.stringify([...targets].sort()), updated_at: this.now() });
+      await this.repo.updateJob(job.id, { status: 'completed', skipped_segment_count: skipped, updated_at: this.now() });
+    } catch (err) {
+      await this.repo.deleteMemory(memoryId);
+      const message = err instanceof TmxError ? err.message : 'The TMX file could not be imported.';
+      if (!(err instanceof TmxError)) this.options.onError?.(err);
+      await this.repo.updateJob(job.id, { status: 'failed', error_message: message, memory_id: null, skipped_segment_count: skipped, updated_at: this.now() });
+    } finally {
+      rmSync(job.file_path!, { force: true });
+    }
+  }
+
+  async getJob(accountId: string, id: string, baseUrl: string) {
+    let job = await this.job(accountId, id);
+    if (job.status === 'awaiting_input' && job.expires_at !== null && Number(job.expires_at) < this.now()) {
+      await this.repo.updateJob(job.id, { status: 'expired', updated_at: this.now() });
+      job = { ...job, status: 'expired' };
+    }
+    const result: Record<string, unknown> = { status: job.status };
+    if (job.status === 'awaiting_input') result.status_metadata = { required_action: 'upload_file' };
+    if (job.memory_id && job.status !== 'failed') result.translation_memory_id = job.memory_id;
+    if (job.error_message) result.error_message = job.error_message;
+    if (job.operation === 'import') result.skipped_segment_count = Number(job.skipped_segment_count);
+    if (job.operation === 'export' && job.status === 'completed') {
+      result.download_url = `${baseUrl}/v3/translation_memories/jobs/${job.id}/download`;
+      result.expires_at = iso(job.expires_at);
+    }
+    if (job.operation === 'import' && job.status === 'awaiting_input') result.expires_at = iso(job.expires_at);
+    return {
+      job_id: job.id,
+      operation: job.operation,
+      display_name: job.display_name,
+      creation_time: iso(job.created_at)!,
+      updated_time: iso(job.updated_at)!,
+      ...(job.content_type ? { source_content_type: job.content_type } : {}),
+      ...(job.content_length !== null ? { source_content_length: Number(job.content_length) } : {}),
+      ...(job.operation === 'export' ? { parameters: { translation_memory_id: job.memory_id } } : {}),
+      results: [result],
+    };
+  }
+
+  private async memory(accountId: string, id: string): Promise<MemoryRow> {
+    const m = UUID.test(id) ? await this.repo.getMemory(accountId, id.toLowerCase()) : undefined;
+    if (!m || Number(m.segment_count) < 0) throw notFound(`Translation Memory ${id} not found`);
+    return m;
+  }
+
+  /** 200 reuses a recent export of the unchanged memory, 202 starts one, 409 while one runs. */
+  async startExport(accountId: string, memoryId: string): Promise<{ status: 200 | 202; body: { job_id: string; parameters: { translation_memory_id: string } } }> {
+    const memory = await this.memory(accountId, memoryId);
+    const jobs = await this.repo.exportJobs(memory.id);
+    if (jobs.some((j) => j.status === 'processing')) throw new ServiceError('conflict', 'An export of this translation memory is already in progress; poll its job.');
+    const reusable = jobs.find((j) => j.status === 'completed' && Number(j.created_at) >= Number(memory.updated_at) && (j.expires_at === null || Number(j.expires_at) > this.now()));
+    const body = (id: string) => ({ job_id: id, parameters: { translation_memory_id: memory.id } });
+    if (reusable) return { status: 200, body: body(reusable.id) };
+    const at = this.now();
+    mkdirSync(this.dir, { recursive: true });
+    const job: JobRow = {
+      id: newUuid(), account_id: accountId, operation: 'export', status: 'processing', memory_id: memory.id, display_name: memory.name,
+      content_type: 'application/xml', content_length: null, file_path: null, error_message: null, skipped_segment_count: 0,
+      created_at: at, updated_at: at, expires_at: null,
+    };
+    job.file_path = join(this.dir, `${job.id}.export.tmx`);
+    await this.repo.insertJob(job);
+    this.track(this.runExport(job, memory));
+    return { status: 202, body: body(job.id) };
+  }
+
+  private async runExport(job: JobRow, memory: MemoryRow): Promise<void> {
+    try {
+      const out = createWriteStream(job.file_path!);
+      const write = (s: string) => new Promise<void>((res, rej) => (out.write(s) ? res() : out.once('drain', res), out.once('error', rej)));
+      await write(tmxHeader(memory.source_lang));
+      for (let after = 0; ; ) {
+        const page = await this.repo.segments(memory.id, undefined, after, 2000);
+        if (page.length === 0) break;
+        for (const s of page) await write(tmxUnit(memory.source_lang, s.source, s.target_lang, s.target));
+        after = Number(page[page.length - 1]!.id);
+      }
+      await new Promise<void>((res, rej) => out.end(TMX_FOOTER, () => res()).once('error', rej));
+      const size = statSync(job.file_path!).size;
+      await this.repo.updateJob(job.id, { status: 'completed', content_length: size, expires_at: this.now() + DOWNLOAD_TTL_MS, updated_at: this.now() });
+    } catch (err) {
+      this.options.onError?.(err);
+      rmSync(job.file_path!, { force: true });
+      await this.repo.updateJob(job.id, { status: 'failed', error_message: 'The export failed.', updated_at: this.now() });
+    }
+  }
+
+  /** Path of a finished export; the job becomes `downloaded`. */
+  async download(accountId: string, jobId: string): Promise<string> {
+    const job = await this.job(accountId, jobId);
+    if (job.operation !== 'export') throw notFound('Job not found');
+    if (job.status === 'processing') throw new ServiceError('not_ready', 'The export is not done yet.');
+    if (job.status === 'expired' || (job.expires_at !== null && Number(job.expires_at) < this.now())) throw notFound('The export has expired.');
+    if (job.status !== 'completed' && job.status !== 'downloaded') throw notFound('The export failed.');
+    if (job.status === 'completed') await this.repo.updateJob(job.id, { status: 'downloaded', updated_at: this.now() });
+    return job.file_path!;
+  }
+
+  async list(accountId: string, page: number, pageSize: number) {
+    const { rows, total } = await this.repo.pageMemories(accountId, page, pageSize);
+    return {
+      translation_memories: rows.map((m) => ({
+        translation_memory_id: m.id,
+        name: m.name,
+        source_language: m.source_lang,
+        target_languages: JSON.parse(m.target_langs) as string[],
+        segment_count: Number(m.segment_count),
+      })),
+      total_count: total,
+    };
+  }
+
+  /**
+   * For translation: the memory's best match per segment at or above `threshold` (undefined → send to the engine).
+   * 404 when the memory does not exist or lacks the pair (messages of api-details.md).
+   */
+  async lookup(accountId: string, memoryId: string, source: string, target: string, segments: readonly string[], threshold = 75): Promise<(string | undefined)[]> {
+    if (!UUID.test(memoryId)) throw unsupportedValue('translation_memory_id');
+    if (!Number.isInteger(threshold) || threshold < 0 || threshold > 100) throw invalid('Parameter "translation_memory_threshold" must be an integer between 0 and 100');
+    const memory = await this.memory(accountId, memoryId);
+    const t = target.toLowerCase();
+    const langs = JSON.parse(memory.target_langs) as string[];
+    const lang = langs.find((l) => l === t) ?? langs.find((l) => l.split('-')[0] === t.split('-')[0]);
+    if (!lang) throw notFound(`Translation Memory ${memoryId} does not support the target language ${target}`);
+    if (source.toLowerCase().split('-')[0] !== memory.source_lang) throw notFound(`Translation Memory ${memoryId} does not support the source language ${source}`);
+    const index = await this.index(memory, lang);
+    return segments.map((s) => index.lookup(s.trim(), threshold)?.segment.target);
+  }
+
+  private async index(memory: MemoryRow, lang: string): Promise<FuzzyIndex> {
+    const key = `${memory.id}:${lang}`;
+    const stamp = Number(memory.updated_at);
+    const cached = this.indexes.get(key);
+    if (cached && cached.stamp === stamp) return cached.index;
+    const segments: MemorySegment[] = [];
+    for (let after = 0; ; ) {
+      const page = await this.repo.segments(memory.id, lang, after, 5000);
+      if (page.length === 0) break;
+      for (const s of page) segments.push({ source: s.source, target: s.target });
+      after = Number(page[page.length - 1]!.id);
+    }
+    const index = new FuzzyIndex(segments);
+    this.indexes.set(key, { stamp, index });
+    if (this.indexes.size > 16) this.indexes.delete(this.indexes.keys().next().value!);
+    return index;
+  }
+}

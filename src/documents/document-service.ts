@@ -1,0 +1,324 @@
+// Document translation: upload (streamed and encrypted while it arrives), status, download once with billing, the
+// job queue's lifecycle (start, recovery, retention purge). The HTTP layer only parses requests and writes replies.
+import { createReadStream, createWriteStream } from 'node:fs';
+import { rename } from 'node:fs/promises';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { randomBytes } from 'node:crypto';
+import { ServiceError, invalid, notFound } from '../lib/errors.js';
+import type { Logger } from '../lib/logger.js';
+import type { AccountsService, AuthContext } from '../accounts/accounts-service.js';
+import { toKey } from '../accounts/accounts-service.js';
+import type { UsageService } from '../accounts/usage-service.js';
+import type { Store } from '../store/store.js';
+import { DocumentRepository, type DocumentRow } from '../store/document-repository.js';
+import type { TranslateService } from '../translate/translate-service.js';
+import { decryptStream, encryptStream, keyVerifier, newDocumentId, newDocumentKey, verifyKey, wrapKey } from './crypto.js';
+import { DocumentFiles } from './document-files.js';
+import { textRequest, type DocumentRequest } from './document-request.js';
+import { DocumentWorker } from './document-worker.js';
+import { DocumentFormats, type DocumentFormat } from './formats/index.js';
+
+export const DOCUMENT_NOT_FOUND = 'Document not found';
+export const DOCUMENT_NOT_DONE = 'Document translation is not done';
+export const INVALID_FILE = 'Invalid file data.';
+
+export interface DocumentServiceOptions {
+  store: Store;
+  accounts: AccountsService;
+  usage: UsageService;
+  translate: TranslateService;
+  /** TOLK_DATA_DIR/documents */
+  dir: string;
+  /** Concurrent translation jobs on this node (0 = this node never translates documents). */
+  workers: number;
+  /** Documents not downloaded are purged this long after upload. */
+  retentionMs: number;
+  logger: Logger;
+  now?: () => number;
+  leaseMs?: number;
+  pollIntervalMs?: number;
+  purgeIntervalMs?: number;
+  /** A status request for an unfinished document waits this long for it to end (clients poll at once after upload). */
+  statusWaitMs?: number;
+  formats?: DocumentFormats;
+}
+
+export interface DocumentStatusView {
+  document_id: string;
+  status: 'queued' | 'translating' | 'done' | 'error';
+  seconds_remaining?: number;
+  billed_characters?: number;
+  error_message?: string;
+  message?: string;
+}
+
+export interface ReceivedFile {
+  id: string;
+  key: string;
+  bytes: number;
+}
+
+export interface DocumentDownload {
+  stream: Readable;
+  contentType: string;
+  bytes: number;
+  /** Call when the response was fully written: the document is deleted. */
+  complete(): Promise<void>;
+  /** Call when the response failed: the document can be downloaded again (not billed twice). */
+  release(): Promise<void>;
+}
+
+export class DocumentService {
+  readonly formats: DocumentFormats;
+  readonly repository: DocumentRepository;
+  readonly files: DocumentFiles;
+  private readonly worker: DocumentWorker;
+  private readonly now: () => number;
+  private readonly leaseMs: number;
+  private purgeTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly o: DocumentServiceOptions) {
+    this.formats = o.formats ?? new DocumentFormats();
+    this.repository = new DocumentRepository(o.store.db, o.store.dialect);
+    this.files = new DocumentFiles(o.dir);
+    this.now = o.now ?? Date.now;
+    this.leaseMs = o.leaseMs ?? 30_000;
+    this.worker = new DocumentWorker({
+      repository: this.repository,
+      files: this.files,
+      formats: this.formats,
+      translate: o.translate,
+      logger: o.logger,
+      now: this.now,
+      concurrency: o.workers,
+      leaseMs: this.leaseMs,
+      pollIntervalMs: o.pollIntervalMs ?? 2_000,
+    });
+  }
+
+  /** Starts the workers (which first pick up jobs a previous run left behind) and the retention purge. */
+  async start(): Promise<void> {
+    await this.repository.releaseStaleDownloads(this.now());
+    this.worker.start();
+    const interval = this.o.purgeIntervalMs ?? 10 * 60_000;
+    this.purgeTimer = setInterval(() => void this.purgeExpired().catch((err) => this.o.logger.error({ err }, 'document purge failed')), interval);
+    this.purgeTimer.unref();
+    void this.purgeExpired().catch((err) => this.o.logger.error({ err }, 'document purge failed'));
+  }
+
+  async close(): Promise<void> {
+    if (this.purgeTimer) clearInterval(this.purgeTimer);
+    await this.worker.close();
+  }
+
+  /** Streams an upload to disk, encrypted as it arrives; never holds the file in memory. */
+  async receiveFile(file: Readable, maxBytes: number): Promise<ReceivedFile> {
+    const id = newDocumentId();
+    const key = newDocumentKey();
+    let bytes = 0;
+    const counter = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        bytes += chunk.length;
+        if (bytes > maxBytes) done(new ServiceError('payload_too_large', `Document too large: at most ${maxBytes} bytes.`));
+        else done(null, chunk);
+      },
+    });
+    try {
+      await pipeline(file, counter, encryptStream(key, 'upload'), createWriteStream(this.files.partPath(id), { mode: 0o600 }));
+    } catch (err) {
+      await this.files.remove(id);
+      throw err;
+    }
+    return { id, key, bytes };
+  }
+
+  async discard(file: ReceivedFile): Promise<void> {
+    await this.files.remove(file.id);
+  }
+
+  /** The format for an upload's file name: 400 for unknown extensions, a clear 400 for formats not built yet. */
+  formatFor(fileName: string | undefined): DocumentFormat {
+    if (!fileName) throw invalid(INVALID_FILE);
+    const format = this.formats.forFileName(fileName);
+    if (format === undefined) throw invalid(INVALID_FILE);
+    if (format === 'planned') {
+      const ext = /\.([^.]+)$/.exec(fileName)![1]!.toLowerCase();
+      throw new ServiceError('feature_not_available', `Document format '${ext}' is not supported by this server yet.`);
+    }
+    return format;
+  }
+
+  /** Validates and queues an uploaded file; the caller discards the file when this throws. */
+  async enqueue(ctx: AuthContext, file: ReceivedFile, fileName: string | undefined, req: DocumentRequest, reportingTag: string | null) {
+    const format = this.formatFor(fileName);
+    if (file.bytes > format.maxBytes) {
+      throw new ServiceError('payload_too_large', `Document too large: ${format.id} documents may have at most ${format.maxBytes} bytes.`);
+    }
+    if (file.bytes === 0) throw invalid(INVALID_FILE);
+    if (req.outputFormat !== undefined && req.outputFormat !== format.id && !format.extensions.includes(req.outputFormat)) {
+      throw invalid(`Conversion from '${format.id}' to '${req.outputFormat}' is not supported.`);
+    }
+    // Same validation as text: language pair, formality, glossaries/style/TM with its messages.
+    this.o.translate.plan(textRequest(req.sourceLang === undefined ? [] : [''], req));
+    // Jobs do not carry glossaries, style rules or memories yet: refuse them rather than ignore them silently.
+    const unavailable = (param: string, feature: string) =>
+      new ServiceError('feature_not_available', `Parameter '${param}' is not supported for documents by this server yet: ${feature} are not available.`);
+    if (req.glossaryIds.length > 0) throw unavailable(req.glossaryIds.length > 1 ? 'glossary_ids' : 'glossary_id', 'glossaries');
+    if (req.styleId !== undefined) throw unavailable('style_id', 'style rules');
+    if (req.translationMemoryId !== undefined) throw unavailable('translation_memory_id', 'translation memories');
+    await this.o.usage.assertCharactersAvailable(ctx, Math.max(1, format.minimumBilledCharacters));
+    const now = this.now();
+    const row: DocumentRow = {
+      id: file.id,
+      account_id: ctx.account.id,
+      key_id: ctx.key.id,
+      status: 'queued',
+      format: format.id,
+      output_format: format.id,
+      source_lang: req.sourceLang ?? null,
+      target_lang: req.targetLang,
+      formality: req.formality,
+      reporting_tag: reportingTag,
+      key_verifier: keyVerifier(file.key, file.id),
+      wrapped_key: wrapKey(this.files.keyEncryptionKey(), file.key, file.id),
+      upload_bytes: file.bytes,
+      result_bytes: null,
+      billed_characters: null,
+      charged: 0,
+      error_message: null,
+      attempts: 0,
+      lease_owner: null,
+      lease_expires_at: null,
+      segments_total: 0,
+      segments_done: 0,
+      created_at: now,
+      started_at: null,
+      finished_at: null,
+    };
+    await rename(this.files.partPath(file.id), this.files.uploadPath(file.id));
+    await this.repository.insert(row);
+    this.worker.wake();
+    return { document_id: file.id, document_key: file.key };
+  }
+
+  /** The row when it exists, belongs to the account and the key is right; else 404 (a wrong key reveals nothing). */
+  private async authorized(ctx: AuthContext, id: string, key: unknown): Promise<DocumentRow> {
+    if (key === undefined || key === null || key === '') throw invalid("Parameter 'document_key' not specified");
+    if (typeof key !== 'string') throw new ServiceError('invalid_request', "Value for 'document_key' not supported.");
+    const row = /^[0-9A-Fa-f]{32}$/.test(id) ? await this.repository.get(id.toUpperCase()) : undefined;
+    if (!row || row.account_id !== ctx.account.id || !verifyKey(key, row.id, row.key_verifier)) throw notFound(DOCUMENT_NOT_FOUND);
+    return row;
+  }
+
+  async status(ctx: AuthContext, id: string, key: unknown): Promise<DocumentStatusView> {
+    let row = await this.authorized(ctx, id, key);
+    if (row.status === 'queued' || row.status === 'translating') row = await this.awaitEnd(row);
+    const view: DocumentStatusView = { document_id: row.id, status: 'queued' };
+    switch (row.status) {
+      case 'queued':
+        return view;
+      case 'translating':
+        return { ...view, status: 'translating', seconds_remaining: this.secondsRemaining(row) };
+      case 'done':
+      case 'downloading':
+        return { ...view, status: 'done', billed_characters: row.billed_characters ?? 0 };
+      default: {
+        const message = row.error_message ?? 'The document could not be translated.';
+        return { ...view, status: 'error', error_message: message, message };
+      }
+    }
+  }
+
+  /**
+   * Holds a status request briefly while the document is still being worked on: a small document then answers `done`
+   * at the client's first poll (deepl-node polls right after upload, then every 5 s). Ends early when this node's
+   * worker finishes it; jobs on other nodes are seen by re-reading the row.
+   */
+  private async awaitEnd(row: DocumentRow): Promise<DocumentRow> {
+    const deadline = Date.now() + (this.o.statusWaitMs ?? 1500);
+    let current = row;
+    while (Date.now() < deadline) {
+      await new Promise<void>((resolve) => {
+        const onEnd = (id: string) => {
+          if (id === row.id) finish();
+        };
+        const timer = setTimeout(() => finish(), Math.min(100, Math.max(1, deadline - Date.now())));
+        const finish = () => {
+          clearTimeout(timer);
+          this.worker.ended.off('ended', onEnd);
+          resolve();
+        };
+        this.worker.ended.on('ended', onEnd);
+      });
+      const fresh = await this.repository.get(row.id);
+      if (!fresh) return current;
+      current = fresh;
+      if (current.status !== 'queued' && current.status !== 'translating') break;
+    }
+    return current;
+  }
+
+  private secondsRemaining(row: DocumentRow): number {
+    const elapsed = Math.max(0, this.now() - (row.started_at ?? this.now())) / 1000;
+    if (row.segments_done > 0 && row.segments_total > 0) {
+      return Math.max(1, Math.ceil((elapsed / row.segments_done) * (row.segments_total - row.segments_done)));
+    }
+    // Before the first chunk: roughly 2 ms per byte of text through the engines, at least a second.
+    return Math.max(1, Math.ceil(row.upload_bytes / 20_000));
+  }
+
+  /** Claims the result for one download, charging it (once) to the uploading key with the upload's reporting tag. */
+  async download(ctx: AuthContext, id: string, key: unknown): Promise<DocumentDownload> {
+    const row = await this.authorized(ctx, id, key);
+    if (row.status === 'queued' || row.status === 'translating') throw new ServiceError('not_ready', DOCUMENT_NOT_DONE);
+    if (row.status === 'error') throw new ServiceError('conflict', `Document translation failed: ${row.error_message ?? 'unknown error'}`);
+    const owner = `d-${randomBytes(6).toString('hex')}`;
+    if (row.status !== 'done' || !(await this.repository.claimDownload(row.id, owner, this.now(), this.leaseMs))) {
+      throw notFound(DOCUMENT_NOT_FOUND);
+    }
+    const release = () => this.repository.releaseDownload(row.id, owner);
+    try {
+      if (!row.charged) {
+        const payer = (await this.contextForKey(row.account_id, row.key_id)) ?? ctx;
+        await this.o.usage.charge(payer, 'document_translation', row.billed_characters ?? 0, row.reporting_tag);
+        await this.repository.markCharged(row.id);
+      }
+      const format = this.formats.byId(row.output_format);
+      const stream = createReadStream(this.files.resultPath(row.id)).pipe(decryptStream(key as string, 'result'));
+      return {
+        stream,
+        contentType: format?.contentType ?? 'application/octet-stream',
+        bytes: row.result_bytes ?? 0,
+        complete: async () => {
+          await this.repository.delete(row.id);
+          await this.files.remove(row.id);
+        },
+        release,
+      };
+    } catch (err) {
+      await release();
+      throw err;
+    }
+  }
+
+  /** The uploading key's current account and limits (they may have changed since the upload). */
+  private async contextForKey(accountId: string, keyId: string): Promise<AuthContext | undefined> {
+    const [account, keyRow] = await Promise.all([this.o.accounts.getAccount(accountId), this.o.store.getKey(keyId)]);
+    if (!account || !keyRow) return undefined;
+    return { account, key: toKey(keyRow) };
+  }
+
+  /** Deletes documents (rows and files) not downloaded within the retention time; returns how many. */
+  async purgeExpired(): Promise<number> {
+    const now = this.now();
+    const ids = await this.repository.listExpired(now - this.o.retentionMs, now);
+    for (const id of ids) {
+      await this.repository.delete(id);
+      await this.files.remove(id);
+    }
+    await this.files.removeStaleParts(Math.min(this.o.retentionMs, 3_600_000));
+    return ids.length;
+  }
+
+}

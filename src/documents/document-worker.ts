@@ -1,0 +1,257 @@
+// The job runner: claims queued documents from the store (bounded concurrency, off the request path), keeps a lease
+// alive while translating, and always ends a job in `done` or `error`; expired leases are reclaimed after a crash.
+import { randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { rename } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { ServiceError } from '../lib/errors.js';
+import type { Logger } from '../lib/logger.js';
+import type { DocumentRepository, DocumentRow } from '../store/document-repository.js';
+import type { TranslateService } from '../translate/translate-service.js';
+import { baseLang, toApiCode } from '../translate/languages.js';
+import type { Formality } from '../translate/translate-request.js';
+import { decryptStream, encryptStream, unwrapKey } from './crypto.js';
+import type { DocumentFiles } from './document-files.js';
+import { textRequest } from './document-request.js';
+import { DocumentFormatError, type DocumentFormats } from './formats/index.js';
+
+/** A job is given up after this many claims (each crash of its worker costs one). */
+export const MAX_ATTEMPTS = 3;
+export const SOURCE_EQUALS_TARGET = 'Source and target language are equal.';
+const CHUNK_SEGMENTS = 40;
+const CHUNK_CHARACTERS = 8000;
+const ENGINE_RETRIES = 3;
+const DETECTION_SAMPLE = 2000;
+
+export interface DocumentWorkerOptions {
+  repository: DocumentRepository;
+  files: DocumentFiles;
+  formats: DocumentFormats;
+  translate: TranslateService;
+  logger: Logger;
+  now: () => number;
+  concurrency: number;
+  leaseMs: number;
+  /** How often idle workers look for jobs queued by other nodes (uploads on this node wake them at once). */
+  pollIntervalMs: number;
+}
+
+class JobFailure extends Error {}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of stream as AsyncIterable<Buffer>) chunks.push(c);
+  return Buffer.concat(chunks);
+}
+
+export class DocumentWorker {
+  readonly owner = `w-${randomBytes(6).toString('hex')}`;
+  private active = 0;
+  private running = false;
+  private timer: NodeJS.Timeout | undefined;
+  private claiming = false;
+  private wakeAgain = false;
+  private readonly jobs = new Set<Promise<void>>();
+  private readonly aborts = new Set<AbortController>();
+  /** Emits the id of every job this node ends (done or error), so status requests can answer at once. */
+  readonly ended = new EventEmitter().setMaxListeners(0);
+
+  constructor(private readonly o: DocumentWorkerOptions) {}
+
+  start(): void {
+    if (this.running || this.o.concurrency <= 0) return;
+    this.running = true;
+    this.timer = setInterval(() => this.wake(), this.o.pollIntervalMs);
+    this.timer.unref();
+    this.wake();
+  }
+
+  /** Looks for work now (called on upload, so a small document is done before the client's first poll). */
+  wake(): void {
+    if (!this.running) return;
+    if (this.claiming) {
+      this.wakeAgain = true;
+      return;
+    }
+    this.claiming = true;
+    void this.fill().finally(() => {
+      this.claiming = false;
+      if (this.wakeAgain) {
+        this.wakeAgain = false;
+        this.wake();
+      }
+    });
+  }
+
+  private async fill(): Promise<void> {
+    while (this.running && this.active < this.o.concurrency) {
+      let row: DocumentRow | undefined;
+      try {
+        row = await this.o.repository.claimNext(this.owner, this.o.now(), this.o.leaseMs);
+      } catch (err) {
+        this.o.logger.error({ err }, 'document queue: claim failed');
+        return;
+      }
+      if (!row) return;
+      this.active++;
+      const job = this.run(row).finally(() => {
+        this.active--;
+        this.jobs.delete(job);
+        this.wake();
+      });
+      this.jobs.add(job);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearInterval(this.timer);
+    // Running jobs stop at their next chunk; their leases expire and another start resumes them.
+    for (const a of this.aborts) a.abort();
+    await Promise.allSettled([...this.jobs]);
+  }
+
+  private async run(row: DocumentRow): Promise<void> {
+    const abort = new AbortController();
+    this.aborts.add(abort);
+    const progress = { done: 0, total: 0 };
+    const beat = setInterval(() => {
+      void this.o.repository
+        .heartbeat(row.id, this.owner, this.o.now() + this.o.leaseMs, progress)
+        .then((ok) => {
+          if (!ok) abort.abort();
+        })
+        .catch(() => {});
+    }, Math.max(50, Math.floor(this.o.leaseMs / 3)));
+    beat.unref();
+    try {
+      const result = await this.translateJob(row, progress, abort.signal);
+      const ok = await this.o.repository.finish(row.id, this.owner, {
+        status: 'done',
+        result_bytes: result.bytes,
+        billed_characters: result.billed,
+        segments_done: progress.total,
+        segments_total: progress.total,
+        finished_at: this.o.now(),
+      });
+      if (ok) await this.o.files.remove(row.id, ['upload']);
+    } catch (err) {
+      if (abort.signal.aborted && !this.running) return; // shutting down: the lease expires and the job resumes
+      const message = this.messageFor(err, row);
+      if (!(err instanceof JobFailure) && !(err instanceof DocumentFormatError) && !(err instanceof ServiceError)) {
+        this.o.logger.error({ err, document_id: row.id }, 'document translation failed');
+      }
+      await this.o.repository
+        .finish(row.id, this.owner, { status: 'error', error_message: message, finished_at: this.o.now() })
+        .then((ok) => (ok ? this.o.files.remove(row.id) : undefined))
+        .catch((e) => this.o.logger.error({ err: e, document_id: row.id }, 'document queue: could not record an error'));
+    } finally {
+      clearInterval(beat);
+      this.aborts.delete(abort);
+      this.ended.emit('ended', row.id);
+    }
+  }
+
+  private messageFor(err: unknown, row: DocumentRow): string {
+    if (err instanceof JobFailure || err instanceof DocumentFormatError) return err.message;
+    if (err instanceof ServiceError) return err.message;
+    if (row.attempts > 1) return 'The document could not be translated after a server restart. Please upload it again.';
+    return 'The document could not be translated because of an internal error.';
+  }
+
+  private async translateJob(
+    row: DocumentRow,
+    progress: { done: number; total: number },
+    signal: AbortSignal,
+  ): Promise<{ bytes: number; billed: number }> {
+    if (row.attempts > MAX_ATTEMPTS) {
+      throw new JobFailure('Translation was interrupted too many times (server restarts). Please upload the document again.');
+    }
+    if (!row.wrapped_key) throw new JobFailure('The document key is no longer available. Please upload the document again.');
+    const format = this.o.formats.byId(row.format);
+    if (!format) throw new JobFailure(`The document format '${row.format}' is not supported by this server.`);
+    let documentKey: string;
+    try {
+      documentKey = unwrapKey(this.o.files.keyEncryptionKey(), row.wrapped_key, row.id);
+    } catch (err) {
+      throw new JobFailure(`The document could not be decrypted: ${(err as Error).message}. Please upload it again.`);
+    }
+    let input: Buffer;
+    try {
+      input = await readAll(createReadStream(this.o.files.uploadPath(row.id)).pipe(decryptStream(documentKey, 'upload')));
+    } catch {
+      throw new JobFailure('The uploaded document could not be read. Please upload it again.');
+    }
+    const target = row.target_lang;
+    const langAttribute = toApiCode(target).replace(/^([A-Z]+)/u, (l) => l.toLowerCase());
+    const doc = await format.extract(input, { targetLang: langAttribute });
+    if (doc.segments.length === 0 || doc.characters === 0) throw new JobFailure('The document contains no text to translate.');
+    progress.total = doc.segments.length;
+
+    const formality = row.formality as Formality;
+    let source = row.source_lang ?? undefined;
+    if (source === undefined) {
+      let sample = '';
+      for (const s of doc.segments) {
+        if (sample.length >= DETECTION_SAMPLE) break;
+        sample += `${s.text}\n`;
+      }
+      source = this.o.translate.plan(textRequest([sample], { targetLang: target, sourceLang: undefined, formality: 'default' })).sources[0]!;
+    }
+    if (source === baseLang(target)) throw new JobFailure(SOURCE_EQUALS_TARGET);
+    // The same validation as /v2/translate: supported pair, formality, features.
+    this.o.translate.plan(textRequest([''], { targetLang: target, sourceLang: source, formality }));
+
+    // Plain-text translation in bounded chunks with progress; markup formats call it for their tagged units.
+    const translator = (splitSentences: '1' | 'nonewlines') => async (texts: string[]) => {
+      const out: string[] = [];
+      for (const chunk of chunks(texts)) {
+        if (signal.aborted) throw new JobFailure('Translation was cancelled.');
+        const req = { ...textRequest(chunk, { targetLang: target, sourceLang: source, formality }), splitSentences };
+        const res = await this.withRetries(() => this.o.translate.translate(req, chunk.map(() => source!), signal));
+        for (const r of res.results) out.push(r.text);
+        progress.done += chunk.length;
+        progress.total = Math.max(progress.total, progress.done);
+      }
+      return out;
+    };
+    const output = doc.translateWith
+      ? await doc.translateWith(translator('nonewlines'))
+      : await doc.rebuild(await translator('1')(doc.segments.map((s) => s.text)));
+    const part = this.o.files.partPath(`${row.id}-result`);
+    await pipeline(Readable.from([output]), encryptStream(documentKey, 'result'), createWriteStream(part, { mode: 0o600 }));
+    await rename(part, this.o.files.resultPath(row.id));
+    return { bytes: output.length, billed: Math.max(doc.characters, format.minimumBilledCharacters) };
+  }
+
+  /** Busy or slow engines are retried a few times before the job fails. */
+  private async withRetries<T>(fn: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await fn();
+      } catch (err) {
+        const retryable = err instanceof ServiceError && (err.code === 'engine_timeout' || err.code === 'overloaded');
+        if (!retryable || attempt >= ENGINE_RETRIES) throw err;
+        await new Promise((r) => setTimeout(r, 250 * attempt));
+      }
+    }
+  }
+}
+
+/** Engine calls of bounded size, so progress is reported and no single call hits the engine time limit. */
+function* chunks(texts: string[]): Generator<string[]> {
+  let current: string[] = [];
+  let size = 0;
+  for (const t of texts) {
+    if (current.length > 0 && (current.length >= CHUNK_SEGMENTS || size + t.length > CHUNK_CHARACTERS)) {
+      yield current;
+      current = [];
+      size = 0;
+    }
+    current.push(t);
+    size += t.length;
+  }
+  if (current.length > 0) yield current;
+}

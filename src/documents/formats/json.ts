@@ -1,0 +1,74 @@
+// JSON: only string values are translated; keys, numbers (big ones too), formatting and key order stay as written,
+// because the translated strings are spliced into the original text at the parser's offsets (jsonc-parser).
+import { applyEdits, parseTree, printParseErrorCode, type Edit, type Node, type ParseError } from 'jsonc-parser';
+import { countCodePoints, decodeText, DocumentFormatError, type DocumentFormat, type ExtractedDocument } from './format.js';
+import { hasWords, JSON_PLACEHOLDERS, protect, type Protected } from './placeholders.js';
+
+interface StringValue {
+  offset: number;
+  length: number;
+  value: string;
+  protectedText: Protected;
+}
+
+/** Strings that are data rather than prose: URLs, e-mail addresses, paths, colour codes. */
+function looksLikeData(s: string): boolean {
+  return /^[a-z][a-z0-9+.-]*:\/\/\S*$/i.test(s) || /^[^\s@]+@[^\s@]+\.[a-z]{2,}$/i.test(s) || /^[./~]?[\w.-]*\/[\w./-]*$/.test(s);
+}
+
+function collect(node: Node, out: Node[]): void {
+  // Iterative walk: a deeply nested file must not exhaust the stack here.
+  const stack: Node[] = [node];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    if (n.type === 'string') {
+      const parent = n.parent;
+      // a property's name is its first child; only values are translated
+      if (!parent || parent.type !== 'property' || parent.children?.[1] === n) out.push(n);
+      continue;
+    }
+    if (n.children) for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]!);
+  }
+}
+
+export const jsonFormat: DocumentFormat = {
+  id: 'json',
+  extensions: ['json'],
+  contentType: 'application/json; charset=utf-8',
+  maxBytes: 10 * 1024 * 1024,
+  minimumBilledCharacters: 0,
+  extract(input: Buffer): ExtractedDocument {
+    const { text, encode } = decodeText(input, 'json');
+    const errors: ParseError[] = [];
+    let root: Node | undefined;
+    try {
+      root = parseTree(text, errors, { allowTrailingComma: false, disallowComments: true });
+    } catch (err) {
+      if (err instanceof RangeError) throw new DocumentFormatError('The json file is nested too deeply.');
+      throw err;
+    }
+    if (errors.length > 0 || !root) {
+      const first = errors[0];
+      const where = first ? ` (${printParseErrorCode(first.error)} at offset ${first.offset})` : '';
+      throw new DocumentFormatError(`The json file could not be parsed${where}.`);
+    }
+    const nodes: Node[] = [];
+    collect(root, nodes);
+    const values: StringValue[] = nodes
+      .filter((n) => typeof n.value === 'string' && hasWords(n.value) && !looksLikeData(n.value))
+      .map((n) => ({ offset: n.offset, length: n.length, value: n.value as string, protectedText: protect(n.value as string, JSON_PLACEHOLDERS) }))
+      .filter((v) => hasWords(v.protectedText.text));
+    return {
+      segments: values.map((v) => ({ text: v.protectedText.text, kind: 'text' as const })),
+      characters: values.reduce((n, v) => n + countCodePoints(v.value), 0),
+      rebuild(translations) {
+        const edits: Edit[] = values.map((v, i) => ({
+          offset: v.offset,
+          length: v.length,
+          content: JSON.stringify(translations[i] === undefined ? v.value : v.protectedText.restore(translations[i]!)),
+        }));
+        return encode(applyEdits(text, edits));
+      },
+    };
+  },
+};

@@ -1,0 +1,103 @@
+// SubRip subtitles: a small block rewriter. Only cue text lines change; numbering, timing (with any coordinates),
+// blank lines, stray lines and line endings (CRLF or LF) are copied byte for byte.
+import { countCodePoints, decodeText, DocumentFormatError, type DocumentFormat, type ExtractedDocument } from './format.js';
+import { protect, SRT_PLACEHOLDERS, type Protected } from './placeholders.js';
+
+const TIMING = /^\s*\d{1,3}:\d{2}:\d{2}[,.]\d{1,3}\s*-->\s*\d{1,3}:\d{2}:\d{2}[,.]\d{1,3}/;
+const INDEX = /^\s*\d+\s*$/;
+
+interface Line {
+  content: string;
+  eol: string;
+}
+
+interface Cue {
+  /** Indexes of the cue's text lines in `lines`. */
+  lineIndexes: number[];
+  protectedText: Protected;
+  source: string;
+}
+
+function splitLines(text: string): Line[] {
+  const lines: Line[] = [];
+  const re = /([^\r\n]*)(\r\n|\n|\r|$)/g;
+  for (const m of text.matchAll(re)) {
+    if (m[0] === '' && m.index === text.length) break;
+    lines.push({ content: m[1]!, eol: m[2]! });
+  }
+  return lines;
+}
+
+/** Breaks a translated cue back into `count` lines of similar length at spaces. */
+export function reflow(text: string, count: number): string[] {
+  if (count <= 1) return [text];
+  const words = text.split(/ +/).filter(Boolean);
+  const lines: string[] = [];
+  let rest = words;
+  for (let k = count; k > 1 && rest.length > 0; k--) {
+    const remaining = rest.join(' ').length;
+    const goal = remaining / k;
+    let taken = 0;
+    let length = 0;
+    // take words while the line stays closer to its share than without the next word
+    while (taken < rest.length - (k - 1) && (taken === 0 || Math.abs(length + 1 + rest[taken]!.length - goal) < Math.abs(length - goal))) {
+      length += (taken === 0 ? 0 : 1) + rest[taken]!.length;
+      taken++;
+    }
+    if (taken === 0) break;
+    lines.push(rest.slice(0, taken).join(' '));
+    rest = rest.slice(taken);
+  }
+  if (rest.length > 0) lines.push(rest.join(' '));
+  while (lines.length < count) lines.push('');
+  return lines;
+}
+
+export const srtFormat: DocumentFormat = {
+  id: 'srt',
+  extensions: ['srt'],
+  contentType: 'application/x-subrip; charset=utf-8',
+  maxBytes: 10 * 1024 * 1024,
+  minimumBilledCharacters: 0,
+  extract(input: Buffer): ExtractedDocument {
+    const { text, encode } = decodeText(input, 'srt');
+    const lines = splitLines(text);
+    const cues: Cue[] = [];
+    let sawTiming = false;
+    let i = 0;
+    while (i < lines.length) {
+      let j = i;
+      if (INDEX.test(lines[j]!.content) && j + 1 < lines.length && TIMING.test(lines[j + 1]!.content)) j += 2;
+      else if (TIMING.test(lines[j]!.content)) j += 1;
+      else {
+        i++;
+        continue;
+      }
+      sawTiming = true;
+      const lineIndexes: number[] = [];
+      while (j < lines.length && lines[j]!.content.trim() !== '') lineIndexes.push(j++);
+      if (lineIndexes.length > 0) {
+        const source = lineIndexes.map((k) => lines[k]!.content.trim()).join(' ');
+        cues.push({ lineIndexes, source, protectedText: protect(source, SRT_PLACEHOLDERS) });
+      }
+      i = j;
+    }
+    if (!sawTiming && text.trim() !== '') throw new DocumentFormatError('The srt file contains no subtitle cues.');
+    return {
+      segments: cues.map((c) => ({ text: c.protectedText.text, kind: 'text' as const })),
+      characters: cues.reduce((n, c) => n + countCodePoints(c.source), 0),
+      rebuild(translations) {
+        const out = lines.map((l) => l.content);
+        cues.forEach((cue, n) => {
+          const translated = translations[n] === undefined ? cue.source : cue.protectedText.restore(translations[n]!.replace(/\s+/g, ' ').trim());
+          const parts = reflow(translated, cue.lineIndexes.length);
+          cue.lineIndexes.forEach((k, m) => {
+            const indent = /^\s*/.exec(lines[k]!.content)![0];
+            out[k] = indent + parts[m]!;
+          });
+        });
+        return encode(out.map((content, k) => content + lines[k]!.eol).join(''));
+      },
+    };
+  },
+};

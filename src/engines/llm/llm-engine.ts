@@ -1,0 +1,231 @@
+// Translation and text improvement through a language model: batches of numbered segments, every answer checked
+// (placeholders, glossary terms), broken segments retried and then repaired one by one, never returned broken.
+import {
+  EngineError,
+  type EngineFeatures,
+  type EnginePairInfo,
+  type EngineTranslateOptions,
+  type LanguagePair,
+  type TranslationEngine,
+} from '../engine.js';
+import { silentLogger, type Logger } from '../../lib/logger.js';
+import { ChatClient, type ChatMessage } from './chat-client.js';
+import {
+  decodeBatch,
+  improveMessages,
+  translateMessages,
+  type ImprovePromptInput,
+  type TranslatePromptInput,
+} from './prompts.js';
+import { segmentProblems, type GlossaryTerm } from './segment-checks.js';
+
+/** Languages served by default (Tolk codes); every ordered pair between different base languages is offered. */
+export const DEFAULT_LLM_LANGUAGES = [
+  'ar', 'bg', 'cs', 'da', 'de', 'el', 'en', 'en-gb', 'en-us', 'es', 'et', 'fi', 'fr', 'hu', 'id', 'it', 'ja', 'ko',
+  'lt', 'lv', 'nb', 'nl', 'pl', 'pt', 'pt-br', 'pt-pt', 'ro', 'ru', 'sk', 'sl', 'sv', 'tr', 'uk', 'zh', 'zh-hans',
+];
+
+/** Targets whose grammar marks formal/informal address, so formality more/less means something. */
+const FORMALITY_TARGETS = new Set(['de', 'es', 'fr', 'it', 'ja', 'ko', 'nl', 'pl', 'pt', 'pt-br', 'pt-pt', 'ru', 'uk', 'cs', 'sk', 'bg', 'tr', 'el', 'hu', 'ro']);
+
+export interface LlmEngineOptions {
+  url: string;
+  model: string;
+  apiKey?: string;
+  /** Languages (Tolk codes) to offer; default DEFAULT_LLM_LANGUAGES. */
+  languages?: string[];
+  /** Time limit of one model call, retries included (ms). */
+  timeoutMs?: number;
+  /** Extra attempts on 429/5xx/network errors. */
+  retries?: number;
+  backoffMs?: number;
+  /** Model calls in flight at once; more wait in a queue. */
+  concurrency?: number;
+  /** Waiting calls beyond this are refused as overloaded (529). */
+  maxQueue?: number;
+  /** Segments per model call. */
+  batchSize?: number;
+  /** Characters per model call (segments are never split). */
+  batchChars?: number;
+  logger?: Logger;
+}
+
+/** Text improvement for the write service: one output per input text. */
+export interface TextImprover {
+  readonly name: string;
+  /** Tolk codes of the languages it can improve. */
+  improveLanguages(): string[];
+  improve(texts: string[], input: ImprovePromptInput, signal?: AbortSignal): Promise<string[]>;
+}
+
+export function isTextImprover(engine: unknown): engine is TextImprover {
+  return typeof (engine as Partial<TextImprover>)?.improve === 'function' && typeof (engine as Partial<TextImprover>).improveLanguages === 'function';
+}
+
+const baseOf = (code: string) => code.split('-')[0]!;
+
+type BuildMessages = (texts: string[], reminder?: string) => ChatMessage[];
+
+export class LlmEngine implements TranslationEngine, TextImprover {
+  readonly name = 'llm';
+  readonly features: EngineFeatures = { context: true, glossary: true, customInstructions: true, styleRules: true };
+  private readonly client: ChatClient;
+  private readonly languages: string[];
+  private readonly log: Logger;
+  private readonly concurrency: number;
+  private readonly maxQueue: number;
+  private readonly batchSize: number;
+  private readonly batchChars: number;
+  private inFlight = 0;
+  private readonly waiting: (() => void)[] = [];
+  private pairList: EnginePairInfo[] = [];
+
+  constructor(options: LlmEngineOptions) {
+    this.client = new ChatClient({
+      url: options.url,
+      model: options.model,
+      ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+      timeoutMs: options.timeoutMs ?? 60_000,
+      ...(options.retries !== undefined ? { retries: options.retries } : {}),
+      ...(options.backoffMs !== undefined ? { backoffMs: options.backoffMs } : {}),
+    });
+    this.languages = [...new Set((options.languages ?? DEFAULT_LLM_LANGUAGES).map((l) => l.toLowerCase()))];
+    this.log = options.logger ?? silentLogger;
+    this.concurrency = Math.max(1, options.concurrency ?? 4);
+    this.maxQueue = options.maxQueue ?? 64;
+    this.batchSize = Math.max(1, options.batchSize ?? 20);
+    this.batchChars = Math.max(100, options.batchChars ?? 4000);
+  }
+
+  /** No network at start: a model server that is down must not stop Tolk; requests then get 503. */
+  async start(): Promise<void> {
+    const pairs: EnginePairInfo[] = [];
+    const sources = [...new Set(this.languages.map(baseOf))];
+    for (const source of sources) {
+      for (const target of this.languages) {
+        if (baseOf(target) === source) continue;
+        pairs.push({ source, target, formality: FORMALITY_TARGETS.has(target) || FORMALITY_TARGETS.has(baseOf(target)) });
+      }
+    }
+    this.pairList = pairs;
+  }
+
+  pairs(): EnginePairInfo[] {
+    return this.pairList;
+  }
+
+  improveLanguages(): string[] {
+    return [...this.languages];
+  }
+
+  async close(): Promise<void> {}
+
+  async translate(pair: LanguagePair, segments: string[], options: EngineTranslateOptions): Promise<string[]> {
+    const source = pair.source.toLowerCase();
+    const target = pair.target.toLowerCase();
+    if (!this.pairList.some((p) => p.source === source && p.target === target)) {
+      throw new EngineError('unsupported_pair', `the language model is not configured for ${source}-${target}`);
+    }
+    const input: TranslatePromptInput = { source, target };
+    if (options.formality) input.formality = options.formality;
+    if (options.context) input.context = options.context;
+    if (options.customInstructions?.length) input.customInstructions = options.customInstructions;
+    if (options.styleRules?.length) input.styleRules = options.styleRules;
+    if (options.glossary?.length) input.glossary = options.glossary;
+    const glossary = options.glossary ?? [];
+    return this.run(segments, glossary, options.signal, (texts, reminder) => {
+      // Only the glossary terms that occur in this batch go into the prompt (long glossaries stay cheap).
+      const relevant = glossary.filter((g) => texts.some((t) => t.toLowerCase().includes(g.source.toLowerCase())));
+      return translateMessages({ ...input, glossary: relevant }, texts, reminder);
+    });
+  }
+
+  async improve(texts: string[], input: ImprovePromptInput, signal?: AbortSignal): Promise<string[]> {
+    return this.run(texts, [], signal, (batch, reminder) => improveMessages(input, batch, reminder));
+  }
+
+  /** Blank segments pass through; the rest go out in batches, concurrently up to the concurrency limit. */
+  private async run(segments: string[], glossary: GlossaryTerm[], signal: AbortSignal | undefined, build: BuildMessages): Promise<string[]> {
+    const out = segments.slice();
+    const todo = segments.map((s, i) => ({ s, i })).filter(({ s }) => s.trim() !== '');
+    const batches: (typeof todo)[] = [];
+    let current: typeof todo = [];
+    let chars = 0;
+    for (const item of todo) {
+      if (current.length > 0 && (current.length >= this.batchSize || chars + item.s.length > this.batchChars)) {
+        batches.push(current);
+        current = [];
+        chars = 0;
+      }
+      current.push(item);
+      chars += item.s.length;
+    }
+    if (current.length) batches.push(current);
+    await Promise.all(
+      batches.map(async (batch) => {
+        const results = await this.runBatch(batch.map((b) => b.s), glossary, signal, build);
+        batch.forEach((b, k) => (out[b.i] = results[k]!));
+      }),
+    );
+    return out;
+  }
+
+  /**
+   * One batch: ask; on an unreadable answer ask again; then each segment still wrong (lost placeholder, missing
+   * glossary term, missing key) is repaired alone with a reminder of what was wrong, twice at most.
+   */
+  private async runBatch(texts: string[], glossary: GlossaryTerm[], signal: AbortSignal | undefined, build: BuildMessages): Promise<string[]> {
+    let outputs: (string | undefined)[] = new Array(texts.length).fill(undefined);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const answer = await this.call(build(texts), signal);
+      try {
+        const decoded = decodeBatch(answer, texts.length);
+        outputs = decoded;
+      } catch (err) {
+        this.log.warn({ err: (err as Error).message, attempt }, 'language model answer unreadable; asking again');
+        continue;
+      }
+      // readable: segments still broken are repaired alone below rather than re-asking for the whole batch
+      break;
+    }
+    const final: string[] = [];
+    for (const [k, text] of texts.entries()) {
+      let output = outputs[k];
+      let problems = segmentProblems(text, output, glossary);
+      for (let repair = 0; problems.length > 0 && repair < 2; repair++) {
+        this.log.warn({ problems, repair }, 'language model answer broke a segment; repairing it alone');
+        const reminder = `Your previous answer for this text was wrong: ${problems.join('; ')}. Correct that.`;
+        try {
+          output = decodeBatch(await this.call(build([text], reminder), signal), 1)[0];
+        } catch (err) {
+          if (err instanceof EngineError) throw err;
+          output = undefined;
+        }
+        problems = segmentProblems(text, output, glossary);
+      }
+      if (problems.length > 0) {
+        throw new EngineError('failed', `language model kept breaking a segment: ${problems.join('; ')}`);
+      }
+      final.push(output!);
+    }
+    return final;
+  }
+
+  /** One model call under the concurrency limit; a full queue is refused at once (overloaded → 529). */
+  private async call(messages: ChatMessage[], signal: AbortSignal | undefined): Promise<string> {
+    if (this.inFlight >= this.concurrency) {
+      if (this.waiting.length >= this.maxQueue) throw new EngineError('overloaded', 'too many language-model requests waiting');
+      // the finishing call hands its slot over, so inFlight never exceeds the limit
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    } else {
+      this.inFlight++;
+    }
+    try {
+      return await this.client.complete(messages, { json: true, ...(signal ? { signal } : {}) });
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.inFlight--;
+    }
+  }
+}

@@ -1,0 +1,125 @@
+// /v2/document: multipart upload streamed to an encrypted temp file (fields may follow the file), status, and the
+// one-time download. Parsing and replies only; the work is in src/documents/document-service.ts.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import multipart from '@fastify/multipart';
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Type } from '@sinclair/typebox';
+import { ServiceError, invalid } from '../../lib/errors.js';
+import type { Services } from '../../services.js';
+import type { ReceivedFile } from '../../documents/document-service.js';
+import { parseDocumentRequest } from '../../documents/document-request.js';
+import { authOf } from '../plugins/auth.js';
+import { ErrorBody, errorResponses } from '../schemas/common.js';
+import { reportingTagHeader } from './translate.js';
+
+const MAX_FIELD_BYTES = 64 * 1024;
+const MAX_FIELDS = 100;
+
+const DocumentHandle = Type.Object({ document_id: Type.String(), document_key: Type.String() });
+const DocumentStatus = Type.Object({
+  document_id: Type.String(),
+  status: Type.String(),
+  seconds_remaining: Type.Optional(Type.Integer()),
+  billed_characters: Type.Optional(Type.Integer()),
+  error_message: Type.Optional(Type.String()),
+  message: Type.Optional(Type.String()),
+});
+const DocumentParams = Type.Object({ document_id: Type.String({ maxLength: 100 }) });
+const documentErrors = { ...errorResponses, 409: ErrorBody };
+
+/** Multipart failures are the client's: malformed bodies are 400, oversized ones 413, never 500. */
+function multipartError(err: unknown): unknown {
+  if (err instanceof ServiceError) return err;
+  const e = err as { code?: string; statusCode?: number; message?: string };
+  if (e.code === 'FST_REQ_FILE_TOO_LARGE') return new ServiceError('payload_too_large', 'Document too large.');
+  if (e.statusCode === 413 || /limit/i.test(e.code ?? '')) return new ServiceError('payload_too_large', 'Request body too large.');
+  return invalid('Bad request. The multipart body could not be read.');
+}
+
+function bodyField(request: FastifyRequest, name: string): unknown {
+  const body = request.body;
+  return body && typeof body === 'object' && !Buffer.isBuffer(body) ? (body as Record<string, unknown>)[name] : undefined;
+}
+
+export async function documentRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+  const documents = services.documents;
+  const maxUpload = documents.formats.maxUploadBytes();
+  await app.register(multipart);
+
+  app.post(
+    '/v2/document',
+    {
+      bodyLimit: maxUpload + 1024 * 1024,
+      config: { scope: 'document' },
+      schema: { response: { 200: DocumentHandle, ...documentErrors } },
+    },
+    async (request) => {
+      const ctx = authOf(request);
+      const tag = reportingTagHeader(request.headers);
+      if (!request.isMultipart()) throw invalid("Parameter 'file' not specified");
+      const fields: Record<string, string | string[]> = {};
+      let file: ReceivedFile | undefined;
+      let partFileName: string | undefined;
+      try {
+        const parts = request.parts({
+          limits: { fileSize: maxUpload + 1, fieldSize: MAX_FIELD_BYTES, fields: MAX_FIELDS, files: 5, parts: MAX_FIELDS + 5 },
+        });
+        for await (const part of parts) {
+          if (part.type === 'file') {
+            if (part.fieldname !== 'file' || file) {
+              await pipeline(part.file, new Writable({ write: (_c, _e, cb) => cb() }));
+              continue;
+            }
+            partFileName = part.filename;
+            file = await documents.receiveFile(part.file, maxUpload);
+            if (part.file.truncated) throw new ServiceError('payload_too_large', 'Document too large.');
+          } else {
+            const value = typeof part.value === 'string' ? part.value : String(part.value);
+            const prev = fields[part.fieldname];
+            fields[part.fieldname] = prev === undefined ? value : [...(Array.isArray(prev) ? prev : [prev]), value];
+          }
+        }
+        if (!file) throw invalid("Parameter 'file' not specified");
+        const req = parseDocumentRequest(fields);
+        return await documents.enqueue(ctx, file, req.fileName ?? partFileName, req, tag);
+      } catch (err) {
+        if (file) await documents.discard(file);
+        throw multipartError(err);
+      }
+    },
+  );
+
+  app.post(
+    '/v2/document/:document_id',
+    {
+      config: { scope: 'document' },
+      schema: { params: DocumentParams, response: { 200: DocumentStatus, ...documentErrors } },
+    },
+    async (request) => {
+      const { document_id } = request.params as { document_id: string };
+      return documents.status(authOf(request), document_id, bodyField(request, 'document_key'));
+    },
+  );
+
+  app.post(
+    '/v2/document/:document_id/result',
+    {
+      config: { scope: 'document' },
+      schema: { params: DocumentParams, response: documentErrors },
+    },
+    async (request, reply) => {
+      const { document_id } = request.params as { document_id: string };
+      const download = await documents.download(authOf(request), document_id, bodyField(request, 'document_key'));
+      let finished = false;
+      reply.raw.once('finish', () => {
+        finished = true;
+        void download.complete().catch((err) => request.log.error({ err }, 'document cleanup after download failed'));
+      });
+      reply.raw.once('close', () => {
+        if (!finished) void download.release().catch((err) => request.log.error({ err }, 'document release failed'));
+      });
+      return reply.header('content-type', download.contentType).header('content-length', String(download.bytes)).send(download.stream);
+    },
+  );
+}

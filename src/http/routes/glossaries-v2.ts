@@ -1,0 +1,92 @@
+// /v2/glossaries (monolingual, superseded by v3 but kept for compatibility) over the shared glossary model.
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { ServiceError, invalid } from '../../lib/errors.js';
+import { glossaryLanguagePairs, type GlossaryView } from '../../customization/glossaries/glossary-service.js';
+import type { Services } from '../../services.js';
+import { authOf } from '../plugins/auth.js';
+import { AnyObjectBody, errorResponses } from '../schemas/common.js';
+import { GLOSSARY_BODY_LIMIT, bodyObject, field } from './glossary-body.js';
+
+const GlossaryV2 = Type.Object({
+  glossary_id: Type.String(),
+  name: Type.String(),
+  ready: Type.Boolean(),
+  source_lang: Type.String(),
+  target_lang: Type.String(),
+  creation_time: Type.String(),
+  entry_count: Type.Integer(),
+});
+
+const IdParams = Type.Object({ glossary_id: Type.String() });
+
+function v2(view: GlossaryView) {
+  const d = view.dictionaries[0];
+  return {
+    glossary_id: view.id,
+    name: view.name,
+    ready: true,
+    source_lang: d?.source_lang ?? '',
+    target_lang: d?.target_lang ?? '',
+    creation_time: view.creationTime,
+    entry_count: d?.entry_count ?? 0,
+  };
+}
+
+/** The only entries format of v2 output: TSV (also for a missing or wildcard Accept). */
+function acceptsTsv(accept: string | undefined): boolean {
+  if (!accept) return true;
+  return accept
+    .split(',')
+    .map((a) => a.split(';')[0]!.trim().toLowerCase())
+    .some((a) => a === 'text/tab-separated-values' || a === '*/*' || a === 'text/*');
+}
+
+export async function glossaryV2Routes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+  const config = { scope: 'glossary' as const };
+  app.post(
+    '/v2/glossaries',
+    { bodyLimit: GLOSSARY_BODY_LIMIT, config, schema: { body: AnyObjectBody, response: { 201: GlossaryV2, ...errorResponses } } },
+    async (request, reply) => {
+      const body = bodyObject(request.body);
+      const view = await services.glossaries.create(authOf(request).account.id, field(body, 'name'), [
+        { source_lang: field(body, 'source_lang'), target_lang: field(body, 'target_lang'), entries: field(body, 'entries'), entries_format: field(body, 'entries_format') },
+      ]);
+      return reply.status(201).send(v2(view));
+    },
+  );
+  app.get('/v2/glossaries', { config, schema: { response: { 200: Type.Object({ glossaries: Type.Array(GlossaryV2) }), ...errorResponses } } }, async (request) => {
+    const all = await services.glossaries.list(authOf(request).account.id);
+    return { glossaries: all.map(v2) };
+  });
+  app.get<{ Params: { glossary_id: string } }>(
+    '/v2/glossaries/:glossary_id',
+    { config, schema: { params: IdParams, response: { 200: GlossaryV2, ...errorResponses } } },
+    async (request) => v2(await services.glossaries.get(authOf(request).account.id, request.params.glossary_id)),
+  );
+  app.delete<{ Params: { glossary_id: string } }>(
+    '/v2/glossaries/:glossary_id',
+    { config, schema: { params: IdParams, response: { 204: Type.Null(), ...errorResponses } } },
+    async (request, reply) => {
+      await services.glossaries.delete(authOf(request).account.id, request.params.glossary_id, 'v2');
+      return reply.status(204).send();
+    },
+  );
+  app.get<{ Params: { glossary_id: string } }>(
+    '/v2/glossaries/:glossary_id/entries',
+    { config, schema: { params: IdParams, response: { 200: Type.String(), ...errorResponses } } },
+    async (request, reply) => {
+      if (!acceptsTsv(request.headers.accept)) throw new ServiceError('unsupported_media_type', 'Unsupported Accept header: only text/tab-separated-values is supported.');
+      const accountId = authOf(request).account.id;
+      const { dictionary } = await services.glossaries.firstDictionary(accountId, request.params.glossary_id);
+      if (!dictionary) throw invalid('This glossary has no dictionary.');
+      const { entries } = await services.glossaries.entries(accountId, request.params.glossary_id, dictionary.source_lang, dictionary.target_lang);
+      return reply.type('text/tab-separated-values; charset=utf-8').send(entries);
+    },
+  );
+  app.get(
+    '/v2/glossary-language-pairs',
+    { config, schema: { response: { 200: Type.Object({ supported_languages: Type.Array(Type.Object({ source_lang: Type.String(), target_lang: Type.String() })) }), ...errorResponses } } },
+    async () => ({ supported_languages: glossaryLanguagePairs() }),
+  );
+}

@@ -1,0 +1,88 @@
+// /v3/glossaries: multilingual, editable glossaries (PATCH merges, PUT replaces a dictionary) over the shared model.
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { ServiceError } from '../../lib/errors.js';
+import { type GlossaryView } from '../../customization/glossaries/glossary-service.js';
+import type { Services } from '../../services.js';
+import { authOf } from '../plugins/auth.js';
+import { AnyObjectBody, errorResponses } from '../schemas/common.js';
+import { GLOSSARY_BODY_LIMIT, bodyObject, dictionariesOf, field } from './glossary-body.js';
+
+const DictionaryInfo = Type.Object({ source_lang: Type.String(), target_lang: Type.String(), entry_count: Type.Integer() });
+const GlossaryV3 = Type.Object({
+  glossary_id: Type.String(),
+  name: Type.String(),
+  ready: Type.Boolean(),
+  dictionaries: Type.Array(DictionaryInfo),
+  creation_time: Type.String(),
+});
+const IdParams = Type.Object({ glossary_id: Type.String() });
+const PairQuery = Type.Object({ source_lang: Type.Optional(Type.String()), target_lang: Type.Optional(Type.String()) }, { additionalProperties: true });
+const EntriesResponse = Type.Object({
+  dictionaries: Type.Array(Type.Object({ source_lang: Type.String(), target_lang: Type.String(), entries: Type.String(), entries_format: Type.String() })),
+});
+
+const v3 = (view: GlossaryView) => ({ glossary_id: view.id, name: view.name, ready: true, dictionaries: view.dictionaries, creation_time: view.creationTime });
+
+export async function glossaryV3Routes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+  const config = { scope: 'glossary' as const };
+  type WithId = { Params: { glossary_id: string } };
+  app.post(
+    '/v3/glossaries',
+    { bodyLimit: GLOSSARY_BODY_LIMIT, config, schema: { body: AnyObjectBody, response: { 201: GlossaryV3, ...errorResponses } } },
+    async (request, reply) => {
+      const body = bodyObject(request.body);
+      const view = await services.glossaries.create(authOf(request).account.id, field(body, 'name'), dictionariesOf(body) ?? []);
+      return reply.status(201).send(v3(view));
+    },
+  );
+  app.get('/v3/glossaries', { config, schema: { response: { 200: Type.Object({ glossaries: Type.Array(GlossaryV3) }), ...errorResponses } } }, async (request) => ({
+    glossaries: (await services.glossaries.list(authOf(request).account.id)).map(v3),
+  }));
+  app.get<WithId>('/v3/glossaries/:glossary_id', { config, schema: { params: IdParams, response: { 200: GlossaryV3, ...errorResponses } } }, async (request) =>
+    v3(await services.glossaries.get(authOf(request).account.id, request.params.glossary_id)),
+  );
+  app.patch<WithId>(
+    '/v3/glossaries/:glossary_id',
+    { bodyLimit: GLOSSARY_BODY_LIMIT, config, schema: { params: IdParams, body: AnyObjectBody, response: { 200: GlossaryV3, ...errorResponses } } },
+    async (request) => {
+      const body = bodyObject(request.body);
+      return v3(await services.glossaries.patch(authOf(request).account.id, request.params.glossary_id, field(body, 'name'), dictionariesOf(body)));
+    },
+  );
+  app.delete<WithId>('/v3/glossaries/:glossary_id', { config, schema: { params: IdParams, response: { 204: Type.Null(), ...errorResponses } } }, async (request, reply) => {
+    await services.glossaries.delete(authOf(request).account.id, request.params.glossary_id, 'v3');
+    return reply.status(204).send();
+  });
+  app.put<WithId>(
+    '/v3/glossaries/:glossary_id/dictionaries',
+    { bodyLimit: GLOSSARY_BODY_LIMIT, config, schema: { params: IdParams, body: AnyObjectBody, response: { 200: DictionaryInfo, ...errorResponses } } },
+    async (request) => {
+      const body = bodyObject(request.body);
+      return services.glossaries.putDictionary(authOf(request).account.id, request.params.glossary_id, {
+        source_lang: field(body, 'source_lang'),
+        target_lang: field(body, 'target_lang'),
+        entries: field(body, 'entries'),
+        entries_format: field(body, 'entries_format'),
+      });
+    },
+  );
+  app.delete<WithId & { Querystring: { source_lang?: string; target_lang?: string } }>(
+    '/v3/glossaries/:glossary_id/dictionaries',
+    { config, schema: { params: IdParams, querystring: PairQuery, response: { 204: Type.Null(), ...errorResponses } } },
+    async (request, reply) => {
+      await services.glossaries.deleteDictionary(authOf(request).account.id, request.params.glossary_id, request.query.source_lang, request.query.target_lang);
+      return reply.status(204).send();
+    },
+  );
+  app.get<WithId & { Querystring: { source_lang?: string; target_lang?: string } }>(
+    '/v3/glossaries/:glossary_id/entries',
+    { config, schema: { params: IdParams, querystring: PairQuery, response: { 200: EntriesResponse, ...errorResponses } } },
+    async (request) => {
+      const accept = (request.headers.accept ?? '').toLowerCase();
+      if (accept && !/application\/json|\*\/\*|application\/\*/.test(accept)) throw new ServiceError('unsupported_media_type', 'Unsupported Accept header: only application/json is supported.');
+      const d = await services.glossaries.entries(authOf(request).account.id, request.params.glossary_id, request.query.source_lang, request.query.target_lang);
+      return { dictionaries: [{ ...d, entries_format: 'tsv' }] };
+    },
+  );
+}

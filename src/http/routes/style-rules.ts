@@ -1,0 +1,89 @@
+// /v3/style_rules: style rule lists, their configured rules and custom instructions.
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { invalid } from '../../lib/errors.js';
+import type { Services } from '../../services.js';
+import { authOf } from '../plugins/auth.js';
+import { AnyObjectBody, errorResponses } from '../schemas/common.js';
+import { bodyObject } from './glossary-body.js';
+
+const Instruction = Type.Object({ id: Type.String(), label: Type.String(), prompt: Type.String(), source_language: Type.Optional(Type.String()) });
+const Rules = Type.Record(Type.String(), Type.Record(Type.String(), Type.String()));
+const StyleRule = Type.Object({
+  style_id: Type.String(),
+  name: Type.String(),
+  creation_time: Type.String(),
+  updated_time: Type.String(),
+  language: Type.String(),
+  version: Type.Integer(),
+  configured_rules: Type.Optional(Rules),
+  custom_instructions: Type.Optional(Type.Array(Instruction)),
+});
+const StyleParams = Type.Object({ style_id: Type.String() });
+const InstructionParams = Type.Object({ style_id: Type.String(), instruction_id: Type.String() });
+
+function intParam(value: unknown, name: string, def: number, min: number, max: number): number {
+  if (value === undefined || value === '') return def;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) throw invalid(`Value for '${name}' not supported.`);
+  return n;
+}
+
+export async function styleRuleRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+  const config = { scope: 'style_rules' as const };
+  const s = services.styleRules;
+  type P = { Params: { style_id: string } };
+  type PI = { Params: { style_id: string; instruction_id: string } };
+  app.get<{ Querystring: Record<string, string> }>(
+    '/v3/style_rules',
+    { config, schema: { response: { 200: Type.Object({ style_rules: Type.Array(StyleRule) }), ...errorResponses } } },
+    async (request) => {
+      const page = intParam(request.query.page, 'page', 0, 0, 1_000_000);
+      const pageSize = intParam(request.query.page_size, 'page_size', 10, 1, 25);
+      const detailed = request.query.detailed === 'true' || request.query.detailed === '1';
+      const list = await s.list(authOf(request).account.id, page, pageSize);
+      return { style_rules: list.map((v) => (detailed ? v : { ...v, configured_rules: undefined, custom_instructions: undefined })) };
+    },
+  );
+  app.post('/v3/style_rules', { config, schema: { body: AnyObjectBody, response: { 201: StyleRule, ...errorResponses } } }, async (request, reply) =>
+    reply.status(201).send(await s.create(authOf(request).account.id, bodyObject(request.body))),
+  );
+  app.get<P>('/v3/style_rules/:style_id', { config, schema: { params: StyleParams, response: { 200: StyleRule, ...errorResponses } } }, async (request) =>
+    s.get(authOf(request).account.id, request.params.style_id),
+  );
+  app.patch<P>('/v3/style_rules/:style_id', { config, schema: { params: StyleParams, body: AnyObjectBody, response: { 200: StyleRule, ...errorResponses } } }, async (request) =>
+    s.rename(authOf(request).account.id, request.params.style_id, bodyObject(request.body).name),
+  );
+  app.delete<P>('/v3/style_rules/:style_id', { config, schema: { params: StyleParams, response: { 204: Type.Null(), ...errorResponses } } }, async (request, reply) => {
+    await s.delete(authOf(request).account.id, request.params.style_id);
+    return reply.status(204).send();
+  });
+  app.put<P>(
+    '/v3/style_rules/:style_id/configured_rules',
+    { config, schema: { params: StyleParams, body: AnyObjectBody, response: { 200: StyleRule, ...errorResponses } } },
+    async (request) => s.replaceRules(authOf(request).account.id, request.params.style_id, request.body),
+  );
+  app.post<P>(
+    '/v3/style_rules/:style_id/custom_instructions',
+    { config, schema: { params: StyleParams, body: AnyObjectBody, response: { 201: Instruction, ...errorResponses } } },
+    async (request, reply) => reply.status(201).send(await s.addInstruction(authOf(request).account.id, request.params.style_id, request.body)),
+  );
+  app.get<PI>(
+    '/v3/style_rules/:style_id/custom_instructions/:instruction_id',
+    { config, schema: { params: InstructionParams, response: { 200: Instruction, ...errorResponses } } },
+    async (request) => s.getInstruction(authOf(request).account.id, request.params.style_id, request.params.instruction_id),
+  );
+  app.put<PI>(
+    '/v3/style_rules/:style_id/custom_instructions/:instruction_id',
+    { config, schema: { params: InstructionParams, body: AnyObjectBody, response: { 200: Instruction, ...errorResponses } } },
+    async (request) => s.updateInstruction(authOf(request).account.id, request.params.style_id, request.params.instruction_id, request.body),
+  );
+  app.delete<PI>(
+    '/v3/style_rules/:style_id/custom_instructions/:instruction_id',
+    { config, schema: { params: InstructionParams, response: { 204: Type.Null(), ...errorResponses } } },
+    async (request, reply) => {
+      await s.deleteInstruction(authOf(request).account.id, request.params.style_id, request.params.instruction_id);
+      return reply.status(204).send();
+    },
+  );
+}

@@ -1,0 +1,88 @@
+// Voice API: POST/GET /v3/voice/realtime (session request and reconnect) and the WebSocket at
+// /v3/voice/realtime/connect. Never scoped (developer-key scopes do not apply to voice); the token is the WebSocket's auth.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import websocket from '@fastify/websocket';
+import { Type } from '@sinclair/typebox';
+import type { Services } from '../../services.js';
+import { encodeServerMessage } from '../../voice/protocol.js';
+import type { StreamSink } from '../../voice/stream.js';
+import { authOf } from '../plugins/auth.js';
+import { AnyObjectBody, errorResponses } from '../schemas/common.js';
+import { reportingTagHeader } from './translate.js';
+
+/** A connection is closed after an hour; the session itself can be reconnected. */
+export const CONNECTION_LIMIT_MS = 60 * 60_000;
+/** Largest WebSocket frame: a 100 kB chunk base64-encoded inside JSON, with room to spare. */
+const MAX_FRAME_BYTES = 256 * 1024;
+
+const SessionResponse = Type.Object({ streaming_url: Type.String(), token: Type.String(), session_id: Type.String() });
+const TokenQuery = Type.Object({ token: Type.Optional(Type.String()) }, { additionalProperties: true });
+
+function streamingUrl(request: FastifyRequest): string {
+  return `${request.protocol === 'https' ? 'wss' : 'ws'}://${request.host}/v3/voice/realtime/connect`;
+}
+
+export async function voiceRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+  await app.register(websocket, { options: { maxPayload: MAX_FRAME_BYTES } });
+  const voice = services.voice;
+
+  app.post(
+    '/v3/voice/realtime',
+    { schema: { body: AnyObjectBody, response: { 200: SessionResponse, ...errorResponses } } },
+    async (request) => {
+      const grant = await voice.requestSession(authOf(request), request.body, reportingTagHeader(request.headers));
+      return { streaming_url: streamingUrl(request), token: grant.token, session_id: grant.sessionId };
+    },
+  );
+
+  app.get(
+    '/v3/voice/realtime',
+    { schema: { querystring: TokenQuery, response: { 200: SessionResponse, ...errorResponses } } },
+    async (request) => {
+      const grant = await voice.reconnect(authOf(request), (request.query as { token?: string }).token);
+      return { streaming_url: streamingUrl(request), token: grant.token, session_id: grant.sessionId };
+    },
+  );
+
+  app.get(
+    '/v3/voice/realtime/connect',
+    { websocket: true, config: { auth: 'none' }, schema: { querystring: TokenQuery } },
+    (socket, request) => {
+      let closed = false;
+      const close = (code = 1000) => {
+        if (closed) return;
+        closed = true;
+        socket.close(code);
+      };
+      let format: 'json' | 'msgpack' = 'json';
+      const sink: StreamSink = {
+        send: (msg) => {
+          if (!closed && socket.readyState === socket.OPEN) socket.send(encodeServerMessage(msg, format));
+        },
+        close: () => close(1000),
+      };
+      const token = (request.query as { token?: string }).token;
+      const outcome = voice.connect(token, sink);
+      if (!outcome.ok) {
+        socket.send(JSON.stringify({ error: outcome.error.body() }));
+        close(1008);
+        return;
+      }
+      const { stream, session } = outcome;
+      format = session.config.messageFormat;
+      const limit = setTimeout(() => close(1000), CONNECTION_LIMIT_MS);
+      limit.unref();
+      socket.on('close', () => {
+        closed = true;
+        clearTimeout(limit);
+        voice.disconnect(session, stream, sink);
+      });
+      socket.on('error', () => close(1011));
+      // The handler runs synchronously after the upgrade, so no frame can have arrived before this listener.
+      socket.on('message', (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => {
+        const buf = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+        stream.onFrame(buf, isBinary);
+      });
+    },
+  );
+}

@@ -1,0 +1,79 @@
+// POST /v2/write/rephrase and /v2/write/correct: parse → plan (engines available?) → quota pre-check → improve →
+// charge text_improvement characters → respond.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { ServiceError, forbidden } from '../../lib/errors.js';
+import type { Services } from '../../services.js';
+import { parseWriteRequest } from '../../write/write-request.js';
+import type { Improvement } from '../../write/write-service.js';
+import { authOf } from '../plugins/auth.js';
+import { AnyObjectBody, errorResponses } from '../schemas/common.js';
+import { reportingTagHeader } from './translate.js';
+
+/** The reference limits text-improvement request bodies to 10 KiB. */
+export const WRITE_BODY_LIMIT = 10 * 1024;
+
+const UNSUPPORTED_MEDIA_TYPE = 'Unsupported Content-Type. Use application/json or application/x-www-form-urlencoded.';
+
+const WriteResponse = Type.Object({
+  improvements: Type.Array(
+    Type.Object({
+      text: Type.String(),
+      target_language: Type.String(),
+      detected_source_language: Type.String(),
+    }),
+  ),
+});
+
+function isSupportedMediaType(contentType: string | undefined): boolean {
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  return type === 'application/json' || type === 'application/x-www-form-urlencoded';
+}
+
+function toResponse(improvements: Improvement[]) {
+  return {
+    improvements: improvements.map((i) => ({
+      text: i.text,
+      target_language: i.targetLanguage,
+      detected_source_language: i.detectedSourceLanguage,
+    })),
+  };
+}
+
+/** Aborts the engine work when the client goes away before the answer is sent. */
+function clientSignal(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
+export async function writeRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+  const options = {
+    bodyLimit: WRITE_BODY_LIMIT,
+    // The 415 must win over body parsing, so the media type is checked before Fastify reads the body.
+    onRequest: async (request: FastifyRequest) => {
+      if (!isSupportedMediaType(request.headers['content-type'])) throw new ServiceError('unsupported_media_type', UNSUPPORTED_MEDIA_TYPE);
+    },
+    config: { scope: 'write' as const },
+    schema: { body: AnyObjectBody, response: { 200: WriteResponse, ...errorResponses } },
+  };
+
+  for (const mode of ['rephrase', 'correct'] as const) {
+    app.post(`/v2/write/${mode}`, options, async (request, reply) => {
+      const ctx = authOf(request);
+      if (ctx.account.plan !== 'pro') {
+        throw forbidden('Forbidden. Text improvement is only available on the Pro plan.');
+      }
+      const tag = reportingTagHeader(request.headers);
+      const req = parseWriteRequest(request.body, { allowStyle: mode === 'rephrase' });
+      const characters = services.write.plan(req, mode);
+      await services.usage.assertCharactersAvailable(ctx, characters);
+      const signal = clientSignal(reply);
+      const improvements = mode === 'rephrase' ? await services.write.rephrase(req, signal) : await services.write.correct(req, signal);
+      await services.usage.charge(ctx, 'text_improvement', characters, tag);
+      return toResponse(improvements);
+    });
+  }
+}

@@ -1,0 +1,69 @@
+// Markup-aware translation entry point: parse XML/HTML into tagged units, translate them, rebuild the document.
+// Document formats reuse translateTagged (tagged units → translated tagged units) with their own parsers.
+import { parseHtml } from './html-markup.js';
+import { planMarkup, type MarkupPlan } from './markup-tree.js';
+import { decodeXmlEntities, parseXml } from './xml-markup.js';
+import { parseFragment, type DefaultTreeAdapterTypes as T } from 'parse5';
+import type { MNode } from './markup-tree.js';
+
+export { translateTagged, locate, type InlineStrategy, type SegmentTranslator } from './inline-translate.js';
+export { markTree, renderTagged, type TagMark, type TaggedText } from './tagged-text.js';
+export { TAG_PARSE_FAILED, checkWellFormed } from './xml-markup.js';
+export type { MarkupPlan } from './markup-tree.js';
+
+export interface MarkupOptions {
+  format: 'xml' | 'html';
+  outlineDetection: boolean;
+  splittingTags: string[];
+  nonSplittingTags: string[];
+  ignoreTags: string[];
+  /** Target language as written in lang attributes (e.g. "es", "pt-BR"). */
+  targetLang: string;
+}
+
+const ENTITY = /&(#x[0-9a-fA-F]+|#[0-9]+|[A-Za-z][A-Za-z0-9]*);/gu;
+
+function decodeHtmlEntity(ref: string): string {
+  const node = parseFragment(ref).childNodes[0] as T.TextNode | undefined;
+  return node?.value ?? ref;
+}
+
+/** Characters the source wrote as entities in its text, so that translated text writes them the same way. */
+function entityMap(nodes: MNode[], decode: (ref: string) => string): Map<string, string> {
+  const map = new Map<string, string>();
+  const walk = (list: MNode[]) => {
+    for (const n of list) {
+      if (n.type === 'element') walk(n.children);
+      else if (n.type === 'text' && n.raw.includes('&')) {
+        for (const m of n.raw.matchAll(ENTITY)) {
+          const ch = decode(m[0]);
+          const keep = ch !== m[0] && [...ch].length === 1 && (ch === '\u00a0' || !/[\p{L}\p{N}\s]/u.test(ch));
+          if (keep && !map.has(ch)) map.set(ch, m[0]);
+        }
+      }
+    }
+  };
+  walk(nodes);
+  return map;
+}
+
+function escaper(base: Record<string, string>, extra: Map<string, string>): (s: string) => string {
+  const table = new Map(Object.entries(base));
+  for (const [ch, ent] of extra) table.set(ch, ent);
+  const re = new RegExp(`[${[...table.keys()].map((c) => `\\u{${c.codePointAt(0)!.toString(16)}}`).join('')}]`, 'gu');
+  return (s) => s.replace(re, (c) => table.get(c) ?? c);
+}
+
+/** Parses a text with markup; throws the 400 for malformed XML (HTML never fails). */
+export function parseMarkup(text: string, options: MarkupOptions): MarkupPlan {
+  if (options.format === 'xml') {
+    const nodes = parseXml(text, options);
+    const text_ = escaper({ '&': '&amp;', '<': '&lt;', '>': '&gt;' }, entityMap(nodes, decodeXmlEntities));
+    const attr = escaper({ '&': '&amp;', '<': '&lt;', '"': '&quot;', "'": '&apos;' }, new Map());
+    return planMarkup(nodes, text_, attr);
+  }
+  const nodes = parseHtml(text, options);
+  const text_ = escaper({ '&': '&amp;', '<': '&lt;', '>': '&gt;' }, entityMap(nodes, decodeHtmlEntity));
+  const attr = escaper({ '&': '&amp;', '"': '&quot;', "'": '&#39;' }, new Map());
+  return planMarkup(nodes, text_, attr);
+}

@@ -1,0 +1,112 @@
+// XML front end: strict well-formedness check with saxes (namespaces on), then a verbatim tokenizer that keeps every
+// tag, comment, CDATA section and processing instruction byte-for-byte; outline detection decides what splits.
+import { SaxesParser } from 'saxes';
+import { ServiceError } from '../../lib/errors.js';
+import type { MElement, MNode } from './markup-tree.js';
+
+export const TAG_PARSE_FAILED = 'Tag handling parsing failed, please check input.';
+
+export interface XmlOptions {
+  outlineDetection: boolean;
+  splittingTags: string[];
+  nonSplittingTags: string[];
+  ignoreTags: string[];
+}
+
+const PREDEFINED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+
+export function decodeXmlEntities(s: string): string {
+  return s.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|[A-Za-z_][\w.-]*);/gu, (all, ref: string) => {
+    if (ref[0] === '#') {
+      const cp = ref[1] === 'x' ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
+      return cp <= 0x10ffff ? String.fromCodePoint(cp) : all;
+    }
+    return PREDEFINED[ref] ?? all;
+  });
+}
+
+/** Throws the reference service's 400 when the text is not well-formed XML (a fragment with several roots is fine). */
+export function checkWellFormed(text: string): void {
+  const isDocument = /^\s*<\?xml[\s?]|<!DOCTYPE/u.test(text);
+  const parser = new SaxesParser({ xmlns: true, position: true });
+  let failure: Error | undefined;
+  parser.on('error', (err) => {
+    failure ??= err;
+  });
+  try {
+    parser.write(isDocument ? text : `<tolk-fragment>${text}</tolk-fragment>`).close();
+  } catch (err) {
+    failure ??= err as Error;
+  }
+  if (failure) throw new ServiceError('invalid_request', TAG_PARSE_FAILED, { detail: failure.message });
+}
+
+const TOKEN =
+  /<!--[\s\S]*?-->|<!\[CDATA\[[\s\S]*?\]\]>|<\?[\s\S]*?\?>|<!DOCTYPE(?:[^[>]|\[[\s\S]*?\])*>|<\/[^>]*>|<(?:[^>"']|"[^"]*"|'[^']*')*>|[^<]+/gyu;
+
+/** Parses well-formed XML (checked first) into the shared markup tree. */
+export function parseXml(text: string, options: XmlOptions): MNode[] {
+  checkWellFormed(text);
+  const split = new Set(options.splittingTags);
+  const nonSplit = new Set(options.nonSplittingTags);
+  const ignore = new Set(options.ignoreTags);
+  const root: MElement = { type: 'element', name: '', open: '', close: '', children: [], block: true, attrSlots: [], attrSets: [] };
+  const stack: MElement[] = [root];
+  // Inside an ignored element everything is copied verbatim until its end tag.
+  let ignoredDepth = 0;
+  let ignoredRaw = '';
+  TOKEN.lastIndex = 0;
+  for (let m = TOKEN.exec(text); m; m = TOKEN.exec(text)) {
+    const tok = m[0];
+    const top = stack[stack.length - 1]!;
+    const isStart = tok.startsWith('<') && /^<[^!?/]/u.test(tok);
+    const isEnd = tok.startsWith('</');
+    const selfClosing = isStart && tok.endsWith('/>');
+    if (ignoredDepth > 0) {
+      ignoredRaw += tok;
+      if (isStart && !selfClosing) ignoredDepth++;
+      else if (isEnd) ignoredDepth--;
+      if (ignoredDepth === 0) top.children.push({ type: 'raw', raw: ignoredRaw });
+      continue;
+    }
+    if (!tok.startsWith('<')) top.children.push({ type: 'text', raw: tok, text: decodeXmlEntities(tok) });
+    else if (isEnd) {
+      // saxes accepted the text, so this only trips on input that closes the fragment wrapper itself.
+      if (stack.length === 1) throw new ServiceError('invalid_request', TAG_PARSE_FAILED);
+      top.close = tok;
+      stack.pop();
+    } else if (isStart) {
+      const name = /^<([^\s/>]+)/u.exec(tok)![1]!;
+      if (ignore.has(name)) {
+        if (selfClosing) top.children.push({ type: 'raw', raw: tok });
+        else {
+          ignoredDepth = 1;
+          ignoredRaw = tok;
+        }
+        continue;
+      }
+      const el: MElement = { type: 'element', name, open: tok, close: '', children: [], block: false, attrSlots: [], attrSets: [] };
+      top.children.push(el);
+      if (!selfClosing) stack.push(el);
+    } else top.children.push({ type: 'raw', raw: tok }); // comment, CDATA, PI, doctype
+  }
+  if (stack.length > 1 || ignoredDepth > 0) throw new ServiceError('invalid_request', TAG_PARSE_FAILED);
+  classify(root, options, split, nonSplit);
+  return root.children;
+}
+
+/**
+ * Outline detection: an element whose parent has text of its own sits inside a sentence (inline); elsewhere it is
+ * structure (splitting). Without outline detection only splitting_tags split. Explicit tag lists always win.
+ */
+function classify(parent: MElement, options: XmlOptions, split: Set<string>, nonSplit: Set<string>): void {
+  // Text of its own, or being inline itself, makes a parent's child elements inline (nested inline tags).
+  const mixed = (parent.name !== '' && !parent.block) || parent.children.some((c) => c.type === 'text' && /\S/u.test(c.text));
+  for (const c of parent.children) {
+    if (c.type !== 'element') continue;
+    if (split.has(c.name)) c.block = true;
+    else if (nonSplit.has(c.name)) c.block = false;
+    else c.block = options.outlineDetection ? !mixed : false;
+    classify(c, options, split, nonSplit);
+  }
+}

@@ -1,0 +1,77 @@
+// ffmpeg child processes for the container formats: a streaming decoder (any source container → 16 kHz mono s16le)
+// and a streaming encoder (PCM → the requested target container), so the event loop never decodes codecs itself.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+
+export interface FfmpegStreamOptions {
+  ffmpegPath?: string;
+  onData(chunk: Buffer): void;
+  /** Called once: null on a clean end, else a short reason. */
+  onEnd(error: string | null): void;
+}
+
+class FfmpegStream {
+  private readonly proc: ChildProcessWithoutNullStreams;
+  private stderr = '';
+  private ended = false;
+
+  constructor(args: string[], private readonly opts: FfmpegStreamOptions) {
+    this.proc = spawn(opts.ffmpegPath ?? 'ffmpeg', ['-hide_banner', '-nostdin', '-loglevel', 'error', ...args], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    this.proc.stdout.on('data', (chunk: Buffer) => opts.onData(chunk));
+    this.proc.stderr.on('data', (chunk: Buffer) => {
+      if (this.stderr.length < 4000) this.stderr += chunk.toString();
+    });
+    // EPIPE when ffmpeg gave up on bad input: reported through the exit code instead.
+    this.proc.stdin.on('error', () => {});
+    this.proc.on('error', (err) => this.finish(`ffmpeg could not start: ${err.message}`));
+    this.proc.on('close', (code, signal) => {
+      this.finish(code === 0 ? null : signal ? `ffmpeg stopped (${signal})` : this.stderr.trim().split('\n').pop() || `ffmpeg exited with ${code}`);
+    });
+  }
+
+  private finish(error: string | null): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.opts.onEnd(error);
+  }
+
+  write(data: Uint8Array): void {
+    if (!this.ended && this.proc.stdin.writable) this.proc.stdin.write(data);
+  }
+
+  /** No more input: ffmpeg flushes and exits. */
+  end(): void {
+    if (this.proc.stdin.writable) this.proc.stdin.end();
+  }
+
+  kill(): void {
+    this.ended = true;
+    this.proc.kill('SIGKILL');
+  }
+}
+
+/** Decodes a streamed container to 16 kHz mono s16le; small probe sizes keep the first output early. */
+export function createDecoder(demuxer: string | undefined, opts: FfmpegStreamOptions): FfmpegStream {
+  return new FfmpegStream(
+    [
+      '-fflags', 'nobuffer',
+      '-probesize', '4096',
+      '-analyzeduration', '0',
+      ...(demuxer ? ['-f', demuxer] : []),
+      '-i', 'pipe:0',
+      '-vn', '-ac', '1', '-ar', '16000', '-f', 's16le', 'pipe:1',
+    ],
+    opts,
+  );
+}
+
+/** Encodes mono s16le at `rate` into the target format, flushing packets as soon as they are muxed. */
+export function createEncoder(rate: number, outputArgs: string[], opts: FfmpegStreamOptions): FfmpegStream {
+  return new FfmpegStream(
+    ['-f', 's16le', '-ar', String(rate), '-ac', '1', '-i', 'pipe:0', ...outputArgs, '-flush_packets', '1', 'pipe:1'],
+    opts,
+  );
+}
+
+export type { FfmpegStream };

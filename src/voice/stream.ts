@@ -1,0 +1,290 @@
+// One voice session's stream: validates and paces client frames, decodes audio to 16 kHz PCM, runs the recogniser,
+// translates concluded segments, synthesizes translated speech, bills speech-to-text time, and emits the server
+// messages in protocol order (end_of_stream last). Transport-agnostic: the route attaches a socket as a sink.
+import { alawDecode, s16leToSamples, StreamResampler, ulawDecode } from './audio/pcm.js';
+import { createDecoder, type FfmpegStream } from './audio/ffmpeg.js';
+import { PitchTracker, MALE_FEMALE_BOUNDARY_HZ } from './audio/pitch.js';
+import { parseClientFrame, voiceErrors, VoiceProtocolError, type ServerMessage } from './protocol.js';
+import type { VoiceSessionConfig } from './session-request.js';
+import type { RecognizerEvent, SpeechRecognizer, SpeechToTextEngine } from './stt/engine.js';
+import { STT_SAMPLE_RATE } from './stt/engine.js';
+import type { TextToSpeechEngine, VoiceGender } from './tts/engine.js';
+import { TargetMediaWriter } from './tts/target-media.js';
+import type { Logger } from '../lib/logger.js';
+
+export const MAX_CHUNK_BYTES = 100 * 1024;
+export const MAX_CHUNK_MS = 1000;
+export const IDLE_TIMEOUT_MS = 30_000;
+/** Audio may run ahead of the wall clock by this much before pacing counts it as "faster than 2x real time". */
+const PACE_ALLOWANCE_MS = 1000;
+/** Speech-to-text time is charged in steps of this much (and the rest at the end). */
+const CHARGE_STEP_MS = 1000;
+const OUTBOX_LIMIT = 1000;
+
+export interface StreamSink {
+  send(msg: ServerMessage): void;
+  /** Closes the transport (after the last message). */
+  close(): void;
+}
+
+export interface VoiceStreamDeps {
+  stt: SpeechToTextEngine;
+  tts: TextToSpeechEngine;
+  translate(source: string, target: string, texts: string[], formality: 'default' | 'more' | 'less'): Promise<string[]>;
+  /** Bills speech-to-text milliseconds; rejects when the quota is exhausted. */
+  charge(ms: number): Promise<void>;
+  /** The stream is over (ended or failed): the session can be forgotten. */
+  onDone(): void;
+  logger: Logger;
+  now?: () => number;
+  idleTimeoutMs?: number;
+}
+
+export class VoiceStream {
+  private sink: StreamSink | null = null;
+  private outbox: ServerMessage[] = [];
+  private recognizer: SpeechRecognizer | null = null;
+  private recognizerReady: Promise<SpeechRecognizer>;
+  private decoder: FfmpegStream | null = null;
+  private decoderDone: Promise<void> = Promise.resolve();
+  private readonly resampler: StreamResampler | null;
+  private recChain: Promise<void> = Promise.resolve();
+  private outChain: Promise<void> = Promise.resolve();
+  private readonly media: TargetMediaWriter | null;
+  private readonly pitch: PitchTracker | null;
+  private voice: VoiceGender | null;
+  private ended = false;
+  private done = false;
+  private firstChunkAt = -1;
+  private audioMs = 0;
+  private unbilledMs = 0;
+  private idleTimer: NodeJS.Timeout | null = null;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly config: VoiceSessionConfig,
+    private readonly deps: VoiceStreamDeps,
+  ) {
+    this.now = deps.now ?? Date.now;
+    const src = config.sourceMedia;
+    this.resampler = src.kind === 'pcm' ? new StreamResampler(src.rate, STT_SAMPLE_RATE) : null;
+    this.recognizerReady = deps.stt.createRecognizer(config.sourceLanguage).then((r) => {
+      if (this.done) r.release();
+      return (this.recognizer = r);
+    });
+    this.recognizerReady.catch(() => {});
+    const tm = config.targetMedia;
+    this.media = tm ? new TargetMediaWriter(tm.media, (chunk) => this.send({ target_media_chunk: { language: tm.label, ...chunk } })) : null;
+    this.voice = tm && tm.voice !== 'match' ? tm.voice : null;
+    this.pitch = tm && tm.voice === 'match' ? new PitchTracker() : null;
+  }
+
+  /** Attaches a connection; messages produced while none was attached are delivered now. */
+  attach(sink: StreamSink): void {
+    this.sink = sink;
+    for (const msg of this.outbox.splice(0)) sink.send(msg);
+    this.armIdleTimer();
+  }
+
+  /** Detaches `sink` if it is the attached one; true when it was. */
+  detach(sink: StreamSink): boolean {
+    if (this.sink !== sink) return false;
+    // The idle timer keeps running: a session nobody reconnects to within 30 s ends and frees its processes.
+    this.sink = null;
+    return true;
+  }
+
+  get finished(): boolean {
+    return this.done;
+  }
+
+  private send(msg: ServerMessage): void {
+    if (this.sink) this.sink.send(msg);
+    else if (this.outbox.length < OUTBOX_LIMIT) this.outbox.push(msg);
+  }
+
+  private armIdleTimer(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    if (this.ended || this.done) return;
+    this.idleTimer = setTimeout(() => this.fail(voiceErrors.idle()), this.deps.idleTimeoutMs ?? IDLE_TIMEOUT_MS);
+    this.idleTimer.unref();
+  }
+
+  /** Handles one WebSocket frame; protocol violations end the session with an error message. */
+  onFrame(raw: Buffer, isBinary: boolean): void {
+    if (this.done) return;
+    try {
+      const msg = parseClientFrame(raw, isBinary, this.config.messageFormat);
+      if (msg.kind === 'end_of_source_media') {
+        if (this.ended) throw voiceErrors.afterEnd();
+        this.ended = true;
+        if (this.idleTimer) clearTimeout(this.idleTimer);
+        void this.finishStream();
+        return;
+      }
+      if (this.ended) throw voiceErrors.afterEnd();
+      this.onAudio(msg.data);
+      this.armIdleTimer();
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+
+  private onAudio(data: Buffer): void {
+    if (data.length > MAX_CHUNK_BYTES) throw voiceErrors.chunkTooLarge();
+    const src = this.config.sourceMedia;
+    const now = this.now();
+    if (this.firstChunkAt < 0) this.firstChunkAt = now;
+    if (src.kind === 'pcm') {
+      const frameBytes = src.encoding === 's16le' ? 2 : 1;
+      if (data.length % frameBytes !== 0) throw voiceErrors.partialFrame();
+      const chunkMs = ((data.length / frameBytes) * 1000) / src.rate;
+      if (chunkMs > MAX_CHUNK_MS) throw voiceErrors.chunkTooLarge();
+      this.audioMs += chunkMs;
+      // At most 2x real time (with a small burst allowance for network jitter).
+      if (this.audioMs > 2 * (now - this.firstChunkAt) + PACE_ALLOWANCE_MS + chunkMs) throw voiceErrors.tooFast();
+      const samples = src.encoding === 's16le' ? s16leToSamples(data) : src.encoding === 'alaw' ? alawDecode(data) : ulawDecode(data);
+      this.recognize(this.resampler!.push(samples));
+      return;
+    }
+    if (!this.decoder) {
+      this.decoderDone = new Promise((resolve) => {
+        this.decoder = createDecoder(src.demuxer, {
+          onData: (pcm) => {
+            const samples = s16leToSamples(pcm);
+            const ms = (samples.length * 1000) / STT_SAMPLE_RATE;
+            this.audioMs += ms;
+            this.recognize(samples);
+          },
+          onEnd: (error) => {
+            if (error) this.fail(voiceErrors.audioFormat(error.slice(0, 200)));
+            resolve();
+          },
+        });
+      });
+    }
+    this.decoder!.write(data);
+  }
+
+  private recognize(samples: Int16Array): void {
+    if (samples.length === 0) return;
+    this.pitch?.push(samples);
+    this.recChain = this.recChain.then(async () => {
+      if (this.done) return;
+      const recognizer = await this.recognizerReady;
+      const events = await recognizer.write(samples);
+      this.handle(events);
+      await this.bill((samples.length * 1000) / STT_SAMPLE_RATE);
+    });
+    this.recChain = this.recChain.catch((err: unknown) => this.fail(err));
+  }
+
+  private async bill(ms: number, final = false): Promise<void> {
+    this.unbilledMs += ms;
+    if (this.unbilledMs < CHARGE_STEP_MS && !final) return;
+    const units = Math.round(this.unbilledMs);
+    this.unbilledMs -= units;
+    if (units <= 0) return;
+    try {
+      await this.deps.charge(units);
+    } catch (err) {
+      throw (err as { code?: string }).code === 'quota_exceeded' ? voiceErrors.quota() : err;
+    }
+  }
+
+  private handle(events: RecognizerEvent[]): void {
+    const lang = this.config.sourceLanguage;
+    for (const ev of events) {
+      const seg = { language: lang, text: ev.segment.text, start_time: ev.segment.startMs, end_time: ev.segment.endMs };
+      if (ev.kind === 'partial') {
+        this.send({ source_transcript_update: { concluded: [], tentative: [seg] } });
+        continue;
+      }
+      this.send({ source_transcript_update: { concluded: [seg], tentative: [] } });
+      this.outChain = this.outChain.then(() => this.translateSegment(seg.text, seg.start_time, seg.end_time));
+      this.outChain = this.outChain.catch((err: unknown) => this.fail(err));
+    }
+  }
+
+  private async translateSegment(text: string, start: number, end: number): Promise<void> {
+    if (this.done) return;
+    const { sourceLanguage, targets, formality, targetMedia } = this.config;
+    const translated = await Promise.all(
+      targets.map((t) =>
+        t.code.split('-')[0] === sourceLanguage ? Promise.resolve([text]) : this.deps.translate(sourceLanguage, t.code, [text], formality),
+      ),
+    );
+    targets.forEach((t, i) => {
+      this.send({ target_transcript_update: { language: t.label, concluded: [{ text: translated[i]![0]!, start_time: start, end_time: end }], tentative: [] } });
+    });
+    if (targetMedia && this.media) {
+      const spoken = translated[targets.findIndex((t) => t.code === targetMedia.code)]![0]!;
+      if (spoken.trim() === '') return;
+      const speech = await this.deps.tts.synthesize(spoken, targetMedia.code, this.chooseVoice());
+      if (!this.done) this.media.speak(speech.samples, speech.sampleRate, spoken);
+    }
+  }
+
+  private chooseVoice(): VoiceGender {
+    if (this.voice) return this.voice;
+    const hz = this.pitch?.medianHz() ?? null;
+    if (hz === null) return 'female';
+    this.voice = hz < MALE_FEMALE_BOUNDARY_HZ ? 'male' : 'female';
+    this.deps.logger.debug?.({ medianHz: Math.round(hz), voice: this.voice }, 'voice matched to speaker pitch');
+    return this.voice;
+  }
+
+  private async finishStream(): Promise<void> {
+    try {
+      if (this.decoder) {
+        this.decoder.end();
+        await this.decoderDone;
+      }
+      await this.recChain;
+      if (this.done) return;
+      const recognizer = await this.recognizerReady;
+      this.handle(await recognizer.finish());
+      await this.bill(0, true);
+      await this.outChain;
+      if (this.done) return;
+      this.send({ end_of_source_transcript: {} });
+      for (const t of this.config.targets) this.send({ end_of_target_transcript: { language: t.label } });
+      if (this.media && this.config.targetMedia) {
+        const error = await this.media.finish();
+        if (error) throw new Error(`target media encoding failed: ${error}`);
+        this.send({ end_of_target_media: { language: this.config.targetMedia.label } });
+      }
+      if (this.done) return;
+      this.send({ end_of_stream: {} });
+      this.stop();
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+
+  /** Ends the session with an error message (the session cannot be resumed). */
+  fail(err: unknown): void {
+    if (this.done) return;
+    const protocolError = err instanceof VoiceProtocolError ? err : voiceErrors.internal();
+    if (!(err instanceof VoiceProtocolError)) this.deps.logger.error({ err }, 'voice stream failed');
+    this.send({ error: protocolError.body() });
+    this.stop();
+  }
+
+  /** Server shutdown: frees the decoder and child processes without further messages. */
+  abort(): void {
+    this.sink = null;
+    this.stop();
+  }
+
+  private stop(): void {
+    if (this.done) return;
+    this.done = true;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.decoder?.kill();
+    this.media?.close();
+    this.recognizer?.release();
+    this.sink?.close();
+    this.deps.onDone();
+  }
+}

@@ -1,0 +1,31 @@
+// Speech-to-text engine interface: one recognizer per stream, fed 16 kHz mono s16 samples in arrival order.
+
+export interface RecognizedSegment {
+  text: string;
+  /** Milliseconds from the start of the stream. */
+  startMs: number;
+  endMs: number;
+}
+
+export type RecognizerEvent =
+  | { kind: 'partial'; segment: RecognizedSegment }
+  | { kind: 'final'; segment: RecognizedSegment };
+
+export interface SpeechRecognizer {
+  /** Processes samples; returns what changed (a new partial, or a concluded utterance). */
+  write(samples: Int16Array): Promise<RecognizerEvent[]>;
+  /** End of audio: concludes whatever is pending. */
+  finish(): Promise<RecognizerEvent[]>;
+  /** Frees the recognizer (returns pooled resources). */
+  release(): void;
+}
+
+export interface SpeechToTextEngine {
+  readonly name: string;
+  /** Base language codes (en, de, …) this engine transcribes. */
+  readonly languages: ReadonlySet<string>;
+  createRecognizer(language: string): Promise<SpeechRecognizer>;
+  close(): Promise<void>;
+}
+
+export const STT_SAMPLE_RATE = 16000;

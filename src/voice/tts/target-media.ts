@@ -1,0 +1,156 @@
+// Turns synthesized speech into target_media_chunk payloads in the session's target format: PCM and G.711 in-process,
+// every other format through one long-lived ffmpeg encoder per stream (so the container is one continuous stream).
+import { alawEncode, resample, samplesToS16le, ulawEncode } from '../audio/pcm.js';
+import { createEncoder, type FfmpegStream } from '../audio/ffmpeg.js';
+import type { TargetMedia } from '../audio/media-types.js';
+
+export interface MediaChunk {
+  content_type?: string;
+  headers?: number;
+  data: Buffer[];
+  duration: number;
+  text?: string;
+}
+
+const WEBM_CLUSTER = Buffer.from([0x1f, 0x43, 0xb6, 0x75]);
+
+/** The packets of one Ogg page (segments of 255 bytes continue a packet; a packet spanning pages is joined). */
+function pagePackets(page: Buffer, partial: Buffer[]): Buffer[] {
+  const nsegs = page[26]!;
+  let offset = 27 + nsegs;
+  const packets: Buffer[] = [];
+  for (let i = 0; i < nsegs; i++) {
+    const len = page[27 + i]!;
+    partial.push(page.subarray(offset, offset + len));
+    offset += len;
+    if (len < 255) packets.push(Buffer.concat(partial.splice(0)));
+  }
+  return packets;
+}
+
+/** Splits an Ogg byte stream into whole pages and reads each page's granule position. */
+class OggPager {
+  private buf = Buffer.alloc(0);
+  push(data: Buffer): { page: Buffer; granule: bigint }[] {
+    this.buf = Buffer.concat([this.buf, data]);
+    const pages: { page: Buffer; granule: bigint }[] = [];
+    while (this.buf.length >= 27 && this.buf.toString('ascii', 0, 4) === 'OggS') {
+      const nsegs = this.buf[26]!;
+      if (this.buf.length < 27 + nsegs) break;
+      let body = 0;
+      for (let i = 0; i < nsegs; i++) body += this.buf[27 + i]!;
+      const size = 27 + nsegs + body;
+      if (this.buf.length < size) break;
+      pages.push({ page: this.buf.subarray(0, size), granule: this.buf.readBigInt64LE(6) });
+      this.buf = this.buf.subarray(size);
+    }
+    return pages;
+  }
+}
+
+export class TargetMediaWriter {
+  private first = true;
+  private encoder: FfmpegStream | null = null;
+  private encoderDone: Promise<string | null> | null = null;
+  private readonly pager = new OggPager();
+  private pendingTexts: string[] = [];
+  private writtenMs = 0;
+  private reportedMs = 0;
+  private lastGranule = 0n;
+  private headerPending = true;
+  /** Ogg header pages held back until the first audio page, so the first chunk carries every header. */
+  private heldPages: { page: Buffer; granule: bigint }[] = [];
+  private failed: string | null = null;
+  private partialPacket: Buffer[] = [];
+
+  constructor(
+    private readonly media: TargetMedia,
+    private readonly emit: (chunk: MediaChunk) => void,
+  ) {}
+
+  private head(chunk: MediaChunk, headers?: number): MediaChunk {
+    if (!this.first) return chunk;
+    this.first = false;
+    return { content_type: this.media.contentType, ...(headers ? { headers } : {}), ...chunk };
+  }
+
+  /** Queues one synthesized segment (speech only, no silence). */
+  speak(samples: Int16Array, sampleRate: number, text: string): void {
+    const pcm = resample(samples, sampleRate, this.media.rate);
+    const durationMs = Math.round((pcm.length * 1000) / this.media.rate);
+    if (this.media.kind === 'pcm') {
+      const bytes = this.media.encoding === 'alaw' ? Buffer.from(alawEncode(pcm)) : this.media.encoding === 'ulaw' ? Buffer.from(ulawEncode(pcm)) : Buffer.from(samplesToS16le(pcm));
+      this.emit(this.head({ data: [bytes], duration: durationMs, text }));
+      return;
+    }
+    this.startEncoder();
+    this.pendingTexts.push(text);
+    this.writtenMs += durationMs;
+    this.encoder!.write(samplesToS16le(pcm));
+  }
+
+  private startEncoder(): void {
+    if (this.encoder || this.media.kind !== 'ffmpeg') return;
+    const media = this.media;
+    this.encoderDone = new Promise((resolve) => {
+      this.encoder = createEncoder(media.rate, media.args, {
+        onData: (data) => this.onEncoded(data),
+        onEnd: (error) => resolve(error),
+      });
+    });
+  }
+
+  private onEncoded(data: Buffer): void {
+    if (this.media.kind !== 'ffmpeg') return;
+    let packets: Buffer[];
+    let headers: number | undefined;
+    let duration: number;
+    if (this.media.packets === 'ogg' || this.media.packets === 'opus') {
+      const pages = [...this.heldPages.splice(0), ...this.pager.push(data)];
+      if (pages.length === 0) return;
+      if (this.headerPending && pages.every((p) => p.granule === 0n)) {
+        this.heldPages = pages;
+        return;
+      }
+      if (this.media.packets === 'opus') {
+        // Raw Opus (RFC 7845 header first): OpusHead is the one header packet; OpusTags is metadata, dropped.
+        packets = pages
+          .flatMap((p) => pagePackets(p.page, this.partialPacket))
+          .filter((pkt) => pkt.subarray(0, 8).toString('ascii') !== 'OpusTags');
+        if (this.headerPending) headers = 1;
+      } else {
+        packets = pages.map((p) => Buffer.from(p.page));
+        if (this.headerPending) headers = pages.filter((p) => p.granule === 0n).length;
+      }
+      const granule = pages.reduce((g, p) => (p.granule > g ? p.granule : g), this.lastGranule);
+      const rate = this.media.rate;
+      duration = Number(((granule - this.lastGranule) * 1000n) / BigInt(rate));
+      this.lastGranule = granule;
+    } else {
+      packets = [Buffer.from(data)];
+      if (this.headerPending && this.media.packets === 'webm') {
+        const at = data.indexOf(WEBM_CLUSTER);
+        if (at > 0) packets = [Buffer.from(data.subarray(0, at)), Buffer.from(data.subarray(at))];
+        headers = 1;
+      }
+      // Byte streams carry no timing we read here: audio written so far and not yet reported is attributed now.
+      duration = Math.max(0, this.writtenMs - this.reportedMs);
+    }
+    this.headerPending = false;
+    this.reportedMs += duration;
+    const text = this.pendingTexts.shift();
+    this.emit(this.head({ data: packets, duration, ...(text !== undefined ? { text } : {}) }, headers));
+  }
+
+  /** Flushes the encoder; resolves when every chunk was emitted. Returns an error text when encoding failed. */
+  async finish(): Promise<string | null> {
+    if (!this.encoder) return this.failed;
+    this.encoder.end();
+    const error = await this.encoderDone!;
+    return error;
+  }
+
+  close(): void {
+    this.encoder?.kill();
+  }
+}

@@ -1,0 +1,112 @@
+// The voice service: validates session requests against the installed engines and quotas, issues tokens, and
+// connects WebSocket connections to their session's stream (built once in services.ts, used by the voice routes).
+import type { AuthContext } from '../accounts/accounts-service.js';
+import type { UsageService } from '../accounts/usage-service.js';
+import { invalid } from '../lib/errors.js';
+import type { Logger } from '../lib/logger.js';
+import { voiceErrors, type VoiceProtocolError } from './protocol.js';
+import { parseVoiceSessionRequest, type VoiceCapabilities } from './session-request.js';
+import { VoiceSessionRegistry, type VoiceSession } from './sessions.js';
+import type { SpeechToTextEngine } from './stt/engine.js';
+import { VoiceStream, type StreamSink } from './stream.js';
+import type { TextToSpeechEngine } from './tts/engine.js';
+
+export interface VoiceServiceOptions {
+  stt: SpeechToTextEngine;
+  tts: TextToSpeechEngine;
+  usage: UsageService;
+  canTranslate(source: string, target: string): boolean;
+  translate(source: string, target: string, texts: string[], formality: 'default' | 'more' | 'less'): Promise<string[]>;
+  logger: Logger;
+  now?: () => number;
+  idleTimeoutMs?: number;
+}
+
+export interface SessionGrant {
+  sessionId: string;
+  token: string;
+}
+
+export type ConnectOutcome = { ok: true; stream: VoiceStream; session: VoiceSession } | { ok: false; error: VoiceProtocolError };
+
+export class VoiceService {
+  readonly sessions: VoiceSessionRegistry;
+
+  constructor(private readonly opts: VoiceServiceOptions) {
+    this.sessions = new VoiceSessionRegistry(opts.now);
+  }
+
+  capabilities(): VoiceCapabilities {
+    return {
+      transcribable: this.opts.stt.languages,
+      canTranslate: this.opts.canTranslate,
+      canSpeak: (lang) => this.opts.tts.supports(lang),
+    };
+  }
+
+  private async assertSpeechQuota(ctx: AuthContext): Promise<void> {
+    await this.opts.usage.assertSpeechToTextAvailable(ctx);
+  }
+
+  async requestSession(ctx: AuthContext, body: unknown, reportingTag: string | null): Promise<SessionGrant> {
+    const config = parseVoiceSessionRequest(body, this.capabilities());
+    await this.assertSpeechQuota(ctx);
+    const { session, token } = this.sessions.create(ctx, config, reportingTag);
+    return { sessionId: session.id, token };
+  }
+
+  async reconnect(ctx: AuthContext, token: unknown): Promise<SessionGrant> {
+    if (typeof token !== 'string' || token === '') throw invalid("Missing required parameter 'token'.");
+    const outcome = this.sessions.reconnect(ctx, token);
+    if ('error' in outcome) {
+      throw invalid(outcome.error === 'outdated' ? 'Outdated token: the session was invalidated. Request a new session.' : 'Invalid or expired token.');
+    }
+    await this.assertSpeechQuota(ctx);
+    return { sessionId: outcome.session.id, token: outcome.token };
+  }
+
+  /** Claims a token for a WebSocket connection and attaches the sink to the session's stream. */
+  connect(token: unknown, sink: StreamSink): ConnectOutcome {
+    const claim = typeof token === 'string' ? this.sessions.claim(token) : ({ ok: false, reason: 'invalid' } as const);
+    if (!claim.ok) return { ok: false, error: claim.reason === 'reused' ? voiceErrors.tokenReused() : voiceErrors.tokenInvalid() };
+    const session = claim.session;
+    let stream = session.state as VoiceStream | null;
+    if (!stream) {
+      const { ctx, reportingTag } = session;
+      stream = new VoiceStream(session.config, {
+        stt: this.opts.stt,
+        tts: this.opts.tts,
+        translate: this.opts.translate,
+        charge: (ms) => this.opts.usage.charge(ctx, 'speech_to_text', ms, reportingTag),
+        onDone: () => this.sessions.terminate(session, 'ended'),
+        logger: this.opts.logger,
+        ...(this.opts.now ? { now: this.opts.now } : {}),
+        ...(this.opts.idleTimeoutMs ? { idleTimeoutMs: this.opts.idleTimeoutMs } : {}),
+      });
+      session.state = stream;
+    }
+    const live = stream;
+    session.connection = {
+      terminate: (reason) => {
+        if (reason === 'token_reused') live.fail(voiceErrors.tokenReused());
+        else {
+          // Reconnected elsewhere: this connection just closes; the session goes on (no error message).
+          live.detach(sink);
+          sink.close();
+        }
+      },
+    };
+    live.attach(sink);
+    return { ok: true, stream: live, session };
+  }
+
+  /** The connection closed (client left or the 1 h limit): the session stays reconnectable. */
+  disconnect(session: VoiceSession, stream: VoiceStream, sink: StreamSink): void {
+    if (stream.detach(sink)) session.connection = null;
+  }
+
+  async close(): Promise<void> {
+    for (const session of this.sessions.all()) (session.state as VoiceStream | null)?.abort();
+    await this.opts.stt.close();
+  }
+}

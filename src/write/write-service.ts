@@ -1,0 +1,183 @@
+// Text improvement: rephrase through the language-model engine; correct with Hunspell offline, and spelling plus
+// grammar through the language model when one is configured (falling back to Hunspell when it fails).
+import { EngineError } from '../engines/engine.js';
+import type { ImprovePromptInput, TextImprover } from '../engines/llm/index.js';
+import { ServiceError, invalid, unsupportedValue } from '../lib/errors.js';
+import { silentLogger, type Logger } from '../lib/logger.js';
+import { toBcp47 } from '../translate/languages.js';
+import { countCharacters } from '../translate/translate-service.js';
+import { STYLE_TARGETS, WRITE_TARGETS, type WriteRequest } from './write-request.js';
+import { correctSpelling, editDistance, type SpellChecker } from './spelling-corrector.js';
+
+export interface SpellingDictionaries extends SpellChecker {
+  /** True when a dictionary covers the language (exact variant or its base). */
+  has(lang: string): boolean;
+}
+
+export interface WriteDetector {
+  /** Tolk code of the text's language, or undefined when it cannot be told. */
+  detect(text: string): string | undefined;
+}
+
+export interface WriteServiceDeps {
+  improver?: TextImprover | undefined;
+  dictionaries: SpellingDictionaries;
+  detector: WriteDetector;
+  logger?: Logger;
+  /** Engine errors → API errors (the same mapping as translation). */
+  mapEngineError?: (err: unknown) => unknown;
+}
+
+export interface Improvement {
+  text: string;
+  targetLanguage: string;
+  detectedSourceLanguage: string;
+}
+
+export interface WriteLanguage {
+  code: string;
+  rephrase: boolean;
+  correct: boolean;
+  /** writing_style and tone can be set. */
+  style: boolean;
+}
+
+export const NEEDS_LLM_MESSAGE =
+  'Rephrasing needs a language-model engine, and this server has none configured (set TOLK_LLM_URL and TOLK_LLM_MODEL).';
+
+/** An LLM correction that rewrites more than this share of the words is not minimal: Hunspell's result is used. */
+const MAX_CORRECTION_CHANGE = 0.4;
+
+const baseOf = (code: string) => code.split('-')[0]!;
+
+function wordChangeRatio(before: string, after: string): number {
+  const a = before.split(/\s+/).filter(Boolean);
+  const b = after.split(/\s+/).filter(Boolean);
+  if (a.length === 0) return b.length === 0 ? 0 : 1;
+  // word-level edit distance through the character routine: map each distinct word to one code point
+  const ids = new Map<string, string>();
+  const enc = (w: string) => {
+    if (!ids.has(w)) ids.set(w, String.fromCodePoint(0xe000 + ids.size));
+    return ids.get(w)!;
+  };
+  return editDistance(a.map(enc).join(''), b.map(enc).join('')) / a.length;
+}
+
+export class WriteService {
+  private readonly log: Logger;
+  private readonly llmLanguages: Set<string>;
+
+  constructor(private readonly deps: WriteServiceDeps) {
+    this.log = deps.logger ?? silentLogger;
+    this.llmLanguages = new Set(deps.improver?.improveLanguages() ?? []);
+  }
+
+  get hasLanguageModel(): boolean {
+    return this.deps.improver !== undefined;
+  }
+
+  private llmCovers(lang: string): boolean {
+    return this.deps.improver !== undefined && (this.llmLanguages.has(lang) || this.llmLanguages.has(baseOf(lang)));
+  }
+
+  /** What /v3/languages?resource=write lists: targets of the reference's set that some engine here can improve. */
+  languages(): WriteLanguage[] {
+    return WRITE_TARGETS.filter((c) => c !== 'en' && c !== 'pt' && c !== 'zh')
+      .map((code) => {
+        const rephrase = this.llmCovers(code);
+        return { code, rephrase, correct: rephrase || this.deps.dictionaries.has(code), style: rephrase && STYLE_TARGETS.has(code) };
+      })
+      .filter((l) => l.correct);
+  }
+
+  /** Checks the request can be served before any billing; returns the characters to bill. */
+  plan(req: WriteRequest, mode: 'rephrase' | 'correct'): number {
+    if (mode === 'rephrase') {
+      if (!this.deps.improver) throw new ServiceError('feature_not_available', NEEDS_LLM_MESSAGE);
+      if (req.targetLang !== undefined && !this.llmCovers(req.targetLang)) throw unsupportedValue('target_lang');
+    } else if (req.targetLang !== undefined && !this.llmCovers(req.targetLang) && !this.deps.dictionaries.has(req.targetLang)) {
+      throw new ServiceError(
+        'feature_not_available',
+        `Correcting '${req.targetLangRaw}' needs a language-model engine: no spelling dictionary for it is installed on this server.`,
+      );
+    }
+    return req.texts.reduce((n, t) => n + countCharacters(t), 0);
+  }
+
+  /** The language to improve each text in: target_lang, else the detected one (English when undetectable). */
+  private languagesOf(req: WriteRequest): { lang: string; detected: string }[] {
+    return req.texts.map((text) => {
+      const detected = this.deps.detector.detect(text);
+      const lang = req.targetLang ?? detected ?? 'en';
+      return { lang, detected: detected ?? baseOf(lang) };
+    });
+  }
+
+  private improvement(text: string, lang: string, detected: string): Improvement {
+    return { text, targetLanguage: toBcp47(lang), detectedSourceLanguage: baseOf(detected) };
+  }
+
+  private mapError(err: unknown): unknown {
+    return this.deps.mapEngineError ? this.deps.mapEngineError(err) : err;
+  }
+
+  async rephrase(req: WriteRequest, signal?: AbortSignal): Promise<Improvement[]> {
+    const improver = this.deps.improver;
+    if (!improver) throw new ServiceError('feature_not_available', NEEDS_LLM_MESSAGE);
+    const langs = this.languagesOf(req);
+    for (const { lang } of langs) if (!this.llmCovers(lang)) throw invalid(`Detected language '${lang}' cannot be improved by the configured language model.`);
+    const out: Improvement[] = new Array(req.texts.length);
+    const groups = new Map<string, number[]>();
+    langs.forEach(({ lang }, i) => groups.set(lang, [...(groups.get(lang) ?? []), i]));
+    await Promise.all(
+      [...groups].map(async ([lang, indexes]) => {
+        const input: ImprovePromptInput = { mode: 'rephrase', language: lang };
+        if (req.style) input.style = req.style;
+        if (req.tone) input.tone = req.tone;
+        let results: string[];
+        try {
+          results = await improver.improve(indexes.map((i) => req.texts[i]!), input, signal);
+        } catch (err) {
+          throw this.mapError(err);
+        }
+        indexes.forEach((i, k) => (out[i] = this.improvement(results[k]!, lang, langs[i]!.detected)));
+      }),
+    );
+    return out;
+  }
+
+  async correct(req: WriteRequest, signal?: AbortSignal): Promise<Improvement[]> {
+    const langs = this.languagesOf(req);
+    return Promise.all(
+      req.texts.map(async (text, i) => {
+        const { lang, detected } = langs[i]!;
+        return this.improvement(await this.correctOne(text, lang, signal), lang, detected);
+      }),
+    );
+  }
+
+  private async correctOne(text: string, lang: string, signal: AbortSignal | undefined): Promise<string> {
+    const dictionaries = this.deps.dictionaries;
+    const hasDictionary = dictionaries.has(lang);
+    const spelling = async () => (hasDictionary ? correctSpelling(text, lang, dictionaries) : text);
+    if (!this.llmCovers(lang)) {
+      if (!hasDictionary) throw invalid(`Correcting '${lang}' needs a language-model engine: no spelling dictionary for it is installed on this server.`);
+      return spelling();
+    }
+    try {
+      const [corrected] = await this.deps.improver!.improve([text], { mode: 'correct', language: lang }, signal);
+      if (hasDictionary && wordChangeRatio(text, corrected!) > MAX_CORRECTION_CHANGE) {
+        this.log.warn({ lang }, 'language-model correction rewrote too much; using the spelling correction');
+        return spelling();
+      }
+      return corrected!;
+    } catch (err) {
+      // Offline correction still works when the model server is down; without a dictionary the error stands.
+      if (hasDictionary && err instanceof EngineError && err.kind !== 'unsupported_pair') {
+        this.log.warn({ err: err.message, lang }, 'language-model correction failed; using the spelling correction');
+        return spelling();
+      }
+      throw this.mapError(err);
+    }
+  }
+}

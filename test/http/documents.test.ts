@@ -1,0 +1,304 @@
+// /v2/document over HTTP (inject): upload (multipart, fields after the file), status, one-time download, every error.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createAccount, authHeaders, createTestApp, type TestAccount, type TestContext } from '../helpers/harness.js';
+import { multipart, type Part } from '../documents/multipart.js';
+
+const FIXTURES = new URL('../../../test/fixtures/documents/', import.meta.url);
+const fixture = (name: string) => readFileSync(new URL(name, FIXTURES));
+
+let ctx: TestContext;
+let pro: TestAccount;
+let dataDir: string;
+
+before(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'tolk-docs-'));
+  ctx = await createTestApp({ env: { TOLK_DATA_DIR: dataDir } });
+  pro = await createAccount(ctx);
+});
+after(async () => {
+  await ctx.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function upload(parts: Part[], account: TestAccount = pro, headers: Record<string, string> = {}) {
+  const { payload, contentType } = multipart(parts);
+  return ctx.app.inject({ method: 'POST', url: '/v2/document', headers: { ...authHeaders(account), 'content-type': contentType, ...headers }, payload });
+}
+
+async function status(id: string, key: string, account: TestAccount = pro) {
+  return ctx.app.inject({ method: 'POST', url: `/v2/document/${id}`, headers: authHeaders(account), payload: { document_key: key } });
+}
+
+async function result(id: string, key: string, account: TestAccount = pro) {
+  return ctx.app.inject({
+    method: 'POST',
+    url: `/v2/document/${id}/result`,
+    headers: { ...authHeaders(account), 'content-type': 'application/x-www-form-urlencoded' },
+    payload: `document_key=${key}`,
+  });
+}
+
+async function waitFor(id: string, key: string, account: TestAccount = pro, timeoutMs = 10_000) {
+  const start = Date.now();
+  for (;;) {
+    const res = await status(id, key, account);
+    assert.equal(res.statusCode, 200, res.body);
+    const body = res.json();
+    if (body.status === 'done' || body.status === 'error') return body;
+    if (Date.now() - start > timeoutMs) assert.fail(`document still ${body.status}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('upload, status, download', () => {
+  it('translates a txt file (fields after the file), done within a second, downloadable once', async () => {
+    const started = Date.now();
+    const res = await upload([{ name: 'file', filename: 'sample.txt', content: fixture('sample.txt') }, { name: 'source_lang', value: 'EN' }, { name: 'target_lang', value: 'ES' }]);
+    assert.equal(res.statusCode, 200, res.body);
+    const { document_id, document_key } = res.json();
+    assert.match(document_id, /^[0-9A-F]{32}$/);
+    assert.match(document_key, /^[0-9A-F]{64}$/);
+    const done = await waitFor(document_id, document_key);
+    assert.ok(Date.now() - started < 1000, `took ${Date.now() - started} ms`);
+    assert.equal(done.status, 'done');
+    assert.equal(done.document_id, document_id);
+    const source = fixture('sample.txt').toString('utf8');
+    const expectedChars = source.split(/\r?\n/).map((l) => l.trim()).join('').length;
+    assert.equal(done.billed_characters, expectedChars);
+
+    const before = await ctx.services.usage.summary((await ctx.services.accounts.authenticate(pro.key))!);
+    const dl = await result(document_id, document_key);
+    assert.equal(dl.statusCode, 200, dl.body);
+    assert.match(String(dl.headers['content-type']), /^text\/plain/);
+    const text = dl.body;
+    assert.match(text, /casa/i);
+    assert.match(text, /perro/i);
+    // line structure: same line endings and blank lines, indentation kept
+    assert.deepEqual(text.match(/\r?\n/g), source.match(/\r?\n/g));
+    assert.ok(text.split('\n')[2]!.startsWith('  '));
+    await new Promise((r) => setTimeout(r, 50));
+    const afterUsage = await ctx.services.usage.summary((await ctx.services.accounts.authenticate(pro.key))!);
+    const doc = (s: typeof before) => s.products.find((p) => p.product === 'document_translation')!.key;
+    assert.equal(doc(afterUsage) - doc(before), expectedChars);
+
+    const again = await result(document_id, document_key);
+    assert.equal(again.statusCode, 404);
+    assert.equal(again.json().message, 'Document not found');
+    assert.equal((await status(document_id, document_key)).statusCode, 404);
+  });
+
+  it('charges the uploading key with the upload request’s reporting tag, at download', async () => {
+    const res = await upload(
+      [{ name: 'file', filename: 'a.txt', content: 'The cat sleeps.' }, { name: 'source_lang', value: 'EN' }, { name: 'target_lang', value: 'ES' }],
+      pro,
+      { 'x-service-reporting-tag': 'Project-7' },
+    );
+    const { document_id, document_key } = res.json();
+    assert.equal((await waitFor(document_id, document_key)).status, 'done');
+    const events = () =>
+      ctx.services.store.db.selectFrom('usage_events').selectAll().where('key_id', '=', pro.keyId).where('reporting_tag', '=', 'project-7').execute();
+    assert.equal((await events()).length, 0);
+    assert.equal((await result(document_id, document_key)).statusCode, 200);
+    const rows = await events();
+    assert.equal(rows.length, 1);
+    assert.equal(rows[0]!.product, 'document_translation');
+    assert.equal(Number(rows[0]!.units), 'The cat sleeps.'.length);
+  });
+
+  it('answers 404 for a wrong key, an unknown id, and another account', async () => {
+    const res = await upload([{ name: 'target_lang', value: 'ES' }, { name: 'file', filename: 'a.txt', content: 'The house is big.' }]);
+    const { document_id, document_key } = res.json();
+    const wrong = 'A'.repeat(64);
+    assert.equal((await status(document_id, wrong)).statusCode, 404);
+    assert.equal((await status(document_id, 'nonsense')).statusCode, 404);
+    assert.equal((await result(document_id, wrong)).statusCode, 404);
+    assert.equal((await status('0'.repeat(32), document_key)).statusCode, 404);
+    const other = await createAccount(ctx);
+    assert.equal((await status(document_id, document_key, other)).statusCode, 404);
+    const missing = await ctx.app.inject({ method: 'POST', url: `/v2/document/${document_id}`, headers: authHeaders(pro), payload: {} });
+    assert.equal(missing.statusCode, 400);
+    assert.equal(missing.json().message, "Parameter 'document_key' not specified");
+    const done = await waitFor(document_id, document_key);
+    assert.equal(done.status, 'done');
+  });
+
+  it('status error when source equals target', async () => {
+    const res = await upload([{ name: 'file', filename: 'a.txt', content: 'The house is big.' }, { name: 'source_lang', value: 'EN' }, { name: 'target_lang', value: 'EN-US' }]);
+    assert.equal(res.statusCode, 200, res.body);
+    const { document_id, document_key } = res.json();
+    const body = await waitFor(document_id, document_key);
+    assert.equal(body.status, 'error');
+    assert.equal(body.error_message, 'Source and target language are equal.');
+    const dl = await result(document_id, document_key);
+    assert.equal(dl.statusCode, 409);
+  });
+
+  it('detects the source language when source_lang is omitted', async () => {
+    const res = await upload([{ name: 'file', filename: 'a.txt', content: 'La casa es muy grande y el perro duerme en el jardín.' }, { name: 'target_lang', value: 'EN-US' }]);
+    const { document_id, document_key } = res.json();
+    assert.equal((await waitFor(document_id, document_key)).status, 'done');
+    const dl = await result(document_id, document_key);
+    assert.match(dl.body, /house/i);
+  });
+
+  it('503 while not done', async () => {
+    // a document queued behind a long one is not done right after upload
+    const big = 'The house is big and the dog sleeps in the garden.\n'.repeat(800);
+    const first = (await upload([{ name: 'file', filename: 'big.txt', content: big }, { name: 'source_lang', value: 'EN' }, { name: 'target_lang', value: 'ES' }])).json();
+    const res = await result(first.document_id, first.document_key);
+    assert.equal(res.statusCode, 503);
+    assert.equal(res.json().message, 'Document translation is not done');
+    const s = (await status(first.document_id, first.document_key)).json();
+    assert.ok(['queued', 'translating', 'done'].includes(s.status));
+    if (s.status === 'translating') assert.ok(Number.isInteger(s.seconds_remaining) && s.seconds_remaining >= 1);
+    const done = await waitFor(first.document_id, first.document_key, pro, 60_000);
+    assert.equal(done.status, 'done');
+  });
+});
+
+describe('formats', () => {
+  it('srt: numbering, timing and CRLF kept byte for byte, cue text translated', async () => {
+    const src = fixture('sample.srt');
+    const res = await upload([{ name: 'file', filename: 'sample.srt', content: src }, { name: 'source_lang', value: 'EN' }, { name: 'target_lang', value: 'ES' }]);
+    const { document_id, document_key } = res.json();
+    assert.equal((await waitFor(document_id, document_key)).status, 'done');
+    const out = (await result(document_id, document_key)).body;
+    const srcLines = src.toString('utf8').split('\r\n');
+    const outLines = out.split('\r\n');
+    assert.equal(outLines.length, srcLines.length);
+    srcLines.forEach((line, i) => {
+      if (/^\d+$/.test(line) || line.includes('-->') || line === '') assert.equal(outLines[i], line);
+    });
+    assert.match(out, /casa/i);
+    assert.match(out, /<i>.*coche.*<\/i>/i);
+  });
+
+  it('json: only string values translated; keys, numbers and placeholders untouched', async () => {
+    const src = fixture('sample.json').toString('utf8');
+    const res = await upload([{ name: 'file', filename: 'sample.json', content: src }, { name: 'source_lang', value: 'EN' }, { name: 'target_lang', value: 'ES' }]);
+    const { document_id, document_key } = res.json();
+    assert.equal((await waitFor(document_id, document_key)).status, 'done');
+    const dl = await result(document_id, document_key);
+    assert.match(String(dl.headers['content-type']), /^application\/json/);
+    const out = dl.body;
+    const parsed = JSON.parse(out);
+    assert.match(parsed.title, /casa/i);
+    assert.ok(out.includes('12345678901234567890'));
+    assert.ok(parsed.nested.greeting.includes('{name}') && parsed.nested.greeting.includes('{count}'));
+    assert.deepEqual(parsed.nested.items.slice(2), [42, true, null]);
+    assert.equal(parsed.nested.url, 'https://example.com/house');
+    assert.ok('The house is big.' in parsed);
+    assert.deepEqual(Object.keys(parsed), Object.keys(JSON.parse(src)));
+    assert.equal(out.split('\n').length, src.split('\n').length);
+  });
+
+  it('a malformed json file ends in error status with a message', async () => {
+    const res = await upload([{ name: 'file', filename: 'bad.json', content: '{"a": "The house", ' }, { name: 'target_lang', value: 'ES' }]);
+    const { document_id, document_key } = res.json();
+    const body = await waitFor(document_id, document_key);
+    assert.equal(body.status, 'error');
+    assert.match(body.error_message, /could not be parsed/);
+  });
+});
+
+describe('upload errors', () => {
+  const file: Part = { name: 'file', filename: 'a.txt', content: 'The house is big.' };
+  const cases: [string, Part[], number, string | RegExp][] = [
+    ['unsupported extension', [{ name: 'file', filename: 'a.exe', content: 'x' }, { name: 'target_lang', value: 'ES' }], 400, 'Invalid file data.'],
+    ['no extension', [{ name: 'file', filename: 'README', content: 'x' }, { name: 'target_lang', value: 'ES' }], 400, 'Invalid file data.'],
+    ['format not built yet', [{ name: 'file', filename: 'a.docx', content: 'x' }, { name: 'target_lang', value: 'ES' }], 400, /not supported by this server yet/],
+    ['missing file', [{ name: 'target_lang', value: 'ES' }], 400, "Parameter 'file' not specified"],
+    ['missing target_lang', [file], 400, "Parameter 'target_lang' not specified"],
+    ['bad target_lang', [file, { name: 'target_lang', value: 'XX' }], 400, "Value for 'target_lang' not supported."],
+    ['bad source_lang', [file, { name: 'target_lang', value: 'ES' }, { name: 'source_lang', value: 'QQ' }], 400, "Value for 'source_lang' not supported."],
+    ['bad formality', [file, { name: 'target_lang', value: 'ES' }, { name: 'formality', value: 'very' }], 400, "Value for 'formality' not supported."],
+    ['bad watermark flag', [file, { name: 'target_lang', value: 'ES' }, { name: 'enable_watermark', value: 'maybe' }], 400, "Value for 'enable_watermark' not supported."],
+    ['glossary without source', [file, { name: 'target_lang', value: 'ES' }, { name: 'glossary_id', value: '0d4c8f0e-0000-4000-8000-000000000000' }], 400, 'Use of a glossary requires the source_lang parameter to be specified'],
+    ['glossary not available', [file, { name: 'target_lang', value: 'ES' }, { name: 'source_lang', value: 'EN' }, { name: 'glossary_id', value: '0d4c8f0e-0000-4000-8000-000000000000' }], 400, /glossaries are not available/],
+    ['style rules not available', [file, { name: 'target_lang', value: 'ES' }, { name: 'style_id', value: '0d4c8f0e-0000-4000-8000-000000000000' }], 400, /style rules are not available/],
+    ['threshold out of range', [file, { name: 'target_lang', value: 'ES' }, { name: 'translation_memory_threshold', value: '101' }], 400, 'Parameter "translation_memory_threshold" must be an integer between 0 and 100'],
+    ['unsupported pair', [file, { name: 'target_lang', value: 'JA' }, { name: 'source_lang', value: 'EN' }], 400, /not supported by the installed engines/],
+    ['output format conversion', [file, { name: 'target_lang', value: 'ES' }, { name: 'output_format', value: 'docx' }], 400, /Conversion from 'txt' to 'docx'/],
+    ['empty file', [{ name: 'file', filename: 'a.txt', content: '' }, { name: 'target_lang', value: 'ES' }], 400, 'Invalid file data.'],
+  ];
+  for (const [name, parts, code, message] of cases) {
+    it(name, async () => {
+      const res = await upload(parts);
+      assert.equal(res.statusCode, code, res.body);
+      if (typeof message === 'string') assert.equal(res.json().message, message);
+      else assert.match(res.json().message, message);
+    });
+  }
+
+  it('the filename field names the file when the part has none usable', async () => {
+    const res = await upload([{ name: 'file', filename: 'blob', content: 'The house is big.' }, { name: 'filename', value: 'notes.txt' }, { name: 'target_lang', value: 'ES' }]);
+    assert.equal(res.statusCode, 200, res.body);
+  });
+
+  it('413 for a file over the format limit, 400 for a non-multipart body', async () => {
+    const big = Buffer.alloc(10 * 1024 * 1024 + 10, 'a');
+    const res = await upload([{ name: 'file', filename: 'big.txt', content: big }, { name: 'target_lang', value: 'ES' }]);
+    assert.equal(res.statusCode, 413, res.body);
+    const json = await ctx.app.inject({ method: 'POST', url: '/v2/document', headers: authHeaders(pro), payload: { target_lang: 'ES' } });
+    assert.equal(json.statusCode, 400);
+  });
+
+  it('456 when the quota is used up', async () => {
+    const poor = await createAccount(ctx, { plan: 'pro', characterLimit: 5 });
+    const res = await upload([{ name: 'file', filename: 'a.txt', content: 'The house is big.' }, { name: 'source_lang', value: 'EN' }, { name: 'target_lang', value: 'ES' }], poor);
+    assert.equal(res.statusCode, 200, res.body);
+    const { document_id, document_key } = res.json();
+    assert.equal((await waitFor(document_id, document_key, poor)).status, 'done');
+    // billing happens at download: 17 characters do not fit a limit of 5
+    const dl = await result(document_id, document_key, poor);
+    assert.equal(dl.statusCode, 456);
+    // the document is still there to download once the quota allows it
+    assert.equal((await status(document_id, document_key, poor)).json().status, 'done');
+  });
+});
+
+describe('markup formats (on src/translate/markup)', () => {
+  const tags = (s: string) => [...s.matchAll(/<\/?([A-Za-z][\w:-]*)/g)].map((m) => m[0]);
+
+  it('html: text and alt translated; tags, script, style and code byte for byte', async () => {
+    const src = fixture('sample.html').toString('utf8');
+    const res = await upload([{ name: 'file', filename: 'page.html', content: src }, { name: 'source_lang', value: 'EN' }, { name: 'target_lang', value: 'ES' }]);
+    const { document_id, document_key } = res.json();
+    assert.equal((await waitFor(document_id, document_key)).status, 'done');
+    const dl = await result(document_id, document_key);
+    assert.match(String(dl.headers['content-type']), /^text\/html/);
+    const out = dl.body;
+    assert.deepEqual(tags(out), tags(src));
+    assert.match(out, /<h1>[^<]*perro[^<]*<\/h1>/i);
+    assert.match(out, /alt="[^"]*casa[^"]*"/i);
+    assert.match(out, /<b>[^<]*roj[^<]*<\/b>/i);
+    assert.ok(out.includes('<script>var house = "The house is big";</script>'));
+    assert.ok(out.includes('<code>The house is big</code>'));
+    assert.ok(out.includes('<style>p { color: red; }</style>'));
+  });
+
+  it('xml: element text translated, structure, attributes and comments kept, still well-formed', async () => {
+    const src = fixture('sample.xml').toString('utf8');
+    const res = await upload([{ name: 'file', filename: 'catalogue.xml', content: src }, { name: 'source_lang', value: 'EN' }, { name: 'target_lang', value: 'ES' }]);
+    const { document_id, document_key } = res.json();
+    assert.equal((await waitFor(document_id, document_key)).status, 'done');
+    const out = (await result(document_id, document_key)).body;
+    assert.deepEqual(tags(out), tags(src));
+    assert.ok(out.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<!-- a catalogue -->'));
+    assert.match(out, /<title>[^<]*casa[^<]*<\/title>/i);
+    assert.match(out, /<em>[^<]*jard[^<]*<\/em>/i);
+    assert.ok(out.includes('<price currency="EUR">12.50</price>'));
+  });
+
+  it('malformed xml ends in error status', async () => {
+    const res = await upload([{ name: 'file', filename: 'bad.xml', content: '<a><b>The house</a>' }, { name: 'target_lang', value: 'ES' }]);
+    const { document_id, document_key } = res.json();
+    const body = await waitFor(document_id, document_key);
+    assert.equal(body.status, 'error');
+    assert.match(body.error_message, /not well-formed/);
+  });
+});

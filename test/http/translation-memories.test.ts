@@ -1,0 +1,92 @@
+// /v3/translation_memories: import via upload URL as a job, polling, list with pagination, export, lookup, errors.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createAccount, authHeaders, createTestApp, type TestContext, type TestAccount } from '../helpers/harness.js';
+
+let ctx: TestContext;
+let acc: TestAccount;
+const tmx = readFileSync(new URL('../../../test/fixtures/customization/small.tmx', import.meta.url));
+before(async () => {
+  ctx = await createTestApp({ engines: [] });
+  acc = await createAccount(ctx);
+});
+after(async () => ctx.close());
+
+const req = (method: string, url: string, payload?: unknown, headers: Record<string, string> = {}) =>
+  ctx.app.inject({ method: method as 'GET', url, headers: { ...authHeaders(acc), ...headers }, ...(payload !== undefined ? { payload: payload as string } : {}) });
+
+async function importTmx(body: Buffer | string, name = 'Legal') {
+  const start = await req('POST', '/v3/translation_memories/import', { source_file: { file_name: 'legal.tmx', content_type: 'application/xml', content_length: Buffer.byteLength(body) }, parameters: { display_name: name } });
+  assert.equal(start.statusCode, 200, start.body);
+  const { job_id, upload_url, expires_at } = start.json();
+  assert.ok(Date.parse(expires_at) > Date.now());
+  assert.equal((await req('GET', `/v3/translation_memories/jobs/${job_id}`)).json().results[0].status, 'awaiting_input');
+  const up = await req('PUT', new URL(upload_url).pathname, body, { 'content-type': 'application/xml' });
+  assert.equal(up.statusCode, 204, up.body);
+  await ctx.services.memories.idle();
+  return (await req('GET', `/v3/translation_memories/jobs/${job_id}`)).json();
+}
+
+describe('translation memories', () => {
+  it('imports a TMX through the upload URL, lists it, looks up exact and fuzzy, exports it', async () => {
+    const job = await importTmx(tmx);
+    assert.equal(job.operation, 'import');
+    assert.equal(job.results.length, 1);
+    const r = job.results[0];
+    assert.equal(r.status, 'completed', JSON.stringify(job));
+    assert.equal(r.skipped_segment_count, 1);
+    const list = (await req('GET', '/v3/translation_memories?page=0&page_size=25')).json();
+    assert.equal(list.total_count, 1);
+    assert.deepEqual(list.translation_memories[0], { translation_memory_id: r.translation_memory_id, name: 'Legal', source_language: 'en', target_languages: ['es'], segment_count: 2 });
+    const hits = await ctx.services.memories.lookup(acc.accountId, r.translation_memory_id, 'en', 'es', ['The printer is out of paper.', 'Restart the computer before installing the new update.', 'Unrelated.'], 75);
+    assert.deepEqual(hits, ['La impresora no tiene papel.', 'Reinicie el ordenador antes de instalar la actualización.', undefined]);
+    await assert.rejects(ctx.services.memories.lookup(acc.accountId, r.translation_memory_id, 'en', 'de', ['x']), new RegExp(`Translation Memory ${r.translation_memory_id} does not support the target language de`));
+    await assert.rejects(ctx.services.memories.lookup(acc.accountId, r.translation_memory_id, 'en', 'es', ['x'], 101), /must be an integer between 0 and 100/);
+
+    const exp = await req('POST', `/v3/translation_memories/${r.translation_memory_id}/export`);
+    assert.equal(exp.statusCode, 202, exp.body);
+    await ctx.services.memories.idle();
+    const done = (await req('GET', `/v3/translation_memories/jobs/${exp.json().job_id}`)).json();
+    assert.equal(done.results[0].status, 'completed');
+    assert.equal((await req('POST', `/v3/translation_memories/${r.translation_memory_id}/export`)).statusCode, 200);
+    const file = await req('GET', new URL(done.results[0].download_url).pathname);
+    assert.equal(file.statusCode, 200);
+    assert.match(file.body, /<seg>La impresora no tiene papel\.<\/seg>/);
+    // the exported TMX imports again
+    assert.equal((await importTmx(file.body, 'Again')).results[0].status, 'completed');
+    assert.equal((await req('GET', '/v3/translation_memories?page=1&page_size=1')).json().translation_memories.length, 1);
+  });
+
+  it('a malformed TMX ends failed with a message; bad requests get 4xx', async () => {
+    const job = await importTmx('<tmx><header srclang="en"/><body><tu></body>');
+    assert.equal(job.results[0].status, 'failed');
+    assert.match(job.results[0].error_message, /not well-formed/);
+    assert.equal((await req('POST', '/v3/translation_memories/import', {})).statusCode, 400);
+    assert.equal((await req('GET', '/v3/translation_memories?page_size=26')).statusCode, 400);
+    assert.equal((await req('GET', '/v3/translation_memories/jobs/00000000-0000-0000-0000-000000000000')).statusCode, 404);
+    assert.equal((await req('POST', '/v3/translation_memories/00000000-0000-0000-0000-000000000000/export')).statusCode, 404);
+    const start = (await req('POST', '/v3/translation_memories/import', { source_file: { file_name: 'a.tmx', content_length: 10 }, parameters: { display_name: 'x' } })).json();
+    const tooBig = await req('PUT', new URL(start.upload_url).pathname, 'x'.repeat(11), { 'content-type': 'application/xml' });
+    assert.equal(tooBig.statusCode, 413);
+    const noAuth = await ctx.app.inject({ method: 'PUT', url: new URL(start.upload_url).pathname, payload: 'x', headers: { host: acc.host } });
+    assert.equal(noAuth.statusCode, 403);
+  });
+
+  it('a job interrupted by a restart ends failed with a message', async () => {
+    const start = (await req('POST', '/v3/translation_memories/import', { source_file: { file_name: 'a.tmx' }, parameters: { display_name: 'x' } })).json();
+    await ctx.services.store.db.updateTable('tm_jobs').set({ status: 'processing' }).where('id', '=', start.job_id).execute();
+    await ctx.services.memories.recover();
+    const job = (await req('GET', `/v3/translation_memories/jobs/${start.job_id}`)).json();
+    assert.equal(job.results[0].status, 'failed');
+    assert.match(job.results[0].error_message, /interrupted by a server restart/);
+  });
+
+  it('scope: a key limited to another group gets 403, a key with translation_memory gets through', async () => {
+    const wrong = await ctx.services.accounts.createKey(acc.accountId, { scopes: ['translate'] });
+    const right = await ctx.services.accounts.createKey(acc.accountId, { scopes: ['translation_memory'] });
+    const headers = { authorization: `Service-Auth-Key ${wrong.secret}`, host: acc.host };
+    assert.equal((await ctx.app.inject({ method: 'GET', url: '/v3/translation_memories', headers })).statusCode, 403);
+    assert.equal((await ctx.app.inject({ method: 'GET', url: '/v3/translation_memories', headers: { ...headers, authorization: `Service-Auth-Key ${right.secret}` } })).statusCode, 200);
+  });
+});
