@@ -25,6 +25,11 @@ DEBIAN_PACKAGES=(apertium apertium-eng-spa apertium-es-pt apertium-fr-es apertiu
 # Voice: PocketSphinx and its English model (speech-to-text, loaded through koffi), espeak-ng and flite (translated
 # speech), ffmpeg (audio containers). --no-install-recommends below keeps ffmpeg to its codec libraries.
 DEBIAN_PACKAGES+=(libpocketsphinx3 pocketsphinx-en-us espeak-ng flite ffmpeg)
+# Documents: Tesseract OCR for images (with the data of the languages most asked for), DejaVu fonts for text drawn
+# into PDFs and images.
+DEBIAN_PACKAGES+=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-spa tesseract-ocr-deu tesseract-ocr-fra fonts-dejavu-core)
+# Tests open translated OOXML and PDF files with LibreOffice (headless, no GUI) to prove they are valid.
+[ "$WITH_TEST" = 1 ] && DEBIAN_PACKAGES+=(libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui)
 # /v2/write/correct: Hunspell and its dictionaries, one warm `hunspell -a` process per language.
 DEBIAN_PACKAGES+=(hunspell hunspell-en-us hunspell-en-gb hunspell-de-de hunspell-es hunspell-fr hunspell-it
   hunspell-pt-pt hunspell-pt-br)
