@@ -12,7 +12,10 @@ export interface RunningServer {
 }
 
 export async function startServer(config: Config): Promise<RunningServer> {
-  const logger = pino({ level: config.logLevel });
+  // Asynchronous stdout: while one write is in flight the next lines are buffered and go out together, so a busy
+  // server makes one write per batch of requests instead of one per line (measured: bench:translate).
+  const destination = pino.destination({ dest: 1, sync: false });
+  const logger = pino({ level: config.logLevel }, destination);
   const services = await buildServices(config, { logger });
   const app = await buildApp({ config, services, loggerInstance: logger });
   app.addHook('onClose', async () => services.close());
@@ -34,6 +37,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       closing ??= (async () => {
         if (freeServer) await new Promise<void>((r) => freeServer!.close(() => r()));
         await app.close();
+        destination.flushSync();
       })();
       return closing;
     },
