@@ -36,7 +36,12 @@ export class DocumentFormats {
   }
 
   byId(id: string): DocumentFormat | undefined {
-    return [...this.byExtension.values()].find((f) => f.id === id);
+    return this.all().find((f) => f.id === id);
+  }
+
+  /** Every registered format, once each. */
+  all(): DocumentFormat[] {
+    return [...new Set(this.byExtension.values())];
   }
 
   /** The largest upload any built format accepts: the streaming cap before the format is known. */

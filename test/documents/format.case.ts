@@ -1,0 +1,107 @@
+// Contract every DocumentFormat must meet; test/documents/format-contract.test.ts runs it for each registered format.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { DocumentFormatError, type DocumentFormat, type ExtractedDocument, type ExtractOptions } from '../../src/documents/formats/format.js';
+
+export interface FormatContractSetup {
+  format: DocumentFormat;
+  /** A real sample file of the format with translatable text. */
+  sample: Buffer;
+  /** Options passed to extract (target language and whatever the format needs). */
+  options?: ExtractOptions;
+  /** Formats that bill nothing by design (images during the beta) say so here. */
+  billsNothing?: boolean;
+  /** How many damaged copies the fuzz test tries (formats that run an external program per try want fewer). */
+  fuzzCases?: number;
+}
+
+const OPTIONS: ExtractOptions = { targetLang: 'es' };
+
+/** The translated file: through translateWith when the format has it (markup formats), else rebuild. */
+async function translateDocument(doc: ExtractedDocument, translate: (texts: string[]) => string[]): Promise<Buffer> {
+  if (doc.translateWith) return doc.translateWith(async (texts) => translate(texts));
+  return doc.rebuild(translate(doc.segments.map((s) => s.text)));
+}
+
+/** Upper-cases ASCII words: visible in any output, keeps the text's shape (placeholders are not lower-case words). */
+const shout = (texts: string[]) => texts.map((t) => t.replace(/\b[a-z]{2,}\b/g, (w) => w.toUpperCase()));
+
+/** Deterministic pseudo-random damage: truncations, flipped bytes and overwritten runs. */
+function damagedCopies(sample: Buffer, count: number): Buffer[] {
+  let seed = 0x2545f491;
+  const rand = (n: number) => {
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    return (seed >>> 0) % Math.max(1, n);
+  };
+  const out: Buffer[] = [Buffer.alloc(0), sample.subarray(0, 1), sample.subarray(0, sample.length >> 1)];
+  while (out.length < count) {
+    const copy = Buffer.from(sample);
+    switch (out.length % 3) {
+      case 0:
+        out.push(copy.subarray(0, rand(copy.length)));
+        break;
+      case 1:
+        for (let i = 0; i < 8; i++) copy[rand(copy.length)] = rand(256);
+        out.push(copy);
+        break;
+      default: {
+        const at = rand(copy.length);
+        copy.fill(rand(256), at, Math.min(copy.length, at + 64));
+        out.push(copy);
+      }
+    }
+  }
+  return out;
+}
+
+export function runFormatContract(label: string, factory: () => FormatContractSetup | Promise<FormatContractSetup>): void {
+  describe(`format contract: ${label}`, () => {
+    it('extracts segments with text and counts its characters', async () => {
+      const setup = await factory();
+      const doc = await setup.format.extract(setup.sample, setup.options ?? OPTIONS);
+      assert.ok(doc.segments.length > 0, 'no segments');
+      assert.ok(doc.segments.some((s) => /\p{L}/u.test(s.text)), 'no segment has letters');
+      if (setup.billsNothing) assert.equal(doc.characters, 0);
+      else assert.ok(doc.characters > 0, 'no billable characters');
+    });
+
+    it('an identity translation gives a file the format reads back to the same segments', async () => {
+      const setup = await factory();
+      const options = setup.options ?? OPTIONS;
+      const doc = await setup.format.extract(setup.sample, options);
+      const out = await translateDocument(doc, (texts) => texts);
+      const again = await setup.format.extract(out, options);
+      assert.deepEqual(again.segments.map((s) => s.text), doc.segments.map((s) => s.text));
+    });
+
+    it('a translation reaches the output, and the output is a file of the same format', async () => {
+      const setup = await factory();
+      const options = setup.options ?? OPTIONS;
+      const doc = await setup.format.extract(setup.sample, options);
+      const out = await translateDocument(doc, shout);
+      assert.notDeepEqual(out, setup.sample);
+      const again = await setup.format.extract(out, options);
+      const words = (texts: string[]) => texts.join(' ').match(/\b[A-Z]{2,}\b/g) ?? [];
+      const expected = new Set(words(shout(doc.segments.map((s) => s.text))));
+      const found = new Set(words(again.segments.map((s) => s.text)));
+      const kept = [...expected].filter((w) => found.has(w)).length;
+      assert.ok(kept >= expected.size * 0.9, `only ${kept} of ${expected.size} translated words are in the output`);
+    });
+
+    it('damaged files end in DocumentFormatError or a valid reading, never another error', async () => {
+      const setup = await factory();
+      const options = setup.options ?? OPTIONS;
+      for (const [i, damaged] of damagedCopies(setup.sample, setup.fuzzCases ?? 40).entries()) {
+        try {
+          const doc = await setup.format.extract(damaged, options);
+          await translateDocument(doc, shout);
+        } catch (err) {
+          assert.ok(err instanceof DocumentFormatError, `damaged copy ${i} (${damaged.length} bytes): ${String(err)}`);
+          assert.ok(err.message.length > 0);
+        }
+      }
+    });
+  });
+}
