@@ -44,6 +44,8 @@ const args = new Map(
   }),
 );
 const DURATION_MS = Number(args.get('duration') ?? 3000);
+/** Every variant runs this long under the cell's load before it is measured, so each is measured JIT-warm. */
+const WARMUP_MS = Number(args.get('warmup') ?? 5000);
 const ONLY = new Set((args.get('only') ?? 'engine,apy,tolk').split(','));
 const TEXTS = new Set((args.get('texts') ?? 'short,flores').split(','));
 /** Engine options under test (default: the engine's defaults). */
@@ -116,13 +118,19 @@ async function measure(variant: Variant, mode: 'sequential' | '8 concurrent', ki
   for (let i = 0; i < WARMUP; i++) await variant.translate(texts[i % texts.length]!);
   const workers = mode === 'sequential' ? 1 : CONCURRENCY;
   if (CLIENT === 'wrk' && variant.http) {
-    await runWrk(variant.http, texts, workers, 1000);
+    await runWrk(variant.http, texts, workers, WARMUP_MS);
     const r = await runWrk(variant.http, texts, workers, DURATION_MS);
     if (r.errors > 0) throw new Error(`${variant.name}: ${r.errors} non-2xx responses under load`);
     return { variant: `${variant.name} [wrk]`, mode, kind, requests: r.requests, seconds: r.seconds, p50: r.p50, p95: NaN, p99: r.p99, cpuMsPerRequest: NaN };
   }
-  const latencies: number[] = [];
   let next = 0;
+  const warmEnd = performance.now() + WARMUP_MS;
+  await Promise.all(
+    Array.from({ length: workers }, async () => {
+      while (performance.now() < warmEnd) await variant.translate(texts[next++ % texts.length]!);
+    }),
+  );
+  const latencies: number[] = [];
   const cpu0 = process.cpuUsage();
   const start = performance.now();
   const end = start + DURATION_MS;

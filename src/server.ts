@@ -12,9 +12,10 @@ export interface RunningServer {
 }
 
 export async function startServer(config: Config): Promise<RunningServer> {
-  // Asynchronous stdout: while one write is in flight the next lines are buffered and go out together, so a busy
-  // server makes one write per batch of requests instead of one per line (measured: bench:translate).
-  const destination = pino.destination({ dest: 1, sync: false });
+  // Buffered asynchronous stdout: lines go out in 8 KiB writes, or every 200 ms when fewer come, instead of one
+  // write per request line (a write per line cost ~40 µs of every request: bench:translate profile).
+  const destination = pino.destination({ dest: 1, sync: false, minLength: 8 * 1024 });
+  const flushTimer = setInterval(() => destination.flush(), 200).unref();
   const logger = pino({ level: config.logLevel }, destination);
   const services = await buildServices(config, { logger });
   const app = await buildApp({ config, services, loggerInstance: logger });
@@ -37,6 +38,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       closing ??= (async () => {
         if (freeServer) await new Promise<void>((r) => freeServer!.close(() => r()));
         await app.close();
+        clearInterval(flushTimer);
         destination.flushSync();
       })();
       return closing;

@@ -27,7 +27,11 @@ export function hashApiKey(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('hex');
 }
 
-/** Trace ids: 16 random bytes as hex, like a W3C trace id. */
+/**
+ * Trace ids: 32 hex digits like a W3C trace id, from randomUUID (122 random bits), which draws its entropy in
+ * batches; randomBytes(16) per request cost ~8 µs of the request path (bench:translate profile).
+ */
 export function newTraceId(): string {
-  return randomBytes(16).toString('hex');
+  const u = randomUUID();
+  return u.slice(0, 8) + u.slice(9, 13) + u.slice(14, 18) + u.slice(19, 23) + u.slice(24);
 }
