@@ -46,6 +46,8 @@ const args = new Map(
 const DURATION_MS = Number(args.get('duration') ?? 3000);
 /** Every variant runs this long under the cell's load before it is measured, so each is measured JIT-warm. */
 const WARMUP_MS = Number(args.get('warmup') ?? 5000);
+/** Rounds per cell, alternating the order of the variants; the median round is reported. */
+const ROUNDS = Number(args.get('rounds') ?? 3);
 const ONLY = new Set((args.get('only') ?? 'engine,apy,tolk').split(','));
 const TEXTS = new Set((args.get('texts') ?? 'short,flores').split(','));
 /** Engine options under test (default: the engine's defaults). */
@@ -114,17 +116,18 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-async function measure(variant: Variant, mode: 'sequential' | '8 concurrent', kind: string, texts: string[]): Promise<Row> {
+async function measure(variant: Variant, mode: 'sequential' | '8 concurrent', kind: string, texts: string[], warm: boolean): Promise<Row> {
   for (let i = 0; i < WARMUP; i++) await variant.translate(texts[i % texts.length]!);
   const workers = mode === 'sequential' ? 1 : CONCURRENCY;
+  const warmupMs = warm ? WARMUP_MS : 0;
   if (CLIENT === 'wrk' && variant.http) {
-    await runWrk(variant.http, texts, workers, WARMUP_MS);
+    if (warmupMs > 0) await runWrk(variant.http, texts, workers, warmupMs);
     const r = await runWrk(variant.http, texts, workers, DURATION_MS);
     if (r.errors > 0) throw new Error(`${variant.name}: ${r.errors} non-2xx responses under load`);
     return { variant: `${variant.name} [wrk]`, mode, kind, requests: r.requests, seconds: r.seconds, p50: r.p50, p95: NaN, p99: r.p99, cpuMsPerRequest: NaN };
   }
   let next = 0;
-  const warmEnd = performance.now() + WARMUP_MS;
+  const warmEnd = performance.now() + warmupMs;
   await Promise.all(
     Array.from({ length: workers }, async () => {
       while (performance.now() < warmEnd) await variant.translate(texts[next++ % texts.length]!);
@@ -323,6 +326,12 @@ function fmt(n: number, digits = 1): string {
   return Number.isFinite(n) ? n.toFixed(digits) : '-';
 }
 
+/** Median of the rows' request rates (rows of one variant and cell over the rounds). */
+function medianRow(rows: Row[]): Row {
+  const sorted = [...rows].sort((a, b) => a.requests / a.seconds - b.requests / b.seconds);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
 async function main(): Promise<void> {
   const flores = loadFlores();
   const kinds: [string, string[]][] = [];
@@ -333,29 +342,37 @@ async function main(): Promise<void> {
     ['tolk', tolkVariant],
     ['apy', apyVariant],
   ];
-  const rows: Row[] = [];
+  // Every variant lives for the whole run (idle pipelines cost no CPU), so rounds can alternate between them: load
+  // from other work on the machine then hits every variant alike, and the median of the rounds is reported.
+  const variants: Variant[] = [];
   for (const [key, build] of builders) {
     if (!ONLY.has(key)) continue;
-    let variant: Variant;
     try {
-      variant = await build();
+      variants.push(await build());
     } catch (err) {
       console.error(`skipping ${key}: ${(err as Error).message}`);
-      continue;
-    }
-    try {
-      for (const mode of MODES) {
-        for (const [kind, texts] of kinds) {
-          const row = await measure(variant, mode, kind, texts);
-          rows.push(row);
-          console.error(`${row.variant} | ${mode} | ${kind}: ${fmt(row.requests / row.seconds)} req/s, node CPU ${fmt(row.cpuMsPerRequest, 3)} ms/req`);
-        }
-      }
-    } finally {
-      await variant.close();
     }
   }
-  console.log(`\nen→es, one sentence per request, ${DURATION_MS} ms per cell, ${CONCURRENCY} concurrent clients in the concurrent mode\n`);
+  const rows: Row[] = [];
+  try {
+    for (const mode of MODES) {
+      for (const [kind, texts] of kinds) {
+        const perVariant = new Map<Variant, Row[]>(variants.map((v) => [v, []]));
+        for (let round = 0; round < ROUNDS; round++) {
+          const order = round % 2 === 0 ? variants : [...variants].reverse();
+          for (const variant of order) {
+            const row = await measure(variant, mode, kind, texts, round === 0);
+            perVariant.get(variant)!.push(row);
+            console.error(`round ${round + 1} | ${row.variant} | ${mode} | ${kind}: ${fmt(row.requests / row.seconds)} req/s, node CPU ${fmt(row.cpuMsPerRequest, 3)} ms/req`);
+          }
+        }
+        for (const v of variants) rows.push(medianRow(perVariant.get(v)!));
+      }
+    }
+  } finally {
+    for (const v of variants) await v.close();
+  }
+  console.log(`\nen→es, one sentence per request, ${DURATION_MS} ms per cell after ${WARMUP_MS} ms of warm-up, median of ${ROUNDS} alternating rounds, ${CONCURRENCY} concurrent clients in the concurrent mode\n`);
   console.log(`HTTP client: ${CLIENT}\n`);
   console.log('| variant | mode | text | requests/s | sentences/s | p50 ms | p99 ms |');
   console.log('|---|---|---|---:|---:|---:|---:|');
