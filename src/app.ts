@@ -67,6 +67,12 @@ export async function buildApp({ config, services, logger, loggerInstance }: Bui
     routerOptions: { maxParamLength: 500 },
     return503OnClosing: true,
     ajv: { customOptions: { allErrors: false, coerceTypes: false } },
+    // Errors Fastify raises before routing (a malformed percent-encoding in the path) skip the hooks: give them the
+    // trace id and the API's error body here.
+    frameworkErrors: (error, request, reply) => {
+      void reply.header('x-trace-id', request.id);
+      errorHandler(error, request, reply);
+    },
   });
 
   app.setErrorHandler(errorHandler);

@@ -39,6 +39,8 @@ function fromFastifyError(err: FastifyError): ServiceError | undefined {
     case 'FST_ERR_CTP_EMPTY_TYPE':
     case 'FST_ERR_CTP_INVALID_TYPE':
       return new ServiceError('invalid_request', 'Bad request. The request body could not be read.');
+    case 'FST_ERR_BAD_URL':
+      return new ServiceError('invalid_request', 'Bad request. The URL path is not validly percent-encoded.');
     case 'FST_ERR_VALIDATION':
       return new ServiceError('invalid_request', `Bad request. ${err.message}`);
   }

@@ -1,0 +1,136 @@
+// Every route of the app, found from its routing table, gets random JSON, form and query input with the parameter
+// names the API uses and hostile values: the answer is never a 5xx, always carries X-Trace-ID, and errors are
+// {message} bodies.
+import { after, before, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createAccount, createTestApp, testEngines, type TestAccount, type TestContext } from '../helpers/harness.js';
+
+let ctx: TestContext;
+let account: TestAccount;
+
+before(async () => {
+  ctx = await createTestApp({ engines: testEngines(['en-es']) });
+  account = await createAccount(ctx, { features: ['detection'] });
+});
+after(async () => ctx.close());
+
+interface Route {
+  method: string;
+  path: string;
+}
+
+/** Reads Fastify's printRoutes tree ("├── /v2/document (POST)", nested segments indented by four columns). */
+function routesOf(tree: string): Route[] {
+  const routes: Route[] = [];
+  const stack: string[] = [];
+  for (const line of tree.split('\n')) {
+    const m = /^([│ ]*)[├└]── (\S+)(?: \(([A-Z, ]+)\))?$/u.exec(line);
+    if (!m) continue;
+    const depth = [...m[1]!].length / 4;
+    stack.length = depth;
+    stack.push(m[2]!);
+    for (const method of (m[3] ?? '').split(', ').filter((x) => x && x !== 'HEAD')) routes.push({ method, path: stack.join('') });
+  }
+  return routes;
+}
+
+const NAMES = [
+  'text', 'target_lang', 'source_lang', 'context', 'formality', 'split_sentences', 'preserve_formatting', 'tag_handling',
+  'tag_handling_version', 'ignore_tags', 'splitting_tags', 'non_splitting_tags', 'outline_detection', 'glossary_id',
+  'glossary_ids', 'style_id', 'translation_memory_id', 'translation_memory_threshold', 'custom_instructions',
+  'model_type', 'show_billed_characters', 'document_key', 'output_format', 'writing_style', 'tone', 'name',
+  'dictionaries', 'entries', 'entries_format', 'key_id', 'label', 'characters', 'speech_to_text_milliseconds', 'scopes',
+  'start_date', 'end_date', 'group_by', 'aggregate_by', 'page', 'page_size', 'language', 'configured_rules', 'prompt',
+  'source_file', 'parameters', 'source_media_content_type', 'target_languages', 'message_format', 'type', 'resource',
+  'include', 'token',
+];
+
+function prng(seed: number): (n: number) => number {
+  let s = seed >>> 0 || 1;
+  return (n) => {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    return (s >>> 0) % n;
+  };
+}
+
+function hostileValue(rand: (n: number) => number, depth = 0): unknown {
+  const pool: (() => unknown)[] = [
+    () => null,
+    () => true,
+    () => -1,
+    () => 1e300,
+    () => 2 ** 53 + 1,
+    () => 0.5,
+    () => '',
+    () => 'EN',
+    () => 'es',
+    () => 'x'.repeat(10_000),
+    () => '\u0000\u0007\ud800<b>&amp;',
+    () => '2026-02-30',
+    () => '../../etc/passwd',
+    () => "' OR 1=1 --",
+    () => '<?xml version="1.0"?><!DOCTYPE a [<!ENTITY x "xx">]><a>&x;</a>',
+    () => 'Hello world.',
+    () => ({ __proto__: { polluted: true }, constructor: { prototype: { polluted: true } } }),
+    () => (depth < 3 ? Array.from({ length: rand(4) }, () => hostileValue(rand, depth + 1)) : []),
+    () => (depth < 3 ? randomObject(rand, depth + 1) : {}),
+  ];
+  return pool[rand(pool.length)]!();
+}
+
+function randomObject(rand: (n: number) => number, depth = 0): Record<string, unknown> {
+  const obj: Record<string, unknown> = {};
+  const n = 1 + rand(6);
+  for (let i = 0; i < n; i++) obj[NAMES[rand(NAMES.length)]!] = hostileValue(rand, depth);
+  return obj;
+}
+
+function formOf(obj: Record<string, unknown>): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(obj)) params.append(k, typeof v === 'string' ? v : JSON.stringify(v) ?? '');
+  return params.toString();
+}
+
+const PATH_VALUES = ['x', '00000000-0000-0000-0000-000000000000', '%00', '..%2F..', 'a'.repeat(300), '%E0%A4%A'];
+
+it('no route answers 5xx to random parameters, bodies and path values', async () => {
+  const routes = routesOf(ctx.app.printRoutes({ commonPrefix: false }));
+  assert.ok(routes.length >= 40, `only ${routes.length} routes found in the routing table`);
+  const failures: string[] = [];
+  for (const [r, route] of routes.entries()) {
+    for (let i = 0; i < 60; i++) {
+      const seed = r * 1000 + i + 1;
+      const rand = prng(seed);
+      const path = route.path.replace(/:[a-z_]+/g, () => PATH_VALUES[rand(PATH_VALUES.length)]!);
+      const query = rand(2) === 0 ? `?${formOf(randomObject(rand))}` : '';
+      const body = randomObject(rand);
+      const kind = rand(4);
+      const headers: Record<string, string> = { authorization: `Service-Auth-Key ${rand(5) === 0 ? account.key : account.adminKey}`, host: account.host };
+      if (rand(6) === 0) headers['x-service-reporting-tag'] = String(hostileValue(rand)).slice(0, 200);
+      let payload: string | undefined;
+      if (route.method !== 'GET' && route.method !== 'DELETE') {
+        if (kind === 0) {
+          headers['content-type'] = 'application/json';
+          payload = JSON.stringify(body);
+        } else if (kind === 1) {
+          headers['content-type'] = 'application/x-www-form-urlencoded';
+          payload = formOf(body);
+        } else if (kind === 2) {
+          headers['content-type'] = 'application/json';
+          payload = JSON.stringify(body).slice(0, 1 + rand(40)); // truncated JSON
+        } else {
+          headers['content-type'] = ['text/plain', 'multipart/form-data; boundary=x', 'application/xml', 'application/json; charset=latin1'][rand(4)]!;
+          payload = formOf(body);
+        }
+      }
+      const res = await ctx.app.inject({ method: route.method as 'GET', url: path + query, headers, ...(payload !== undefined ? { payload } : {}) });
+      const where = `${route.method} ${route.path} seed ${seed}`;
+      if (res.statusCode >= 500) failures.push(`${where}: ${res.statusCode} ${res.body.slice(0, 200)}`);
+      if (!res.headers['x-trace-id']) failures.push(`${where}: no X-Trace-ID`);
+      if (res.statusCode >= 400 && res.statusCode !== 404 && !/"message"/.test(res.body)) failures.push(`${where}: ${res.statusCode} without a message: ${res.body.slice(0, 100)}`);
+    }
+  }
+  assert.deepEqual(failures, []);
+});
