@@ -1,0 +1,57 @@
+// Reads a translated XLIFF back (strict XML) for tests: every translatable source has a target with the same inline
+// codes (names and ids), the target language is set, and the state says translated.
+import assert from 'node:assert/strict';
+import { childElements, parseLocatedXml, type LocatedElement } from '../../src/documents/formats/located-xml.js';
+
+export interface CheckedUnit {
+  id: string;
+  source: string;
+  target: string;
+  /** Inline codes of the target as "name#id" in document order. */
+  codes: string[];
+}
+
+const CODES = new Set(['g', 'x', 'bx', 'ex', 'ph', 'bpt', 'ept', 'it', 'mrk', 'pc', 'sc', 'ec', 'sm', 'em']);
+
+function textOf(el: LocatedElement): string {
+  return el.children.map((c) => (c.type === 'text' ? c.text : c.type === 'element' && !['ph', 'bpt', 'ept', 'it'].includes(c.local) ? textOf(c) : '')).join('');
+}
+
+function codesOf(el: LocatedElement): string[] {
+  return childElements(el).flatMap((c) => [
+    ...(CODES.has(c.local) ? [`${c.local}#${c.attributes['id']?.value ?? c.attributes['startRef']?.value ?? c.attributes['mid']?.value ?? ''}`] : []),
+    ...(['ph', 'bpt', 'ept', 'it'].includes(c.local) ? [] : codesOf(c)),
+  ]);
+}
+
+const sorted = (a: string[]) => [...a].sort();
+
+/** All translatable units of a translated XLIFF (1.2 or 2.x), each checked; translate="no" units must have no new target. */
+export function checkXliff(out: string, lang: string): CheckedUnit[] {
+  const { root } = parseLocatedXml(out, 'translated XLIFF');
+  const v2 = root.attributes['version']!.value.startsWith('2');
+  if (v2) assert.equal(root.attributes['trgLang']?.value, lang);
+  const units: CheckedUnit[] = [];
+  const visit = (el: LocatedElement, translatable: boolean) => {
+    const own = el.attributes['translate']?.value;
+    const here = own === 'no' ? false : own === 'yes' ? true : translatable;
+    if (el.local === 'file' && !v2) assert.equal(el.attributes['target-language']?.value, lang);
+    const holders = v2 ? (el.local === 'unit' ? childElements(el, 'segment') : []) : el.local === 'trans-unit' ? [el] : [];
+    for (const h of holders) {
+      const source = childElements(h, 'source')[0]!;
+      const target = childElements(h, 'target')[0];
+      if (!here) continue;
+      assert.ok(target, `unit ${h.attributes['id']?.value}: no target`);
+      if (v2) assert.equal(h.attributes['state']?.value, 'translated');
+      else assert.equal(target.attributes['state']?.value, 'translated');
+      if (target.attributes['xml:lang']) assert.equal(target.attributes['xml:lang'].value, lang);
+      const segSource = childElements(h, 'seg-source')[0];
+      const codes = codesOf(target);
+      assert.deepEqual(sorted(codes), sorted(codesOf(segSource ?? source)), `unit ${h.attributes['id']?.value}: codes differ`);
+      units.push({ id: h.attributes['id']?.value ?? '', source: textOf(source), target: textOf(target), codes });
+    }
+    for (const c of childElements(el)) if (['file', 'body', 'group', 'unit'].includes(c.local) || c.local === 'trans-unit') visit(c, here);
+  };
+  for (const f of childElements(root, 'file')) visit(f, true);
+  return units;
+}
