@@ -19,7 +19,7 @@ function textOf(el: LocatedElement): string {
 
 function codesOf(el: LocatedElement): string[] {
   return childElements(el).flatMap((c) => [
-    ...(CODES.has(c.local) ? [`${c.local}#${c.attributes['id']?.value ?? c.attributes['startRef']?.value ?? c.attributes['mid']?.value ?? ''}`] : []),
+    ...(CODES.has(c.local) ? [`${c.local}#${c.attributes['id'] ?? c.attributes['startRef'] ?? c.attributes['mid'] ?? ''}`] : []),
     ...(['ph', 'bpt', 'ept', 'it'].includes(c.local) ? [] : codesOf(c)),
   ]);
 }
@@ -29,26 +29,26 @@ const sorted = (a: string[]) => [...a].sort();
 /** All translatable units of a translated XLIFF (1.2 or 2.x), each checked; translate="no" units must have no new target. */
 export function checkXliff(out: string, lang: string): CheckedUnit[] {
   const { root } = parseLocatedXml(out, 'translated XLIFF');
-  const v2 = root.attributes['version']!.value.startsWith('2');
-  if (v2) assert.equal(root.attributes['trgLang']?.value, lang);
+  const v2 = root.attributes['version']!.startsWith('2');
+  if (v2) assert.equal(root.attributes['trgLang'], lang);
   const units: CheckedUnit[] = [];
   const visit = (el: LocatedElement, translatable: boolean) => {
-    const own = el.attributes['translate']?.value;
+    const own = el.attributes['translate'];
     const here = own === 'no' ? false : own === 'yes' ? true : translatable;
-    if (el.local === 'file' && !v2) assert.equal(el.attributes['target-language']?.value, lang);
+    if (el.local === 'file' && !v2) assert.equal(el.attributes['target-language'], lang);
     const holders = v2 ? (el.local === 'unit' ? childElements(el, 'segment') : []) : el.local === 'trans-unit' ? [el] : [];
     for (const h of holders) {
       const source = childElements(h, 'source')[0]!;
       const target = childElements(h, 'target')[0];
       if (!here) continue;
-      assert.ok(target, `unit ${h.attributes['id']?.value}: no target`);
-      if (v2) assert.equal(h.attributes['state']?.value, 'translated');
-      else assert.equal(target.attributes['state']?.value, 'translated');
-      if (target.attributes['xml:lang']) assert.equal(target.attributes['xml:lang'].value, lang);
+      assert.ok(target, `unit ${h.attributes['id']}: no target`);
+      if (v2) assert.equal(h.attributes['state'], 'translated');
+      else assert.equal(target.attributes['state'], 'translated');
+      if (target.attributes['xml:lang'] !== undefined) assert.equal(target.attributes['xml:lang'], lang);
       const segSource = childElements(h, 'seg-source')[0];
       const codes = codesOf(target);
-      assert.deepEqual(sorted(codes), sorted(codesOf(segSource ?? source)), `unit ${h.attributes['id']?.value}: codes differ`);
-      units.push({ id: h.attributes['id']?.value ?? '', source: textOf(source), target: textOf(target), codes });
+      assert.deepEqual(sorted(codes), sorted(codesOf(segSource ?? source)), `unit ${h.attributes['id']}: codes differ`);
+      units.push({ id: h.attributes['id'] ?? '', source: textOf(source), target: textOf(target), codes });
     }
     for (const c of childElements(el)) if (['file', 'body', 'group', 'unit'].includes(c.local) || c.local === 'trans-unit') visit(c, here);
   };

@@ -1,7 +1,7 @@
 // A strict XML reader for formats that edit a file in place: saxes checks well-formedness and resolves namespaces,
 // and every node keeps its source offsets so that untouched bytes (comments, whitespace, PIs, unknown elements)
 // are copied verbatim and only the edited spans change.
-import { SaxesParser, type SaxesAttributeNS } from 'saxes';
+import { SaxesParser } from 'saxes';
 import { decodeXmlEntities } from '../../translate/markup/xml-markup.js';
 import { DocumentFormatError } from './format.js';
 
@@ -26,7 +26,8 @@ export interface LocatedElement {
   name: string;
   local: string;
   uri: string;
-  attributes: Record<string, SaxesAttributeNS>;
+  /** Attribute values (entities expanded) by qualified name. */
+  attributes: Record<string, string>;
   /** [start, openEnd) is the start tag, [closeStart, end) the end tag; a self-closing tag has openEnd = closeStart = end. */
   start: number;
   openEnd: number;
@@ -99,8 +100,11 @@ export function parseLocatedXml(text: string, what: string): LocatedDocument {
   parser.on('opentag', (tag) => {
     const start = begin();
     const end = parser.position;
+    // Values only: saxes' attribute objects would cost several times the file's size on large files.
+    const attributes: Record<string, string> = {};
+    for (const a in tag.attributes) attributes[a] = tag.attributes[a]!.value;
     const el: LocatedElement = {
-      type: 'element', name: tag.name, local: tag.local, uri: tag.uri, attributes: tag.attributes, start, openEnd: end, closeStart: end, end,
+      type: 'element', name: tag.name, local: tag.local, uri: tag.uri, attributes, start, openEnd: end, closeStart: end, end,
       selfClosing: tag.isSelfClosing, children: [],
     };
     stack[stack.length - 1]!.children.push(el);
@@ -140,7 +144,7 @@ export function childElements(el: LocatedElement, local?: string, uri?: string):
 
 /** The value of an attribute by qualified name ("xml:lang", "translate"). */
 export function attr(el: LocatedElement, qname: string): string | undefined {
-  return el.attributes[qname]?.value;
+  return el.attributes[qname];
 }
 
 interface AttrSpan {
