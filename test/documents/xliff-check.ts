@@ -1,6 +1,8 @@
 // Reads a translated XLIFF back (strict XML) for tests: every translatable source has a target with the same inline
 // codes (names and ids), the target language is set, and the state says translated.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { childElements, parseLocatedXml, type LocatedElement } from '../../src/documents/formats/located-xml.js';
 
 export interface CheckedUnit {
@@ -54,4 +56,14 @@ export function checkXliff(out: string, lang: string): CheckedUnit[] {
   };
   for (const f of childElements(root, 'file')) visit(f, true);
   return units;
+}
+
+/** Whether Debian's xmllint (libxml2-utils) is there for the schema checks. */
+export const HAS_XMLLINT = spawnSync('xmllint', ['--version']).status === 0;
+
+/** Validates with xmllint against one of the hand-written XSD subsets in test/fixtures/documents/schemas. */
+export function validateXliff(xml: string, xsd: 'xliff-1.2-subset.xsd' | 'xliff-2-core-subset.xsd'): { ok: boolean; message: string } {
+  const path = fileURLToPath(new URL(`../../../test/fixtures/documents/schemas/${xsd}`, import.meta.url));
+  const r = spawnSync('xmllint', ['--noout', '--schema', path, '-'], { input: xml, encoding: 'utf8' });
+  return { ok: r.status === 0, message: r.stderr };
 }

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { DocumentFormatError } from '../../src/documents/formats/format.js';
 import { DocumentFormats } from '../../src/documents/formats/index.js';
 import { xliffFormat } from '../../src/documents/formats/xliff.js';
-import { checkXliff } from './xliff-check.js';
+import { checkXliff, HAS_XMLLINT, validateXliff as validate } from './xliff-check.js';
 
 const FIXTURES = new URL('../../../test/fixtures/documents/', import.meta.url);
 const fixture = (name: string) => readFileSync(new URL(name, FIXTURES), 'utf8');
@@ -136,6 +136,28 @@ describe('xliff 2.x', () => {
     assert.ok(out.includes('<notes><note>Greeting on the home page.</note></notes>'));
     assert.equal(checkXliff(out, 'es').length, 3);
   });
+});
+
+describe('xliff schema check (xmllint, hand-written XSD subsets in test/fixtures/documents/schemas)', () => {
+  const cases: [string, 'xliff-1.2-subset.xsd' | 'xliff-2-core-subset.xsd'][] = [
+    ['sample-1.2.xlf', 'xliff-1.2-subset.xsd'],
+    ['sample-2.0.xlf', 'xliff-2-core-subset.xsd'],
+    ['sample-2.1.xlf', 'xliff-2-core-subset.xsd'],
+  ];
+  for (const [name, xsd] of cases) {
+    it(`${name}: source and translated file validate; a misplaced target or a bad state does not`, { skip: !HAS_XMLLINT && 'xmllint not installed' }, async () => {
+      const src = fixture(name);
+      assert.deepEqual(validate(src, xsd), { ok: true, message: '- validates\n' });
+      const { out } = await translate(src);
+      const result = validate(out, xsd);
+      assert.ok(result.ok, result.message);
+      // the check can fail: a target before its source, and a state outside the enumeration, are refused
+      const misplaced = out.replace(/(<source>[^<]*<\/source>)(\s*)(<target[^>]*>[^<]*<\/target>)/, '$3$2$1');
+      assert.notEqual(misplaced, out);
+      assert.equal(validate(misplaced, xsd).ok, false);
+      assert.equal(validate(out.replace('state="translated"', 'state="done"'), xsd).ok, false);
+    });
+  }
 });
 
 describe('xliff errors', () => {

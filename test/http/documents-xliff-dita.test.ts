@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAccount, authHeaders, createTestApp, type TestAccount, type TestContext } from '../helpers/harness.js';
 import { multipart } from '../documents/multipart.js';
-import { checkXliff } from '../documents/xliff-check.js';
+import { checkXliff, HAS_XMLLINT, validateXliff } from '../documents/xliff-check.js';
 import { xliffFormat } from '../../src/documents/formats/xliff.js';
 
 const FIXTURES = new URL('../../../test/fixtures/documents/', import.meta.url);
@@ -67,6 +67,7 @@ describe('xliff and dita through /v2/document (Apertium en→es)', () => {
     assert.match(res.contentType, /^application\/xliff\+xml/);
     assert.equal(res.billed, await sourceCharacters(src));
     const units = checkXliff(res.body, 'es'); // targets for every translatable source, same code ids
+    if (HAS_XMLLINT) assert.deepEqual(validateXliff(res.body, 'xliff-1.2-subset.xsd'), { ok: true, message: '- validates\n' });
     const target = (id: string) => units.find((u) => u.id === id)!.target;
     assert.match(target('1'), /casa/i);
     assert.match(target('2'), /perro/i);
@@ -89,6 +90,7 @@ describe('xliff and dita through /v2/document (Apertium en→es)', () => {
     assert.equal(res.billed, await sourceCharacters(src));
     const units = checkXliff(res.body, 'es');
     assert.equal(units.length, 4);
+    if (HAS_XMLLINT) assert.deepEqual(validateXliff(res.body, 'xliff-2-core-subset.xsd'), { ok: true, message: '- validates\n' });
     assert.match(units[0]!.target, /casa/i);
     assert.match(res.body, /<pc id="1" dataRefStart="d1" dataRefEnd="d2">[^<]*jard[ií]n[^<]*<\/pc>/i);
     assert.match(res.body, /<sc id="3" type="fmt"\/>[^<]*coche[^<]*<ec startRef="3" type="fmt"\/>/i);
