@@ -21,6 +21,9 @@ async function translate(src: string, engine = shoutAll, lang = ES) {
   return { doc, out };
 }
 
+const v12Doc = (body: string) =>
+  `<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2"><file source-language="en" datatype="plaintext" original="a"><body>${body}</body></file></xliff>`;
+
 /** Removes the targets the filter inserted, so the rest can be compared with the source byte for byte. */
 const withoutNewTargets = (s: string, attrs: string) =>
   s.replace(new RegExp(`\\n\\s*<target${attrs}>(?:(?!</target>)[\\s\\S])*</target>`, 'g'), '');
@@ -51,8 +54,8 @@ describe('xliff 1.2', () => {
         '<target/>',
         '<target state="translated">OPEN THE <it id="1" pos="open">&lt;u&gt;</it>WINDOW<bx id="2"/> NOW<ex id="2"/>.</target>',
       );
-    assert.equal(withoutNewTargets(out, ' xml:lang="es" state="translated"'), expected);
-    assert.ok(out.includes('<source xml:space="preserve">The dog is in the <g id="1" ctype="bold">garden</g> and the cat sleeps.</source>\n        <target xml:lang="es" state="translated">THE DOG IS IN THE <g id="1" ctype="bold">GARDEN</g> AND THE CAT SLEEPS.</target>'));
+    assert.equal(withoutNewTargets(out, '(?: xml:space="preserve")? xml:lang="es" state="translated"'), expected);
+    assert.ok(out.includes('<source xml:space="preserve">The dog is in the <g id="1" ctype="bold">garden</g> and the cat sleeps.</source>\n        <target xml:space="preserve" xml:lang="es" state="translated">THE DOG IS IN THE <g id="1" ctype="bold">GARDEN</g> AND THE CAT SLEEPS.</target>'));
     assert.ok(out.includes('<target xml:lang="es" state="translated">I HAVE A <bpt id="1">&lt;i&gt;</bpt>RED CAR<ept id="1">&lt;/i&gt;</ept> &amp; A BLUE BICYCLE.</target>'));
     // segmented unit: the target repeats the segment markers; a number-only source is copied
     assert.ok(out.includes('<target xml:lang="es" state="translated"><mrk mtype="seg" mid="1">THE SUN SHINES.</mrk> <mrk mtype="seg" mid="2">THE BIRDS SING.</mrk></target>'));
@@ -85,6 +88,14 @@ describe('xliff 1.2', () => {
     const doc = await xliffFormat.extract(Buffer.from(src), ES);
     const out = (await doc.rebuild(doc.segments.map((s) => shout(s.text)))).toString('utf8');
     for (const u of checkXliff(out, 'es')) assert.equal(u.target.replace(/\s+/g, ' '), shout(u.source).replace(/\s+/g, ' '), u.id);
+  });
+
+  it('keeps a BOM and CRLF line endings; the inserted target is indented like its source', async () => {
+    const crlf = `\ufeff${v12Doc('<trans-unit id="1">\r\n    <source>The house is big.</source>\r\n  </trans-unit>')}`.replace(/\n(?<!\r\n)/g, '\r\n');
+    const doc = await xliffFormat.extract(Buffer.from(crlf), ES);
+    const out = await doc.translateWith!(shoutAll);
+    assert.deepEqual([...out.subarray(0, 3)], [0xef, 0xbb, 0xbf]);
+    assert.ok(out.toString('utf8').includes('<source>The house is big.</source>\r\n    <target xml:lang="es" state="translated">THE HOUSE IS BIG.</target>\r\n  </trans-unit>'));
   });
 
   it('an existing target-language is replaced; a prefixed namespace is followed', async () => {
@@ -162,7 +173,7 @@ describe('xliff schema check (xmllint, hand-written XSD subsets in test/fixtures
 
 describe('xliff errors', () => {
   const bad = (s: string, message: RegExp) => assert.throws(() => xliffFormat.extract(Buffer.from(s), ES), (e: Error) => e instanceof DocumentFormatError && message.test(e.message));
-  const v12 = (body: string) => `<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2"><file source-language="en" datatype="plaintext" original="a"><body>${body}</body></file></xliff>`;
+  const v12 = v12Doc;
 
   it('refuses malformed XML with the parser’s reason', () => {
     bad(v12('<trans-unit id="1"><source>The <g id="1">house</source></trans-unit>'), /not well-formed XML: .*/);

@@ -109,6 +109,9 @@ export function planXliff(doc: LocatedDocument, targetLang: string): XliffPlan {
     // Codes copied from the source may use prefixes declared on <source> itself.
     const decls = [...new Set(nsFrom.flatMap((el) => namespaceDeclarations(raw(el.start, el.openEnd))))];
     let tag = `<${name}${decls.map((x) => ` ${x}`).join('')}>`;
+    // xml:space is inherited from ancestors, not from the sibling source: a preserved source gets a preserved target.
+    const space = attr(source, 'xml:space');
+    if (space !== undefined) tag = setAttribute(tag, 'xml:space', space);
     // 2.x needs no xml:lang on a new target (trgLang says it); 1.2 tools expect one.
     for (const [n, value] of attrs) if (version === '1.2' || n !== 'xml:lang') tag = setAttribute(tag, n, value);
     edits.push({ start: anchor.end, end: anchor.end, pieces: [indentBefore(parent, source, text), tag, ...content, `</${name}>`] });
