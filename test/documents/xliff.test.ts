@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { DocumentFormatError } from '../../src/documents/formats/format.js';
 import { DocumentFormats } from '../../src/documents/formats/index.js';
+import { parseLocatedXml } from '../../src/documents/formats/located-xml.js';
 import { xliffFormat } from '../../src/documents/formats/xliff.js';
 import { checkXliff, HAS_XMLLINT, validateXliff as validate } from './xliff-check.js';
 
@@ -96,6 +97,13 @@ describe('xliff 1.2', () => {
     const out = await doc.translateWith!(shoutAll);
     assert.deepEqual([...out.subarray(0, 3)], [0xef, 0xbb, 0xbf]);
     assert.ok(out.toString('utf8').includes('<source>The house is big.</source>\r\n    <target xml:lang="es" state="translated">THE HOUSE IS BIG.</target>\r\n  </trans-unit>'));
+  });
+
+  it('reads a 1.2 file written without the namespace', async () => {
+    const bare = '<xliff version="1.2"><file source-language="en" datatype="plaintext" original="a"><body><trans-unit id="1"><source>The <g id="1">house</g></source></trans-unit></body></file></xliff>';
+    const { out } = await translate(bare);
+    assert.ok(out.includes('<source>The <g id="1">house</g></source><target xml:lang="es" state="translated">THE <g id="1">HOUSE</g></target>'));
+    assert.equal(checkXliff(out, 'es').length, 1);
   });
 
   it('an existing target-language is replaced; a prefixed namespace is followed', async () => {
@@ -199,6 +207,27 @@ describe('xliff errors', () => {
   it('refuses absurd nesting and non-UTF-8 bytes', () => {
     bad(v12(`<trans-unit id="1"><source>${'<g id="1">'.repeat(500)}house${'</g>'.repeat(500)}</source></trans-unit>`), /nested more than/);
     assert.throws(() => xliffFormat.extract(Buffer.from([0x3c, 0x78, 0xff, 0xfe, 0x3e]), ES), DocumentFormatError);
+  });
+
+  it('truncated or damaged files end in DocumentFormatError or a well-formed result, never another error', async () => {
+    let refused = 0;
+    for (const name of ['sample-1.2.xlf', 'sample-2.0.xlf', 'sample-2.1.xlf']) {
+      const src = fixture(name);
+      for (let cut = 0; cut < src.length; cut += 23) {
+        // a truncation, and the file with one character removed
+        for (const damaged of [src.slice(0, cut), src.slice(0, cut) + src.slice(cut + 1)]) {
+          try {
+            const doc = await xliffFormat.extract(Buffer.from(damaged), ES);
+            const out = (await doc.translateWith!(shoutAll)).toString('utf8');
+            parseLocatedXml(out, 'translated XLIFF');
+          } catch (err) {
+            assert.ok(err instanceof DocumentFormatError, `${name} at ${cut}: ${(err as Error).stack}`);
+            refused++;
+          }
+        }
+      }
+    }
+    assert.ok(refused > 100);
   });
 
   it('is registered for .xlf and .xliff', () => {
