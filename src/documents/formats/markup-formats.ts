@@ -1,9 +1,20 @@
 // HTML and XML documents on the markup layer (src/translate/markup): the file is parsed with source locations,
 // block contents become tagged units, and everything not translated comes back byte for byte.
-import { parseMarkup, translateTagged, type MarkupPlan } from '../../translate/markup/index.js';
+import { parseMarkup, translateTagged, type MarkupOptions, type MarkupPlan } from '../../translate/markup/index.js';
 import { decodeText, DocumentFormatError, type DocumentFormat, type ExtractedDocument, type ExtractOptions } from './format.js';
 
-function markupFormat(id: 'html' | 'xml', extensions: string[], contentType: string): DocumentFormat {
+/** How an XML vocabulary (DITA…) is cut into units: its block, inline and untranslated elements, translate="no", root lang. */
+export interface MarkupSettings {
+  splittingTags?: string[];
+  nonSplittingTags?: string[];
+  ignoreTags?: string[];
+  honourTranslateNo?: boolean;
+  /** Set xml:lang on the document element to the target language. */
+  setRootLang?: boolean;
+}
+
+export function markupFormat(id: string, extensions: string[], contentType: string, settings: MarkupSettings = {}): DocumentFormat {
+  const format: MarkupOptions['format'] = id === 'html' ? 'html' : 'xml';
   return {
     id,
     extensions,
@@ -15,11 +26,13 @@ function markupFormat(id: 'html' | 'xml', extensions: string[], contentType: str
       let plan: MarkupPlan;
       try {
         plan = parseMarkup(text, {
-          format: id,
+          format,
           outlineDetection: true,
-          splittingTags: [],
-          nonSplittingTags: [],
-          ignoreTags: [],
+          splittingTags: settings.splittingTags ?? [],
+          nonSplittingTags: settings.nonSplittingTags ?? [],
+          ignoreTags: settings.ignoreTags ?? [],
+          honourTranslateNo: settings.honourTranslateNo,
+          rootLang: settings.setRootLang ? options.targetLang : undefined,
           targetLang: options.targetLang,
         });
       } catch (err) {

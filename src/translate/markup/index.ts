@@ -19,6 +19,10 @@ export interface MarkupOptions {
   ignoreTags: string[];
   /** Target language as written in lang attributes (e.g. "es", "pt-BR"). */
   targetLang: string;
+  /** XML: elements with translate="no" are copied verbatim. */
+  honourTranslateNo?: boolean;
+  /** XML: xml:lang of the document element is set to this language. */
+  rootLang?: string;
 }
 
 const ENTITY = /&(#x[0-9a-fA-F]+|#[0-9]+|[A-Za-z][A-Za-z0-9]*);/gu;

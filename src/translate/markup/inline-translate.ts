@@ -37,15 +37,20 @@ interface ParsedOutput {
 function parsePlaceholders(output: string, known: Set<number>): ParsedOutput {
   const res: ParsedOutput = { text: '', opens: new Map(), closes: new Map(), empties: new Map() };
   let at = 0;
+  // An empty tag between two blanks keeps both ("Open <x/> now"), or the tag would end up glued to the next word.
+  let afterEmpty = false;
+  const join = (next: string) => (afterEmpty ? next : joinBlank(res.text, next));
   for (const m of output.matchAll(MARKER)) {
-    res.text += joinBlank(res.text, output.slice(at, m.index));
+    res.text += join(output.slice(at, m.index));
     at = m.index + m[0].length;
+    afterEmpty = false;
     const id = Number(m[2]);
     if (!known.has(id)) continue;
     const map = m[3] ? res.empties : m[1] ? res.closes : res.opens;
     if (!map.has(id)) map.set(id, res.text.length);
+    afterEmpty = map === res.empties && res.text.endsWith(' ') && output[at] === ' ';
   }
-  res.text += joinBlank(res.text, output.slice(at));
+  res.text += join(output.slice(at));
   return res;
 }
 

@@ -11,6 +11,10 @@ export interface XmlOptions {
   splittingTags: string[];
   nonSplittingTags: string[];
   ignoreTags: string[];
+  /** Elements with translate="no" (ITS, DITA) are copied verbatim like ignored tags. */
+  honourTranslateNo?: boolean;
+  /** Sets (or adds) xml:lang on the document element to this language. */
+  rootLang?: string;
 }
 
 const PREDEFINED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
@@ -41,6 +45,31 @@ export function checkWellFormed(text: string): void {
   if (failure) throw new ServiceError('invalid_request', TAG_PARSE_FAILED, { detail: failure.message });
 }
 
+const ATTRIBUTE = /\s+([^\s=/>]+)\s*=\s*("[^"]*"|'[^']*')/uy;
+
+/** Attributes of a start tag in order, with the offsets of each value (quotes included). */
+function startTagAttributes(tag: string): { name: string; value: string; start: number; end: number }[] {
+  const out: { name: string; value: string; start: number; end: number }[] = [];
+  ATTRIBUTE.lastIndex = /^<[^\s/>]+/u.exec(tag)![0].length;
+  for (let m = ATTRIBUTE.exec(tag); m; m = ATTRIBUTE.exec(tag)) {
+    const end = m.index + m[0].length;
+    out.push({ name: m[1]!, value: decodeXmlEntities(m[2]!.slice(1, -1)), start: end - m[2]!.length, end });
+  }
+  return out;
+}
+
+/** The edit that gives a start tag xml:lang="lang": the value replaced, or the attribute added after the last one. */
+function langEdit(tag: string, lang: string): { start: number; end: number; value: string } {
+  const attrs = startTagAttributes(tag);
+  const found = attrs.find((a) => a.name === 'xml:lang');
+  if (found) {
+    const quote = tag[found.start]!;
+    return { start: found.start, end: found.end, value: `${quote}${lang}${quote}` };
+  }
+  const at = attrs.length > 0 ? attrs[attrs.length - 1]!.end : /^<[^\s/>]+/u.exec(tag)![0].length;
+  return { start: at, end: at, value: ` xml:lang="${lang}"` };
+}
+
 const TOKEN =
   /<!--[\s\S]*?-->|<!\[CDATA\[[\s\S]*?\]\]>|<\?[\s\S]*?\?>|<!DOCTYPE(?:[^[>]|\[[\s\S]*?\])*>|<\/[^>]*>|<(?:[^>"']|"[^"]*"|'[^']*')*>|[^<]+/gyu;
 
@@ -55,6 +84,7 @@ export function parseXml(text: string, options: XmlOptions): MNode[] {
   // Inside an ignored element everything is copied verbatim until its end tag.
   let ignoredDepth = 0;
   let ignoredRaw = '';
+  let seenRoot = false;
   TOKEN.lastIndex = 0;
   for (let m = TOKEN.exec(text); m; m = TOKEN.exec(text)) {
     const tok = m[0];
@@ -77,7 +107,10 @@ export function parseXml(text: string, options: XmlOptions): MNode[] {
       stack.pop();
     } else if (isStart) {
       const name = /^<([^\s/>]+)/u.exec(tok)![1]!;
-      if (ignore.has(name)) {
+      const isRoot = !seenRoot && stack.length === 1;
+      seenRoot = true;
+      const untranslated = options.honourTranslateNo === true && startTagAttributes(tok).some((a) => a.name === 'translate' && a.value.trim() === 'no');
+      if (ignore.has(name) || untranslated) {
         if (selfClosing) top.children.push({ type: 'raw', raw: tok });
         else {
           ignoredDepth = 1;
@@ -86,6 +119,7 @@ export function parseXml(text: string, options: XmlOptions): MNode[] {
         continue;
       }
       const el: MElement = { type: 'element', name, open: tok, close: '', children: [], block: false, attrSlots: [], attrSets: [] };
+      if (isRoot && options.rootLang) el.attrSets.push(langEdit(tok, options.rootLang));
       top.children.push(el);
       if (!selfClosing) stack.push(el);
     } else top.children.push({ type: 'raw', raw: tok }); // comment, CDATA, PI, doctype
