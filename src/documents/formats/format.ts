@@ -30,6 +30,8 @@ export interface ExtractedDocument {
 export interface ExtractOptions {
   /** Target language as written in lang attributes ("es", "pt-BR"). */
   targetLang: string;
+  /** The request's enable_watermark: formats that support it (docx, pdf) mark the output as machine-translated. */
+  watermark?: boolean;
 }
 
 export interface DocumentFormat {

@@ -2,6 +2,7 @@
 import type { DocumentFormat } from './format.js';
 import { jsonFormat } from './json.js';
 import { htmlFormat, xmlFormat } from './markup-formats.js';
+import { pdfFormat } from './pdf.js';
 import { srtFormat } from './srt.js';
 import { txtFormat } from './txt.js';
 
@@ -10,7 +11,7 @@ export { DocumentFormatError, countCodePoints } from './format.js';
 
 /** Extensions of the spec whose formats are not built yet (they need the markup layer or converters). */
 export const PLANNED_EXTENSIONS: ReadonlySet<string> = new Set([
-  'docx', 'doc', 'pptx', 'xlsx', 'pdf', 'xlf', 'xliff', 'idml', 'dita', 'mif', 'jpeg', 'jpg', 'png',
+  'docx', 'doc', 'pptx', 'xlsx', 'xlf', 'xliff', 'idml', 'dita', 'mif', 'jpeg', 'jpg', 'png',
 ]);
 
 /**
@@ -23,7 +24,7 @@ export const MINIMUM_BILLED_EXTENSIONS: ReadonlySet<string> = new Set(['docx', '
 export class DocumentFormats {
   private readonly byExtension = new Map<string, DocumentFormat>();
 
-  constructor(formats: readonly DocumentFormat[] = [txtFormat, srtFormat, jsonFormat, htmlFormat, xmlFormat]) {
+  constructor(formats: readonly DocumentFormat[] = [txtFormat, srtFormat, jsonFormat, htmlFormat, xmlFormat, pdfFormat]) {
     for (const f of formats) for (const ext of f.extensions) this.byExtension.set(ext, f);
   }
 

@@ -1,0 +1,167 @@
+// Writes the translated PDF with pdf-lib: the original text operators are removed from every page (and the form
+// XObjects it draws), graphics and images stay, and each block's translation is drawn in its place.
+import { deflateSync } from 'node:zlib';
+import fontkit from '@pdf-lib/fontkit';
+import {
+  decodePDFRawStream,
+  degrees,
+  EncryptedPDFError,
+  PDFArray,
+  PDFDict,
+  PDFDocument,
+  PDFName,
+  PDFRawStream,
+  PDFRef,
+  rgb,
+  type PDFFont,
+  type PDFObject,
+  type PDFPage,
+} from 'pdf-lib';
+import { DocumentFormatError } from '../format.js';
+import { stripTextOperators } from './content-stream.js';
+import { fitText, fontFor, type DrawFont } from './fonts.js';
+import { fromFrame, type TextBlock } from './layout.js';
+
+export const WATERMARK_TEXT = 'Translated by Tolk';
+
+/** Loads the document for output; encrypted documents are refused (their streams cannot be rewritten). */
+export async function loadPdf(input: Buffer): Promise<PDFDocument> {
+  try {
+    return await PDFDocument.load(input, { updateMetadata: false });
+  } catch (err) {
+    if (err instanceof EncryptedPDFError) {
+      throw new DocumentFormatError('The PDF file is encrypted. Remove its protection (password or permissions) and upload it again.');
+    }
+    throw new DocumentFormatError(`The PDF file cannot be read: ${(err as Error)?.message ?? 'invalid PDF'}.`);
+  }
+}
+
+function decode(stream: PDFObject | undefined): Uint8Array | undefined {
+  if (!(stream instanceof PDFRawStream)) return undefined;
+  try {
+    return decodePDFRawStream(stream).decode();
+  } catch (err) {
+    throw new DocumentFormatError(`The PDF file has a content stream that cannot be decoded: ${(err as Error).message}.`);
+  }
+}
+
+function compressed(doc: PDFDocument, dict: PDFDict, bytes: Uint8Array): PDFRawStream {
+  dict.delete(PDFName.of('DecodeParms'));
+  dict.delete(PDFName.of('Length'));
+  dict.set(PDFName.of('Filter'), PDFName.of('FlateDecode'));
+  return PDFRawStream.of(dict, deflateSync(bytes));
+}
+
+/** Removes text from a page's content (its streams are joined: an operator may span two of them) and its forms. */
+function stripPage(doc: PDFDocument, page: PDFPage, visited: Set<PDFRef>): void {
+  const contents = page.node.Contents();
+  const streams = contents instanceof PDFArray ? contents.asArray().map((r) => doc.context.lookup(r)) : [contents];
+  const parts: Uint8Array[] = [];
+  for (const s of streams) {
+    const bytes = decode(s);
+    if (bytes) parts.push(bytes, Buffer.from('\n'));
+  }
+  const stripped = parts.length > 0 ? stripTextOperators(Buffer.concat(parts)) : null;
+  if (stripped) page.node.set(PDFName.of('Contents'), doc.context.register(compressed(doc, doc.context.obj({}), stripped)));
+  const resources = page.node.Resources();
+  if (resources) stripForms(doc, resources, visited);
+}
+
+function stripForms(doc: PDFDocument, resources: PDFDict, visited: Set<PDFRef>): void {
+  const xobjects = resources.lookupMaybe(PDFName.of('XObject'), PDFDict);
+  if (!xobjects) return;
+  for (const [, value] of xobjects.entries()) {
+    if (!(value instanceof PDFRef) || visited.has(value)) continue;
+    visited.add(value);
+    const stream = doc.context.lookup(value);
+    if (!(stream instanceof PDFRawStream) || stream.dict.get(PDFName.of('Subtype')) !== PDFName.of('Form')) continue;
+    const bytes = decode(stream);
+    const stripped = bytes ? stripTextOperators(bytes) : null;
+    if (stripped) doc.context.assign(value, compressed(doc, stream.dict.clone(doc.context), stripped));
+    const own = stream.dict.lookupMaybe(PDFName.of('Resources'), PDFDict);
+    if (own) stripForms(doc, own, visited);
+  }
+}
+
+export interface PageOutput {
+  blocks: TextBlock[];
+  /** Text to draw per block: its translation, or its own text for blocks that are not translated. */
+  texts: string[];
+}
+
+export interface OutputOptions {
+  watermark?: boolean;
+}
+
+/** The translated document: text removed, blocks drawn, optionally a watermark on each page. */
+export async function writeTranslatedPdf(doc: PDFDocument, pages: PageOutput[], options: OutputOptions): Promise<Buffer> {
+  const pdfPages = doc.getPages();
+  if (pdfPages.length !== pages.length) throw new DocumentFormatError('The PDF file is damaged: its page tree is inconsistent.');
+  doc.registerFontkit(fontkit);
+  const embedded = new Map<string, PDFFont>();
+  const embed = async (font: DrawFont) => {
+    let f = embedded.get(font.key);
+    if (!f) {
+      f = await doc.embedFont(font.bytes, { subset: true });
+      embedded.set(font.key, f);
+    }
+    return f;
+  };
+  const visited = new Set<PDFRef>();
+  for (let p = 0; p < pages.length; p++) {
+    const page = pdfPages[p]!;
+    stripPage(doc, page, visited);
+    const { blocks, texts } = pages[p]!;
+    for (let b = 0; b < blocks.length; b++) {
+      const block = blocks[b]!;
+      const font = fontFor(block.font);
+      const pdfFont = await embed(font);
+      if (block.translatable) drawBlock(page, pdfFont, font, block, texts[b] ?? block.text);
+      else drawVerbatim(page, pdfFont, font, block);
+    }
+    if (options.watermark) drawWatermark(page, await embed(fontFor({ family: 'sans', bold: false, italic: false })));
+  }
+  return Buffer.from(await doc.save({ useObjectStreams: true }));
+}
+
+const BLACK = rgb(0, 0, 0);
+
+function drawLine(page: PDFPage, font: PDFFont, angle: number, u: number, v: number, text: string, size: number): void {
+  const { x, y } = fromFrame(angle, u, v);
+  page.drawText(text, { x, y, size, font, color: BLACK, rotate: degrees((angle * 180) / Math.PI) });
+}
+
+/** The translation wrapped in the block's box (grown into free room when needed), shrunk until it fits. */
+function drawBlock(page: PDFPage, pdfFont: PDFFont, font: DrawFont, block: TextBlock, translation: string): void {
+  const text = font.metrics.drawable(translation.replace(/\s+/gu, ' ').trim());
+  if (text === '') return;
+  const width = (block.lines.length > 1 ? block.right - block.left : block.maxRight - block.left) + 0.01;
+  const fitted = fitText(text, font.metrics, block.size, block.lineGap, width, block.top - block.maxBottom);
+  let v = block.top - 0.8 * fitted.size;
+  for (const line of fitted.lines) {
+    const w = font.metrics.measure(line) * fitted.size;
+    const u = block.align === 'right' ? block.right - w : block.align === 'center' ? (block.left + block.right - w) / 2 : block.left;
+    drawLine(page, pdfFont, block.angle, u, v, line, fitted.size);
+    v -= fitted.lineGap;
+  }
+}
+
+/** Numbers, bullets and symbols go back where they were. */
+function drawVerbatim(page: PDFPage, pdfFont: PDFFont, font: DrawFont, block: TextBlock): void {
+  for (const line of block.lines) {
+    const text = font.metrics.drawable(line.text);
+    if (text.trim() !== '') drawLine(page, pdfFont, block.angle, line.u0, line.v, text, line.size);
+  }
+}
+
+/** A small grey note in the bottom left margin as the page is displayed (its /Rotate taken into account). */
+function drawWatermark(page: PDFPage, font: PDFFont): void {
+  const { x: x0, y: y0, width, height } = page.getCropBox();
+  const x1 = x0 + width;
+  const y1 = y0 + height;
+  const m = 10;
+  const rotation = ((page.getRotation().angle % 360) + 360) % 360;
+  const at =
+    rotation === 90 ? { x: x1 - m, y: y0 + m } : rotation === 180 ? { x: x1 - m, y: y1 - m } : rotation === 270 ? { x: x0 + m, y: y1 - m } : { x: x0 + m, y: y0 + m };
+  page.drawText(WATERMARK_TEXT, { ...at, size: 7, font, color: rgb(0.45, 0.45, 0.45), rotate: degrees(rotation) });
+}
