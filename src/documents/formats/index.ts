@@ -7,18 +7,13 @@ import { srtFormat } from './srt.js';
 import { txtFormat } from './txt.js';
 
 export type { DocumentFormat, DocumentSegment, ExtractedDocument, ExtractOptions, SegmentKind } from './format.js';
-export { DocumentFormatError, countCodePoints } from './format.js';
+export { DocumentFormatError, countCodePoints, REFERENCE_MINIMUM_BILLED_CHARACTERS } from './format.js';
 
 /** Extensions of the spec whose formats are not built yet (they need the markup layer or converters). */
 export const PLANNED_EXTENSIONS: ReadonlySet<string> = new Set([
   'docx', 'doc', 'pptx', 'xlsx', 'xlf', 'xliff', 'idml', 'dita', 'mif', 'jpeg', 'jpg', 'png',
 ]);
 
-/**
- * Per-document billing minimum of the reference service for docx, pptx, xlsx and pdf (also doc): formats built for
- * these extensions set it as their `minimumBilledCharacters`; every other format bills its text only.
- */
-export const REFERENCE_MINIMUM_BILLED_CHARACTERS = 50_000;
 export const MINIMUM_BILLED_EXTENSIONS: ReadonlySet<string> = new Set(['docx', 'doc', 'pptx', 'xlsx', 'pdf']);
 
 export class DocumentFormats {

@@ -1,8 +1,14 @@
 // PDF: each text block (paragraph, list item, table cell) is one segment; the output keeps pages, graphics and images
 // and draws each translation where its block was.
 import type { PDFDocument } from 'pdf-lib';
-import { countCodePoints, DocumentFormatError, type DocumentFormat, type ExtractedDocument, type ExtractOptions } from './format.js';
-import { REFERENCE_MINIMUM_BILLED_CHARACTERS } from './index.js';
+import {
+  countCodePoints,
+  DocumentFormatError,
+  REFERENCE_MINIMUM_BILLED_CHARACTERS,
+  type DocumentFormat,
+  type ExtractedDocument,
+  type ExtractOptions,
+} from './format.js';
 import { layoutPage, type TextBlock } from './pdf/layout.js';
 import { readPageTexts } from './pdf/page-text.js';
 import { loadPdf, writeTranslatedPdf } from './pdf/pdf-output.js';
@@ -20,15 +26,13 @@ export const pdfFormat: DocumentFormat = {
   extensions: ['pdf'],
   contentType: 'application/pdf',
   maxBytes: 100 * 1024 * 1024,
-  // a getter: index.ts imports this module, so the constant is read after both are loaded
-  get minimumBilledCharacters() {
-    return REFERENCE_MINIMUM_BILLED_CHARACTERS;
-  },
+  minimumBilledCharacters: REFERENCE_MINIMUM_BILLED_CHARACTERS,
   async extract(input: Buffer, options: ExtractOptions): Promise<ExtractedDocument> {
     if (!looksLikePdf(input)) throw new DocumentFormatError('The file is not a PDF document.');
     // pdf-lib first: it refuses encrypted files, which pdf.js would open when only an owner password is set
     let output: PDFDocument | undefined = await loadPdf(input);
     const pages = await readPageTexts(input, { maxPages: PDF_MAX_PAGES, maxCharacters: PDF_MAX_CHARACTERS });
+    if (output.getPageCount() !== pages.length) throw new DocumentFormatError('The PDF file is damaged: its page tree is inconsistent.');
     const blocks: TextBlock[][] = pages.map((p) => layoutPage(p.pieces, p.view));
     const translatable = blocks.flat().filter((b) => b.translatable);
     if (translatable.length === 0) {

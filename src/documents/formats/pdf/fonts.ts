@@ -162,15 +162,23 @@ export interface FittedText {
 
 /**
  * The largest size (down from `size`, at least a third of it) at which `text` wrapped to `width` fits `height`
- * with lines `lineGap` apart (scaled with the size); at the smallest size the text is drawn even if it overflows.
+ * with lines `lineGap` apart (scaled with the size), without cutting words; a one-line original is first tried on
+ * one line down to 85 % of its size. At the smallest size the text is drawn even if it overflows.
  */
-export function fitText(text: string, metrics: FontMetrics, size: number, lineGap: number, width: number, height: number): FittedText {
+export function fitText(text: string, metrics: FontMetrics, size: number, lineGap: number, width: number, height: number, oneLine = false): FittedText {
   const minimum = Math.max(size / 3, Math.min(size, 4));
+  const natural = metrics.measure(text) * size;
+  if (oneLine && natural > width && natural * 0.85 <= width) {
+    const s = (size * width) / natural;
+    return { size: s, lineGap: (lineGap * s) / size, lines: [text] };
+  }
+  const longestWord = Math.max(0, ...text.split(/ +/u).map((w) => metrics.measure(w)));
   for (let s = size; ; s = Math.max(minimum, s * 0.94)) {
     const gap = (lineGap * s) / size;
     const lines = wrap(text, metrics, s, width);
-    // the first line needs its ascent, each further line a line gap
+    // the first line needs its ascent and descent, each further line a line gap
     const needed = 0.8 * s + 0.25 * s + (lines.length - 1) * gap;
-    if (needed <= height + 0.01 || s <= minimum) return { size: s, lineGap: gap, lines };
+    const fits = needed <= height + 0.01 && longestWord * s <= width + 0.01;
+    if (fits || s <= minimum) return { size: s, lineGap: gap, lines };
   }
 }

@@ -256,7 +256,7 @@ function setRoom(blocks: TextBlock[], bounds: readonly [number, number, number, 
     let maxRight = Math.max(textRight, uMax - (textLeft - uMin));
     for (const o of same) {
       const overlapsVertically = o.bottom < b.top && o.top > b.bottom;
-      if (overlapsVertically && o.left >= b.right - 1) maxRight = Math.min(maxRight, o.left - b.size);
+      if (overlapsVertically && o.left >= b.right - 1) maxRight = Math.min(maxRight, o.left - 0.4 * b.size);
     }
     b.maxRight = Math.max(b.right, maxRight);
     let maxBottom = Math.max(vMin, b.bottom - b.lineGap);

@@ -40,7 +40,7 @@ export async function readPageTexts(input: Buffer, limits: ReadLimits): Promise<
   } catch (err) {
     const name = (err as Error)?.name;
     if (name === 'PasswordException') throw new DocumentFormatError('The PDF file is password-protected. Remove the password and upload it again.');
-    throw new DocumentFormatError(`The PDF file cannot be read: ${(err as Error)?.message ?? 'invalid PDF'}.`);
+    throw new DocumentFormatError('The PDF file cannot be read: it is damaged or not a valid PDF.');
   }
   try {
     if (doc.numPages > limits.maxPages) {
@@ -74,7 +74,7 @@ export async function readPageTexts(input: Buffer, limits: ReadLimits): Promise<
     return pages;
   } catch (err) {
     if (err instanceof DocumentFormatError) throw err;
-    throw new DocumentFormatError(`The PDF file is damaged and cannot be read: ${(err as Error)?.message ?? 'unknown error'}.`);
+    throw new DocumentFormatError('The PDF file is damaged: its pages cannot be read.');
   } finally {
     await doc.destroy();
   }

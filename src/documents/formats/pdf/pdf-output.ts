@@ -5,7 +5,6 @@ import fontkit from '@pdf-lib/fontkit';
 import {
   decodePDFRawStream,
   degrees,
-  EncryptedPDFError,
   PDFArray,
   PDFDict,
   PDFDocument,
@@ -26,14 +25,17 @@ export const WATERMARK_TEXT = 'Translated by Tolk';
 
 /** Loads the document for output; encrypted documents are refused (their streams cannot be rewritten). */
 export async function loadPdf(input: Buffer): Promise<PDFDocument> {
+  let doc: PDFDocument;
   try {
-    return await PDFDocument.load(input, { updateMetadata: false });
-  } catch (err) {
-    if (err instanceof EncryptedPDFError) {
-      throw new DocumentFormatError('The PDF file is encrypted. Remove its protection (password or permissions) and upload it again.');
-    }
-    throw new DocumentFormatError(`The PDF file cannot be read: ${(err as Error)?.message ?? 'invalid PDF'}.`);
+    doc = await PDFDocument.load(input, { updateMetadata: false, ignoreEncryption: true });
+    doc.getPages(); // walks the page tree: a broken one fails here, not at output
+  } catch {
+    throw new DocumentFormatError('The PDF file cannot be read: it is damaged or not a valid PDF.');
   }
+  if (doc.isEncrypted) {
+    throw new DocumentFormatError('The PDF file is encrypted. Remove its protection (password or permissions) and upload it again.');
+  }
+  return doc;
 }
 
 function decode(stream: PDFObject | undefined): Uint8Array | undefined {
@@ -95,6 +97,20 @@ export interface OutputOptions {
 
 /** The translated document: text removed, blocks drawn, optionally a watermark on each page. */
 export async function writeTranslatedPdf(doc: PDFDocument, pages: PageOutput[], options: OutputOptions): Promise<Buffer> {
+  try {
+    return await write(doc, pages, options);
+  } catch (err) {
+    if (err instanceof DocumentFormatError || !isPdfLibError(err)) throw err;
+    throw new DocumentFormatError('The PDF file is damaged and cannot be rewritten.');
+  }
+}
+
+/** pdf-lib reports damaged objects with its own error classes (and plain Errors from its parser). */
+function isPdfLibError(err: unknown): boolean {
+  return err instanceof Error && /pdf-lib/.test(err.stack ?? '');
+}
+
+async function write(doc: PDFDocument, pages: PageOutput[], options: OutputOptions): Promise<Buffer> {
   const pdfPages = doc.getPages();
   if (pdfPages.length !== pages.length) throw new DocumentFormatError('The PDF file is damaged: its page tree is inconsistent.');
   doc.registerFontkit(fontkit);
@@ -136,7 +152,7 @@ function drawBlock(page: PDFPage, pdfFont: PDFFont, font: DrawFont, block: TextB
   const text = font.metrics.drawable(translation.replace(/\s+/gu, ' ').trim());
   if (text === '') return;
   const width = (block.lines.length > 1 ? block.right - block.left : block.maxRight - block.left) + 0.01;
-  const fitted = fitText(text, font.metrics, block.size, block.lineGap, width, block.top - block.maxBottom);
+  const fitted = fitText(text, font.metrics, block.size, block.lineGap, width, block.top - block.maxBottom, block.lines.length === 1);
   let v = block.top - 0.8 * fitted.size;
   for (const line of fitted.lines) {
     const w = font.metrics.measure(line) * fitted.size;
