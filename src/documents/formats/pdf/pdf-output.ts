@@ -142,9 +142,16 @@ async function write(doc: PDFDocument, pages: PageOutput[], options: OutputOptio
 
 const BLACK = rgb(0, 0, 0);
 
+/** Fonts set per page: pdf-lib adds a font resource on every setFont, so it is called only when the font changes. */
+const currentFont = new WeakMap<PDFPage, PDFFont>();
+
 function drawLine(page: PDFPage, font: PDFFont, angle: number, u: number, v: number, text: string, size: number): void {
   const { x, y } = fromFrame(angle, u, v);
-  page.drawText(text, { x, y, size, font, color: BLACK, rotate: degrees((angle * 180) / Math.PI) });
+  if (currentFont.get(page) !== font) {
+    page.setFont(font);
+    currentFont.set(page, font);
+  }
+  page.drawText(text, { x, y, size, color: BLACK, rotate: degrees((angle * 180) / Math.PI) });
 }
 
 /** The translation wrapped in the block's box (grown into free room when needed), shrunk until it fits. */
@@ -179,5 +186,6 @@ function drawWatermark(page: PDFPage, font: PDFFont): void {
   const rotation = ((page.getRotation().angle % 360) + 360) % 360;
   const at =
     rotation === 90 ? { x: x1 - m, y: y0 + m } : rotation === 180 ? { x: x1 - m, y: y1 - m } : rotation === 270 ? { x: x0 + m, y: y1 - m } : { x: x0 + m, y: y0 + m };
+  currentFont.delete(page);
   page.drawText(WATERMARK_TEXT, { ...at, size: 7, font, color: rgb(0.45, 0.45, 0.45), rotate: degrees(rotation) });
 }
