@@ -10,6 +10,7 @@ import { DocumentFormats } from '../../src/documents/formats/index.js';
 import { layoutPage, type TextPiece } from '../../src/documents/formats/pdf/layout.js';
 import { stripTextOperators } from '../../src/documents/formats/pdf/content-stream.js';
 import { fitText, fontFor, wrap } from '../../src/documents/formats/pdf/fonts.js';
+import { PDFDocument, StandardFonts, rgb } from 'pdf-lib';
 import { flat, inspectPdf, pdftotext } from './pdf-inspect.js';
 
 const FIXTURES = new URL('../../../test/fixtures/documents/', import.meta.url);
@@ -140,6 +141,18 @@ describe('pdf content streams', () => {
     assert.equal(out.match(/T\*/g)?.length, 3);
     assert.equal(stripTextOperators(Buffer.from('0 0 m 10 10 l S')), null);
   });
+
+  it('never hangs or throws anything but DocumentFormatError on random bytes', () => {
+    const alphabet = Buffer.from('()<>[]{}/%\\ \n\rBIDEITjTJ\'"0123456789.-abc');
+    for (let k = 0; k < 300; k++) {
+      const bytes = k % 2 ? randomBytes(2000) : Buffer.from(Array.from({ length: 2000 }, () => alphabet[Math.floor(Math.random() * alphabet.length)]!));
+      try {
+        stripTextOperators(bytes);
+      } catch (err) {
+        assert.ok(err instanceof DocumentFormatError, String(err));
+      }
+    }
+  });
 });
 
 describe('pdf text fitting', () => {
@@ -157,6 +170,24 @@ describe('pdf text fitting', () => {
 });
 
 describe('pdf output', () => {
+  it('removes text drawn inside form XObjects (an embedded page) and draws its translation', async () => {
+    const src = await PDFDocument.create();
+    const font = await src.embedFont(StandardFonts.Helvetica);
+    const inner = src.addPage([300, 200]);
+    inner.drawText('The dog sleeps in the garden.', { x: 20, y: 150, size: 12, font });
+    inner.drawRectangle({ x: 20, y: 20, width: 100, height: 50, color: rgb(0, 0, 1) });
+    const outer = await PDFDocument.create();
+    const [form] = await outer.embedPdf(await src.save());
+    outer.addPage([400, 300]).drawPage(form!, { x: 50, y: 50 });
+    const input = Buffer.from(await outer.save());
+    assert.ok((await inspectPdf(input))[0]!.text.includes('The dog sleeps in the garden.'));
+    const doc = await pdfFormat.extract(input, ES);
+    assert.deepEqual(doc.segments.map((s) => s.text), ['The dog sleeps in the garden.']);
+    const [page] = await inspectPdf(await doc.rebuild(['El perro duerme en el jardín.']));
+    assert.equal(flat(page!.text).trim(), 'El perro duerme en el jardín.');
+    assert.ok(page!.paths >= 1);
+  });
+
   it('keeps pages, sizes, images and graphics; shows the translation and none of the original text', async () => {
     const input = fixture('sample.pdf');
     const doc = await pdfFormat.extract(input, { ...ES, watermark: true });
