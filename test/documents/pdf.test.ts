@@ -10,7 +10,7 @@ import { DocumentFormats } from '../../src/documents/formats/index.js';
 import { layoutPage, type TextPiece } from '../../src/documents/formats/pdf/layout.js';
 import { stripTextOperators } from '../../src/documents/formats/pdf/content-stream.js';
 import { fitText, fontFor, wrap } from '../../src/documents/formats/pdf/fonts.js';
-import { PDFDocument, StandardFonts, rgb } from 'pdf-lib';
+import { PDFDocument, StandardFonts, TextRenderingMode, rgb, setTextRenderingMode } from 'pdf-lib';
 import { flat, inspectPdf, pdftotext } from './pdf-inspect.js';
 
 const FIXTURES = new URL('../../../test/fixtures/documents/', import.meta.url);
@@ -108,7 +108,7 @@ describe('pdf extraction', () => {
     await rejects(fixture('encrypted-permissions.pdf'), /encrypted/);
     await rejects(fixture('image-only.pdf'), /no text to translate/);
     // random damage inside the file: either still readable or a DocumentFormatError, never another error
-    for (let k = 0; k < 20; k++) {
+    for (let k = 0; k < 12; k++) {
       const damaged = Buffer.from(sample);
       for (let j = 0; j < 50; j++) damaged[1000 + Math.floor(Math.random() * (damaged.length - 1000))] = Math.floor(Math.random() * 256);
       try {
@@ -219,6 +219,28 @@ describe('pdf output', () => {
     if (poppler !== undefined) {
       assert.ok(flat(poppler).includes(flat(stand(SAMPLE_SEGMENTS[1]!))));
       assert.doesNotMatch(poppler, /\bgrandmother\b/);
+    }
+  });
+
+  it('covers the scanned text under an invisible OCR layer before drawing the translation over it', async () => {
+    const build = async (mode: TextRenderingMode) => {
+      const pdf = await PDFDocument.create();
+      const page = pdf.addPage([400, 300]);
+      const image = await pdf.embedPng(fixture('pdf-source/chart.png'));
+      page.drawImage(image, { x: 0, y: 0, width: 400, height: 300 });
+      page.pushOperators(setTextRenderingMode(mode));
+      page.drawText('The dog sleeps in the garden.', { x: 20, y: 150, size: 12, font: await pdf.embedFont(StandardFonts.Helvetica) });
+      return Buffer.from(await pdf.save());
+    };
+    for (const [mode, covered] of [[TextRenderingMode.Invisible, true], [TextRenderingMode.Fill, false]] as const) {
+      const input = await build(mode);
+      const doc = await pdfFormat.extract(input, ES);
+      const out = await inspectPdf(await doc.rebuild(['El perro duerme en el jardín.']));
+      const before = await inspectPdf(input);
+      assert.equal(out[0]!.images, 1);
+      assert.equal(flat(out[0]!.text).trim(), 'El perro duerme en el jardín.');
+      // a white box under the translation only where the original text was part of the image
+      assert.equal(out[0]!.paths - before[0]!.paths, covered ? 1 : 0, `mode ${mode}`);
     }
   });
 

@@ -113,14 +113,36 @@ function skipInlineImage(data: Uint8Array, i: number): number {
   throw new DocumentFormatError('The PDF file is damaged: an inline image has no end.');
 }
 
-/** The content stream without its text-showing operators (and their operands); null when it shows no text. */
-export function stripTextOperators(data: Uint8Array): Uint8Array | null {
+export interface StrippedContent {
+  /** The stream without text (null when it shows none). */
+  data: Uint8Array | null;
+  /** Text-showing operations painted visibly, and invisibly (render mode 3 or 7: the OCR layer of a scan). */
+  visible: number;
+  invisible: number;
+}
+
+/** The content stream without its text-showing operators (and their operands), with what kind of text it showed. */
+export function stripText(data: Uint8Array): StrippedContent {
   const cuts: { start: number; end: number; replacement: string }[] = [];
+  let visible = 0;
+  let invisible = 0;
+  // the text render mode is graphics state: saved by q, restored by Q
+  let mode = 0;
+  const saved: number[] = [];
   scanOperators(data, (name, operandsStart, end) => {
-    if (SHOW_TEXT.has(name)) cuts.push({ start: operandsStart, end, replacement: ' ' });
-    else if (NEXT_LINE_AND_SHOW.has(name)) cuts.push({ start: operandsStart, end, replacement: ' T* ' });
+    if (SHOW_TEXT.has(name) || NEXT_LINE_AND_SHOW.has(name)) {
+      cuts.push({ start: operandsStart, end, replacement: SHOW_TEXT.has(name) ? ' ' : ' T* ' });
+      if (mode === 3 || mode === 7) invisible++;
+      else visible++;
+    } else if (name === 'Tr') {
+      mode = Number(Buffer.from(data.subarray(operandsStart, end - 2)).toString('latin1').trim());
+    } else if (name === 'q') {
+      if (saved.length < 1000) saved.push(mode);
+    } else if (name === 'Q') {
+      mode = saved.pop() ?? mode;
+    }
   });
-  if (cuts.length === 0) return null;
+  if (cuts.length === 0) return { data: null, visible, invisible };
   const parts: Uint8Array[] = [];
   let at = 0;
   for (const c of cuts) {
@@ -128,5 +150,10 @@ export function stripTextOperators(data: Uint8Array): Uint8Array | null {
     at = c.end;
   }
   parts.push(data.subarray(at));
-  return Buffer.concat(parts);
+  return { data: Buffer.concat(parts), visible, invisible };
+}
+
+/** The content stream without its text-showing operators (and their operands); null when it shows no text. */
+export function stripTextOperators(data: Uint8Array): Uint8Array | null {
+  return stripText(data).data;
 }

@@ -17,7 +17,7 @@ import {
   type PDFPage,
 } from 'pdf-lib';
 import { DocumentFormatError } from '../format.js';
-import { stripTextOperators } from './content-stream.js';
+import { stripText, stripTextOperators } from './content-stream.js';
 import { fitText, fontFor, type DrawFont } from './fonts.js';
 import { fromFrame, type TextBlock } from './layout.js';
 
@@ -54,8 +54,11 @@ function compressed(doc: PDFDocument, dict: PDFDict, bytes: Uint8Array): PDFRawS
   return PDFRawStream.of(dict, deflateSync(bytes));
 }
 
-/** Removes text from a page's content (its streams are joined: an operator may span two of them) and its forms. */
-function stripPage(doc: PDFDocument, page: PDFPage, visited: Set<PDFRef>): void {
+/**
+ * Removes text from a page's content (its streams are joined: an operator may span two of them) and its forms;
+ * true when the page's own text was all invisible (the OCR layer over a scanned image).
+ */
+function stripPage(doc: PDFDocument, page: PDFPage, visited: Set<PDFRef>): boolean {
   const contents = page.node.Contents();
   const streams = contents instanceof PDFArray ? contents.asArray().map((r) => doc.context.lookup(r)) : [contents];
   const parts: Uint8Array[] = [];
@@ -63,10 +66,11 @@ function stripPage(doc: PDFDocument, page: PDFPage, visited: Set<PDFRef>): void 
     const bytes = decode(s);
     if (bytes) parts.push(bytes, Buffer.from('\n'));
   }
-  const stripped = parts.length > 0 ? stripTextOperators(Buffer.concat(parts)) : null;
-  if (stripped) page.node.set(PDFName.of('Contents'), doc.context.register(compressed(doc, doc.context.obj({}), stripped)));
+  const stripped = parts.length > 0 ? stripText(Buffer.concat(parts)) : { data: null, visible: 0, invisible: 0 };
+  if (stripped.data) page.node.set(PDFName.of('Contents'), doc.context.register(compressed(doc, doc.context.obj({}), stripped.data)));
   const resources = page.node.Resources();
   if (resources) stripForms(doc, resources, visited);
+  return stripped.invisible > 0 && stripped.visible === 0;
 }
 
 function stripForms(doc: PDFDocument, resources: PDFDict, visited: Set<PDFRef>): void {
@@ -126,12 +130,14 @@ async function write(doc: PDFDocument, pages: PageOutput[], options: OutputOptio
   const visited = new Set<PDFRef>();
   for (let p = 0; p < pages.length; p++) {
     const page = pdfPages[p]!;
-    stripPage(doc, page, visited);
+    const scanned = stripPage(doc, page, visited);
     const { blocks, texts } = pages[p]!;
     for (let b = 0; b < blocks.length; b++) {
       const block = blocks[b]!;
       const font = fontFor(block.font);
       const pdfFont = await embed(font);
+      // over a scan, the translation covers the image's own text
+      if (scanned && block.translatable) cover(page, block);
       if (block.translatable) drawBlock(page, pdfFont, font, block, texts[b] ?? block.text);
       else drawVerbatim(page, pdfFont, font, block);
     }
@@ -167,6 +173,18 @@ function drawBlock(page: PDFPage, pdfFont: PDFFont, font: DrawFont, block: TextB
     drawLine(page, pdfFont, block.angle, u, v, line, fitted.size);
     v -= fitted.lineGap;
   }
+}
+
+function cover(page: PDFPage, block: TextBlock): void {
+  const { x, y } = fromFrame(block.angle, block.left, block.bottom);
+  page.drawRectangle({
+    x,
+    y,
+    width: block.right - block.left,
+    height: block.top - block.bottom,
+    color: rgb(1, 1, 1),
+    rotate: degrees((block.angle * 180) / Math.PI),
+  });
 }
 
 /** Numbers, bullets and symbols go back where they were. */
