@@ -12,6 +12,8 @@ export interface InspectedPage {
   images: number;
   /** Path-painting operations (rules, table borders, shapes). */
   paths: number;
+  /** Fill colours ("#rrggbb") text is shown in. */
+  textColors: Set<string>;
 }
 
 export async function inspectPdf(bytes: Buffer): Promise<InspectedPage[]> {
@@ -24,7 +26,17 @@ export async function inspectPdf(bytes: Buffer): Promise<InspectedPage[]> {
       const text = content.items.map((i) => ('str' in i ? i.str + (i.hasEOL ? '\n' : '') : '')).join('');
       const ops = await page.getOperatorList();
       const count = (...codes: number[]) => ops.fnArray.filter((f) => codes.includes(f)).length;
+      const textColors = new Set<string>();
+      let color = '#000000';
+      const saved: string[] = [];
+      ops.fnArray.forEach((f, k) => {
+        if (f === OPS.save) saved.push(color);
+        else if (f === OPS.restore) color = saved.pop() ?? color;
+        else if (f === OPS.setFillRGBColor) color = String((ops.argsArray[k] as unknown[])[0]);
+        else if (f === OPS.showText || f === OPS.showSpacedText) textColors.add(color);
+      });
       pages.push({
+        textColors,
         size: [page.view[2]! - page.view[0]!, page.view[3]! - page.view[1]!],
         text,
         images: count(OPS.paintImageXObject, OPS.paintInlineImageXObject, OPS.paintImageMaskXObject),

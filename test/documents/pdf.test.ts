@@ -10,7 +10,7 @@ import { DocumentFormats } from '../../src/documents/formats/index.js';
 import { layoutPage, type TextPiece } from '../../src/documents/formats/pdf/layout.js';
 import { stripTextOperators } from '../../src/documents/formats/pdf/content-stream.js';
 import { fitText, fontFor, wrap } from '../../src/documents/formats/pdf/fonts.js';
-import { PDFDocument, StandardFonts, TextRenderingMode, rgb, setTextRenderingMode } from 'pdf-lib';
+import { PDFDocument, StandardFonts, TextRenderingMode, grayscale, rgb, setTextRenderingMode } from 'pdf-lib';
 import { flat, inspectPdf, pdftotext } from './pdf-inspect.js';
 
 const FIXTURES = new URL('../../../test/fixtures/documents/', import.meta.url);
@@ -242,6 +242,19 @@ describe('pdf output', () => {
       // a white box under the translation only where the original text was part of the image
       assert.equal(out[0]!.paths - before[0]!.paths, covered ? 1 : 0, `mode ${mode}`);
     }
+  });
+
+  it('draws each block in the colour of its text', async () => {
+    const pdf = await PDFDocument.create();
+    const page = pdf.addPage([400, 300]);
+    const font = await pdf.embedFont(StandardFonts.Helvetica);
+    page.drawText('A blue title', { x: 20, y: 250, size: 16, font, color: rgb(0.2, 0.4, 0.6) });
+    page.drawText('Red words in a paragraph.', { x: 20, y: 200, size: 11, font, color: rgb(0.8, 0, 0) });
+    page.drawText('Grey words in a paragraph.', { x: 20, y: 150, size: 11, font, color: grayscale(0.5) });
+    const doc = await pdfFormat.extract(Buffer.from(await pdf.save()), ES);
+    assert.equal(doc.segments.length, 3);
+    const [out] = await inspectPdf(await doc.rebuild(['Un título azul', 'Palabras rojas en un párrafo.', 'Palabras grises en un párrafo.']));
+    assert.deepEqual([...out!.textColors].sort(), ['#336699', '#808080', '#cc0000']);
   });
 
   it('rebuilds twice from the same extraction and draws text it has no translation for as it was', async () => {

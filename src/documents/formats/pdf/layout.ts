@@ -17,6 +17,8 @@ export interface TextPiece {
   size: number;
   width: number;
   font: FontStyle;
+  /** Fill colour "#rrggbb" (black when unknown). */
+  color?: string;
 }
 
 /** Coordinates below are in the text's own frame: u along the baseline, v up (the page frame rotated by -angle). */
@@ -45,6 +47,8 @@ export interface TextBlock {
   /** A block with letters is translated; others (numbers, bullets, symbols) are drawn back as they were. */
   translatable: boolean;
   font: FontStyle;
+  /** Fill colour "#rrggbb" of the block's main text. */
+  color: string;
   size: number;
   /** Baseline distance between lines (the font size × 1.2 for a one-line block). */
   lineGap: number;
@@ -142,10 +146,15 @@ interface OpenBlock {
   angle: number;
   lines: TextLine[];
   font: FontStyle;
+  color: string;
+}
+
+function mainPiece(line: TextLine): Piece {
+  return line.pieces.reduce((a, b) => (b.text.length > a.text.length ? b : a));
 }
 
 function mainFont(line: TextLine): FontStyle {
-  return line.pieces.reduce((a, b) => (b.text.length > a.text.length ? b : a)).font;
+  return mainPiece(line).font;
 }
 
 /** Whether `line` continues the paragraph `block` (the line just below, same size and style, aligned). */
@@ -156,7 +165,7 @@ function continues(block: OpenBlock, line: TextLine): boolean {
   if (angleKey(block.angle) !== angleKey(line.pieces[0]!.angle)) return false;
   const size = first.size;
   if (Math.abs(line.size - size) > 0.15 * size) return false;
-  if (!sameStyle(block.font, mainFont(line))) return false;
+  if (!sameStyle(block.font, mainFont(line)) || block.color !== (mainPiece(line).color ?? '#000000')) return false;
   const drop = last.v - line.v;
   const expected = block.lines.length >= 2 ? first.v - block.lines[1]!.v : 1.5 * size;
   if (drop < 0.6 * size || drop > (block.lines.length >= 2 ? expected * 1.2 : expected)) return false;
@@ -206,7 +215,7 @@ export function layoutPage(input: readonly TextPiece[], bounds: readonly [number
       if (continues(b, line) && (!best || b.lines[b.lines.length - 1]!.v < best.lines[best.lines.length - 1]!.v)) best = b;
     }
     if (best) best.lines.push(line);
-    else open.push({ angle: line.pieces[0]!.angle, lines: [line], font: mainFont(line) });
+    else open.push({ angle: line.pieces[0]!.angle, lines: [line], font: mainFont(line), color: mainPiece(line).color ?? '#000000' });
   }
   const blocks = open.map((b): TextBlock => {
     const first = b.lines[0]!;
@@ -222,6 +231,7 @@ export function layoutPage(input: readonly TextPiece[], bounds: readonly [number
       text,
       translatable: /\p{L}/u.test(text) && !(b.lines.length === 1 && first.marker),
       font: b.font,
+      color: b.color,
       size,
       lineGap,
       left,

@@ -146,18 +146,21 @@ async function write(doc: PDFDocument, pages: PageOutput[], options: OutputOptio
   return Buffer.from(await doc.save({ useObjectStreams: true }));
 }
 
-const BLACK = rgb(0, 0, 0);
+function colorOf(hex: string) {
+  const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(hex);
+  return m ? rgb(parseInt(m[1]!, 16) / 255, parseInt(m[2]!, 16) / 255, parseInt(m[3]!, 16) / 255) : rgb(0, 0, 0);
+}
 
 /** Fonts set per page: pdf-lib adds a font resource on every setFont, so it is called only when the font changes. */
 const currentFont = new WeakMap<PDFPage, PDFFont>();
 
-function drawLine(page: PDFPage, font: PDFFont, angle: number, u: number, v: number, text: string, size: number): void {
+function drawLine(page: PDFPage, font: PDFFont, color: string, angle: number, u: number, v: number, text: string, size: number): void {
   const { x, y } = fromFrame(angle, u, v);
   if (currentFont.get(page) !== font) {
     page.setFont(font);
     currentFont.set(page, font);
   }
-  page.drawText(text, { x, y, size, color: BLACK, rotate: degrees((angle * 180) / Math.PI) });
+  page.drawText(text, { x, y, size, color: colorOf(color), rotate: degrees((angle * 180) / Math.PI) });
 }
 
 /** The translation wrapped in the block's box (grown into free room when needed), shrunk until it fits. */
@@ -170,7 +173,7 @@ function drawBlock(page: PDFPage, pdfFont: PDFFont, font: DrawFont, block: TextB
   for (const line of fitted.lines) {
     const w = font.metrics.measure(line) * fitted.size;
     const u = block.align === 'right' ? block.right - w : block.align === 'center' ? (block.left + block.right - w) / 2 : block.left;
-    drawLine(page, pdfFont, block.angle, u, v, line, fitted.size);
+    drawLine(page, pdfFont, block.color, block.angle, u, v, line, fitted.size);
     v -= fitted.lineGap;
   }
 }
@@ -191,7 +194,7 @@ function cover(page: PDFPage, block: TextBlock): void {
 function drawVerbatim(page: PDFPage, pdfFont: PDFFont, font: DrawFont, block: TextBlock): void {
   for (const line of block.lines) {
     const text = font.metrics.drawable(line.text);
-    if (text.trim() !== '') drawLine(page, pdfFont, block.angle, line.u0, line.v, text, line.size);
+    if (text.trim() !== '') drawLine(page, pdfFont, block.color, block.angle, line.u0, line.v, text, line.size);
   }
 }
 
