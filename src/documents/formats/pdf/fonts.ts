@@ -172,7 +172,8 @@ export function fitText(text: string, metrics: FontMetrics, size: number, lineGa
     const s = (size * width) / natural;
     return { size: s, lineGap: (lineGap * s) / size, lines: [text] };
   }
-  const longestWord = Math.max(0, ...text.split(/ +/u).map((w) => metrics.measure(w)));
+  let longestWord = 0;
+  for (const w of text.split(/ +/u)) longestWord = Math.max(longestWord, metrics.measure(w));
   for (let s = size; ; s = Math.max(minimum, s * 0.94)) {
     const gap = (lineGap * s) / size;
     const lines = wrap(text, metrics, s, width);

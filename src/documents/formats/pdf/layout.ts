@@ -71,6 +71,20 @@ const ASCENT = 0.8;
 const DESCENT = 0.25;
 
 const angleKey = (a: number) => Math.round((a * 180) / Math.PI);
+/** Beyond this many blocks on a page, room to grow is not looked up among neighbours (quadratic work). */
+const MAX_NEIGHBOUR_BLOCKS = 2000;
+
+/** Min and max without spreading (a page may have more items than a call takes arguments). */
+function minOf<T>(items: readonly T[], f: (t: T) => number): number {
+  let m = Number.POSITIVE_INFINITY;
+  for (const t of items) m = Math.min(m, f(t));
+  return m;
+}
+function maxOf<T>(items: readonly T[], f: (t: T) => number): number {
+  let m = Number.NEGATIVE_INFINITY;
+  for (const t of items) m = Math.max(m, f(t));
+  return m;
+}
 
 function toFrame(p: TextPiece): Piece {
   const c = Math.cos(p.angle);
@@ -98,8 +112,8 @@ function joinPieces(pieces: Piece[]): string {
 }
 
 function makeLine(pieces: Piece[]): TextLine {
-  const u0 = Math.min(...pieces.map((p) => p.u));
-  const u1 = Math.max(...pieces.map((p) => p.u + p.width));
+  const u0 = minOf(pieces, (p) => p.u);
+  const u1 = maxOf(pieces, (p) => p.u + p.width);
   const main = pieces.reduce((a, b) => (b.text.length * b.size > a.text.length * a.size ? b : a));
   const text = joinPieces(pieces);
   return { pieces, u0, u1, v: main.v, size: main.size, text, marker: MARKER.test(text) };
@@ -111,7 +125,7 @@ function groupLines(pieces: Piece[]): TextLine[] {
   let current: Piece[] = [];
   let end = 0;
   const flush = () => {
-    if (current.length > 0) lines.push(...splitMarker(current));
+    if (current.length > 0) for (const l of splitMarker(current)) lines.push(l);
     current = [];
   };
   for (const p of pieces) {
@@ -145,6 +159,8 @@ function sameStyle(a: FontStyle, b: FontStyle): boolean {
 interface OpenBlock {
   angle: number;
   lines: TextLine[];
+  left: number;
+  right: number;
   font: FontStyle;
   color: string;
 }
@@ -169,8 +185,7 @@ function continues(block: OpenBlock, line: TextLine): boolean {
   const drop = last.v - line.v;
   const expected = block.lines.length >= 2 ? first.v - block.lines[1]!.v : 1.5 * size;
   if (drop < 0.6 * size || drop > (block.lines.length >= 2 ? expected * 1.2 : expected)) return false;
-  const left = Math.min(...block.lines.map((l) => l.u0));
-  const right = Math.max(...block.lines.map((l) => l.u1));
+  const { left, right } = block;
   const aligned =
     Math.abs(line.u0 - left) <= 3 * size ||
     Math.abs((line.u0 + line.u1) / 2 - (left + right) / 2) <= size ||
@@ -214,15 +229,20 @@ export function layoutPage(input: readonly TextPiece[], bounds: readonly [number
       const b = open[k]!;
       if (continues(b, line) && (!best || b.lines[b.lines.length - 1]!.v < best.lines[best.lines.length - 1]!.v)) best = b;
     }
-    if (best) best.lines.push(line);
-    else open.push({ angle: line.pieces[0]!.angle, lines: [line], font: mainFont(line), color: mainPiece(line).color ?? '#000000' });
+    if (best) {
+      best.lines.push(line);
+      best.left = Math.min(best.left, line.u0);
+      best.right = Math.max(best.right, line.u1);
+    } else {
+      const color = mainPiece(line).color ?? '#000000';
+      open.push({ angle: line.pieces[0]!.angle, lines: [line], left: line.u0, right: line.u1, font: mainFont(line), color });
+    }
   }
   const blocks = open.map((b): TextBlock => {
     const first = b.lines[0]!;
     const last = b.lines[b.lines.length - 1]!;
     const size = first.size;
-    const left = Math.min(...b.lines.map((l) => l.u0));
-    const right = Math.max(...b.lines.map((l) => l.u1));
+    const { left, right } = b;
     const lineGap = b.lines.length >= 2 ? (first.v - last.v) / (b.lines.length - 1) : 1.2 * size;
     const text = joinLines(b.lines);
     return {
@@ -249,31 +269,40 @@ export function layoutPage(input: readonly TextPiece[], bounds: readonly [number
 
 /** Room to grow: right up to the next block on the same lines (or the page's text margin), down up to one line. */
 function setRoom(blocks: TextBlock[], bounds: readonly [number, number, number, number]): void {
+  const byAngle = new Map<number, TextBlock[]>();
   for (const b of blocks) {
+    const group = byAngle.get(angleKey(b.angle));
+    if (group) group.push(b);
+    else byAngle.set(angleKey(b.angle), [b]);
+  }
+  for (const group of byAngle.values()) {
+    const angle = group[0]!.angle;
     const corners = [
       [bounds[0], bounds[1]],
       [bounds[2], bounds[1]],
       [bounds[0], bounds[3]],
       [bounds[2], bounds[3]],
-    ].map(([x, y]) => toFrame({ x: x!, y: y!, angle: b.angle } as TextPiece));
-    const uMin = Math.min(...corners.map((c) => c.u));
-    const uMax = Math.max(...corners.map((c) => c.u));
-    const vMin = Math.min(...corners.map((c) => c.v));
-    const same = blocks.filter((o) => o !== b && angleKey(o.angle) === angleKey(b.angle));
-    const textLeft = Math.min(b.left, ...same.map((o) => o.left));
-    const textRight = Math.max(b.right, ...same.map((o) => o.right));
-    // margins are taken as symmetric: the right text margin is at least as wide as the left one
-    let maxRight = Math.max(textRight, uMax - (textLeft - uMin));
-    for (const o of same) {
-      const overlapsVertically = o.bottom < b.top && o.top > b.bottom;
-      if (overlapsVertically && o.left >= b.right - 1) maxRight = Math.min(maxRight, o.left - 0.4 * b.size);
+    ].map(([x, y]) => toFrame({ x: x!, y: y!, angle } as TextPiece));
+    const uMin = minOf(corners, (c) => c.u);
+    const uMax = maxOf(corners, (c) => c.u);
+    const vMin = minOf(corners, (c) => c.v);
+    const textLeft = minOf(group, (o) => o.left);
+    const textRight = maxOf(group, (o) => o.right);
+    const neighbours = group.length <= MAX_NEIGHBOUR_BLOCKS ? group : [];
+    for (const b of group) {
+      // margins are taken as symmetric: the right text margin is at least as wide as the left one
+      let maxRight = Math.max(textRight, uMax - (textLeft - uMin));
+      for (const o of neighbours) {
+        const overlapsVertically = o !== b && o.bottom < b.top && o.top > b.bottom;
+        if (overlapsVertically && o.left >= b.right - 1) maxRight = Math.min(maxRight, o.left - 0.4 * b.size);
+      }
+      b.maxRight = Math.max(b.right, maxRight);
+      let maxBottom = Math.max(vMin, b.bottom - b.lineGap);
+      for (const o of neighbours) {
+        const overlapsHorizontally = o !== b && o.left < b.maxRight && o.right > b.left;
+        if (overlapsHorizontally && o.top <= b.bottom + 0.5 && o.top > maxBottom) maxBottom = o.top + 0.2 * o.size;
+      }
+      b.maxBottom = Math.min(b.bottom, maxBottom);
     }
-    b.maxRight = Math.max(b.right, maxRight);
-    let maxBottom = Math.max(vMin, b.bottom - b.lineGap);
-    for (const o of same) {
-      const overlapsHorizontally = o.left < b.maxRight && o.right > b.left;
-      if (overlapsHorizontally && o.top <= b.bottom + 0.5 && o.top > maxBottom) maxBottom = o.top + 0.2 * o.size;
-    }
-    b.maxBottom = Math.min(b.bottom, maxBottom);
   }
 }
