@@ -38,7 +38,8 @@ describe('document crypto', () => {
       const plain = randomBytes(size);
       const cipher = await encrypt(key, plain);
       assert.equal(cipher.length, encryptedSize(size));
-      assert.ok(!cipher.includes(plain.subarray(0, Math.min(32, size))) || size === 0);
+      // the plaintext is not in the file (only checked from 16 bytes: a shorter random run may occur by chance)
+      if (size >= 16) assert.ok(!cipher.includes(plain.subarray(0, Math.min(32, size))));
       assert.deepEqual(await decrypt(key, cipher), plain);
     });
   }

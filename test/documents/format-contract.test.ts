@@ -17,11 +17,14 @@ const SAMPLES: Record<string, string[]> = {
   xml: ['sample.xml'],
   xliff: ['sample-1.2.xlf', 'sample-2.0.xlf', 'sample-2.1.xlf'],
   dita: ['sample-topic.dita', 'sample-concept.dita'],
+  pdf: ['sample.pdf'],
 };
 
 /** Bilingual formats keep the source: their translation is read from the file's text (the targets). */
 const OVERRIDES: Record<string, Partial<FormatContractSetup>> = {
   xliff: { translatedText: (out) => out.toString('utf8') },
+  // every damaged copy is a full pdf.js parse
+  pdf: { fuzzCases: 12 },
 };
 
 for (const [id, files] of Object.entries(SAMPLES)) {

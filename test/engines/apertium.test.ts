@@ -188,13 +188,13 @@ describe('apertium engine (fake modes)', () => {
       maxPipelinesPerPair: 1,
       maxInFlightPerPipeline: 2,
       maxQueuePerPair: 1,
-      requestTimeoutMs: 2000,
+      requestTimeoutMs: 4000,
     });
     await engine.start();
     try {
       const slow = engine.translate({ source: 'en', target: 'es' }, ['SLOW'], {}).catch((e: unknown) => e);
-      // Late enough that their own deadline leaves a loaded machine time to start the fresh pipeline.
-      await new Promise((r) => setTimeout(r, 1200));
+      // Late enough that their own deadline leaves a loaded machine (2.4 s) time to start the fresh pipeline.
+      await new Promise((r) => setTimeout(r, 2400));
       // pipelined behind SLOW on the only pipeline; fails with it at SLOW's deadline and is retried on a fresh one
       const inFlight = engine.translate({ source: 'en', target: 'es' }, ['a'], {}).catch((e: unknown) => e);
       const queued = engine.translate({ source: 'en', target: 'es' }, ['b'], {}).catch((e: unknown) => e);

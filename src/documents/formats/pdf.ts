@@ -1,0 +1,57 @@
+// PDF: each text block (paragraph, list item, table cell) is one segment; the output keeps pages, graphics and images
+// and draws each translation where its block was.
+import type { PDFDocument } from 'pdf-lib';
+import {
+  countCodePoints,
+  DocumentFormatError,
+  REFERENCE_MINIMUM_BILLED_CHARACTERS,
+  type DocumentFormat,
+  type ExtractedDocument,
+  type ExtractOptions,
+} from './format.js';
+import { layoutPage, type TextBlock } from './pdf/layout.js';
+import { readPageTexts } from './pdf/page-text.js';
+import { loadPdf, writeTranslatedPdf } from './pdf/pdf-output.js';
+
+export const PDF_MAX_PAGES = 500;
+const PDF_MAX_CHARACTERS = 5_000_000;
+
+function looksLikePdf(input: Buffer): boolean {
+  // readers accept the header anywhere in the first kilobyte
+  return input.subarray(0, 1024).includes('%PDF-');
+}
+
+export const pdfFormat: DocumentFormat = {
+  id: 'pdf',
+  extensions: ['pdf'],
+  contentType: 'application/pdf',
+  maxBytes: 100 * 1024 * 1024,
+  minimumBilledCharacters: REFERENCE_MINIMUM_BILLED_CHARACTERS,
+  async extract(input: Buffer, options: ExtractOptions): Promise<ExtractedDocument> {
+    if (!looksLikePdf(input)) throw new DocumentFormatError('The file is not a PDF document.');
+    // pdf-lib first: it refuses encrypted files, which pdf.js would open when only an owner password is set
+    let output: PDFDocument | undefined = await loadPdf(input);
+    const pages = await readPageTexts(input, { maxPages: PDF_MAX_PAGES, maxCharacters: PDF_MAX_CHARACTERS });
+    if (output.getPageCount() !== pages.length) throw new DocumentFormatError('The PDF file is damaged: its page tree is inconsistent.');
+    const blocks: TextBlock[][] = pages.map((p) => layoutPage(p.pieces, p.view));
+    const translatable = blocks.flat().filter((b) => b.translatable);
+    if (translatable.length === 0) {
+      throw new DocumentFormatError('The PDF file has no text to translate (a scanned document needs text recognition first).');
+    }
+    return {
+      segments: translatable.map((b) => ({ text: b.text, kind: 'text' as const })),
+      characters: translatable.reduce((n, b) => n + countCodePoints(b.text), 0),
+      async rebuild(translations) {
+        const byBlock = new Map(translatable.map((b, i) => [b, translations[i] ?? b.text]));
+        // the loaded document is rewritten in place, so a second rebuild starts from the input again
+        const doc = output ?? (await loadPdf(input));
+        output = undefined;
+        return writeTranslatedPdf(
+          doc,
+          blocks.map((page) => ({ blocks: page, texts: page.map((b) => byBlock.get(b) ?? b.text) })),
+          { watermark: options.watermark === true },
+        );
+      },
+    };
+  },
+};

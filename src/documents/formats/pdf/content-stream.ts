@@ -1,0 +1,159 @@
+// Removes the text-showing operators from a PDF content stream and keeps every other byte (graphics, images, state).
+import { DocumentFormatError } from '../format.js';
+
+const WHITESPACE = new Set([0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]);
+const DELIMITERS = new Set([0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25]);
+const isRegular = (b: number) => !WHITESPACE.has(b) && !DELIMITERS.has(b);
+
+/** Operators that paint text; `'` and `"` also move to the next line, which is kept as `T*`. */
+const SHOW_TEXT = new Set(['Tj', 'TJ']);
+const NEXT_LINE_AND_SHOW = new Set(["'", '"']);
+
+/**
+ * Scans a content stream and calls `onOperator(name, operandsStart, end)` for every operator; operandsStart is where
+ * its first operand begins (the end of the previous operator). Strings, hex strings, arrays, dictionaries, comments
+ * and inline image data (BI … ID … EI) are skipped as units, so their bytes never look like operators.
+ */
+export function scanOperators(data: Uint8Array, onOperator: (name: string, operandsStart: number, end: number) => void): void {
+  const n = data.length;
+  let i = 0;
+  let operandsStart = 0;
+  while (i < n) {
+    const b = data[i]!;
+    if (WHITESPACE.has(b)) {
+      i++;
+      continue;
+    }
+    if (b === 0x25) {
+      // comment up to the end of the line
+      while (i < n && data[i] !== 0x0a && data[i] !== 0x0d) i++;
+      continue;
+    }
+    if (b === 0x28) {
+      i = skipLiteralString(data, i);
+      continue;
+    }
+    if (b === 0x3c) {
+      if (data[i + 1] === 0x3c) {
+        i += 2; // dictionary open: its contents are ordinary tokens
+        continue;
+      }
+      const close = data.indexOf(0x3e, i + 1);
+      i = close < 0 ? n : close + 1;
+      continue;
+    }
+    if (b === 0x3e || b === 0x5b || b === 0x5d || b === 0x7b || b === 0x7d || b === 0x29) {
+      i++;
+      continue;
+    }
+    if (b === 0x2f) {
+      i++;
+      while (i < n && isRegular(data[i]!)) i++;
+      continue;
+    }
+    // a regular token: number, keyword or operator
+    const start = i;
+    while (i < n && isRegular(data[i]!)) i++;
+    if (isNumberToken(data, start, i)) continue;
+    const name = String.fromCharCode(...data.subarray(start, Math.min(i, start + 16)));
+    if (name === 'true' || name === 'false' || name === 'null') continue;
+    if (name === 'BI') {
+      i = skipInlineImage(data, i);
+      onOperator('BI', operandsStart, i);
+      operandsStart = i;
+      continue;
+    }
+    onOperator(name, operandsStart, i);
+    operandsStart = i;
+  }
+}
+
+function isNumberToken(data: Uint8Array, start: number, end: number): boolean {
+  for (let k = start; k < end; k++) {
+    const c = data[k]!;
+    if (!((c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x2d || c === 0x2b)) return false;
+  }
+  return true;
+}
+
+function skipLiteralString(data: Uint8Array, i: number): number {
+  let depth = 0;
+  for (; i < data.length; i++) {
+    const c = data[i]!;
+    if (c === 0x5c) i++; // escape: the next byte is literal
+    else if (c === 0x28) depth++;
+    else if (c === 0x29 && --depth === 0) return i + 1;
+  }
+  return data.length;
+}
+
+/** From just after `BI`: skips the image dictionary, `ID`, the binary data and `EI`; returns the index after EI. */
+function skipInlineImage(data: Uint8Array, i: number): number {
+  const n = data.length;
+  // the dictionary: tokens up to the ID keyword (strings may appear in it, e.g. a /Decode or palette)
+  while (i < n) {
+    const b = data[i]!;
+    if (b === 0x28) {
+      i = skipLiteralString(data, i);
+      continue;
+    }
+    if (b === 0x49 && data[i + 1] === 0x44 && (i === 0 || !isRegular(data[i - 1]!)) && (i + 2 >= n || !isRegular(data[i + 2]!))) {
+      i += 2;
+      break;
+    }
+    i++;
+  }
+  i++; // the single whitespace byte after ID
+  // binary data: up to an EI surrounded by whitespace (or the end)
+  for (let k = i; k + 1 < n; k++) {
+    if (data[k] === 0x45 && data[k + 1] === 0x49 && WHITESPACE.has(data[k - 1] ?? 0x20) && (k + 2 >= n || !isRegular(data[k + 2]!))) {
+      return k + 2;
+    }
+  }
+  throw new DocumentFormatError('The PDF file is damaged: an inline image has no end.');
+}
+
+export interface StrippedContent {
+  /** The stream without text (null when it shows none). */
+  data: Uint8Array | null;
+  /** Text-showing operations painted visibly, and invisibly (render mode 3 or 7: the OCR layer of a scan). */
+  visible: number;
+  invisible: number;
+}
+
+/** The content stream without its text-showing operators (and their operands), with what kind of text it showed. */
+export function stripText(data: Uint8Array): StrippedContent {
+  const cuts: { start: number; end: number; replacement: string }[] = [];
+  let visible = 0;
+  let invisible = 0;
+  // the text render mode is graphics state: saved by q, restored by Q
+  let mode = 0;
+  const saved: number[] = [];
+  scanOperators(data, (name, operandsStart, end) => {
+    if (SHOW_TEXT.has(name) || NEXT_LINE_AND_SHOW.has(name)) {
+      cuts.push({ start: operandsStart, end, replacement: SHOW_TEXT.has(name) ? ' ' : ' T* ' });
+      if (mode === 3 || mode === 7) invisible++;
+      else visible++;
+    } else if (name === 'Tr') {
+      mode = Number(Buffer.from(data.subarray(operandsStart, end - 2)).toString('latin1').trim());
+    } else if (name === 'q') {
+      if (saved.length < 1000) saved.push(mode);
+    } else if (name === 'Q') {
+      mode = saved.pop() ?? mode;
+    }
+  });
+  if (cuts.length === 0) return { data: null, visible, invisible };
+  const parts: Uint8Array[] = [];
+  let at = 0;
+  for (const c of cuts) {
+    parts.push(data.subarray(at, c.start), Buffer.from(c.replacement, 'latin1'));
+    at = c.end;
+  }
+  parts.push(data.subarray(at));
+  return { data: Buffer.concat(parts), visible, invisible };
+}
+
+/** The content stream without its text-showing operators (and their operands); null when it shows no text. */
+export function stripTextOperators(data: Uint8Array): Uint8Array | null {
+  return stripText(data).data;
+}

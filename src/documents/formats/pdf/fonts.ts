@@ -1,0 +1,185 @@
+// The fonts translations are drawn with (DejaVu, which covers Latin, Greek and Cyrillic) and fast text measurement:
+// advances are read once per code point from the font's metrics, since pdf-lib's own measuring lays out every call.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fontkit from '@pdf-lib/fontkit';
+import type { FontStyle } from './layout.js';
+
+const FONT_DIR = '/usr/share/fonts/truetype/dejavu';
+
+/** DejaVu files per style; fonts-dejavu-core has the regular and bold ones, the italics come with fonts-dejavu-extra. */
+const FILES: Record<string, string> = {
+  'sans': 'DejaVuSans.ttf',
+  'sans-bold': 'DejaVuSans-Bold.ttf',
+  'sans-italic': 'DejaVuSans-Oblique.ttf',
+  'sans-bold-italic': 'DejaVuSans-BoldOblique.ttf',
+  'serif': 'DejaVuSerif.ttf',
+  'serif-bold': 'DejaVuSerif-Bold.ttf',
+  'serif-italic': 'DejaVuSerif-Italic.ttf',
+  'serif-bold-italic': 'DejaVuSerif-BoldItalic.ttf',
+  'mono': 'DejaVuSansMono.ttf',
+  'mono-bold': 'DejaVuSansMono-Bold.ttf',
+  'mono-italic': 'DejaVuSansMono-Oblique.ttf',
+  'mono-bold-italic': 'DejaVuSansMono-BoldOblique.ttf',
+};
+
+export interface DrawFont {
+  /** Cache key and file name. */
+  key: string;
+  bytes: Uint8Array;
+  metrics: FontMetrics;
+}
+
+/** Per-code-point advances (in em) of one font, measured once. */
+export class FontMetrics {
+  private readonly font: fontkit.Font;
+  private readonly advances = new Map<number, number>();
+
+  constructor(bytes: Uint8Array) {
+    this.font = fontkit.create(bytes);
+  }
+
+  has(codePoint: number): boolean {
+    return this.font.hasGlyphForCodePoint(codePoint);
+  }
+
+  /** Advance of one code point in em. */
+  advance(codePoint: number): number {
+    let a = this.advances.get(codePoint);
+    if (a === undefined) {
+      a = this.font.glyphForCodePoint(codePoint).advanceWidth / this.font.unitsPerEm;
+      this.advances.set(codePoint, a);
+    }
+    return a;
+  }
+
+  /** Width of `text` in em. */
+  measure(text: string): number {
+    let w = 0;
+    for (const ch of text) w += this.advance(ch.codePointAt(0)!);
+    return w;
+  }
+
+  /** The text with characters the font cannot draw replaced (controls by spaces, others by '?'). */
+  drawable(text: string): string {
+    let out = '';
+    for (const ch of text) {
+      const cp = ch.codePointAt(0)!;
+      if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) out += ' ';
+      else if (this.has(cp)) out += ch;
+      else if (/\s/u.test(ch)) out += ' ';
+      else if (/[\p{Co}]/u.test(ch)) out += '•'; // symbol-font bullets
+      else out += '?';
+    }
+    return out;
+  }
+}
+
+const loaded = new Map<string, DrawFont>();
+
+function load(key: string): DrawFont | undefined {
+  const cached = loaded.get(key);
+  if (cached) return cached;
+  const path = join(FONT_DIR, FILES[key]!);
+  if (!existsSync(path)) return undefined;
+  const bytes = new Uint8Array(readFileSync(path));
+  const font = { key, bytes, metrics: new FontMetrics(bytes) };
+  loaded.set(key, font);
+  return font;
+}
+
+/** The closest installed DejaVu face for a style: italic falls back to upright, other families to Sans. */
+export function fontFor(style: FontStyle): DrawFont {
+  const weight = style.bold ? '-bold' : '';
+  const candidates = [
+    `${style.family}${weight}${style.italic ? '-italic' : ''}`,
+    `${style.family}${weight}`,
+    `sans${weight}`,
+    'sans',
+  ];
+  for (const key of candidates) {
+    const font = load(key);
+    if (font) return font;
+  }
+  throw new Error(`PDF output needs the DejaVu fonts (fonts-dejavu-core) in ${FONT_DIR}.`);
+}
+
+/** A face's style from a PDF font name ("ABCDEF+TimesNewRomanPS-BoldItalicMT"). */
+export function styleOfFontName(name: string | undefined): FontStyle {
+  const n = (name ?? '').replace(/^[A-Z]{6}\+/, '');
+  const family = /mono|courier|consol|code|typewriter/i.test(n)
+    ? 'mono'
+    : /serif|times|roman|georgia|garamond|cambria|minion|book|palatino|baskerville|cmr|nimbusrom|liberationserif/i.test(n) && !/sans/i.test(n)
+      ? 'serif'
+      : 'sans';
+  return { family, bold: /bold|black|heavy|semibold|demi/i.test(n), italic: /italic|oblique|[-,]it\b/i.test(n) };
+}
+
+/** Greedy word wrap of `text` at `size` into lines no wider than `width` (a word wider than a line is cut). */
+export function wrap(text: string, metrics: FontMetrics, size: number, width: number): string[] {
+  const lines: string[] = [];
+  const space = metrics.advance(0x20) * size;
+  let line = '';
+  let lineWidth = 0;
+  for (const word of text.split(/ +/u)) {
+    if (word === '') continue;
+    let w = metrics.measure(word) * size;
+    if (line !== '' && lineWidth + space + w <= width) {
+      line += ` ${word}`;
+      lineWidth += space + w;
+      continue;
+    }
+    if (line !== '') lines.push(line);
+    line = '';
+    lineWidth = 0;
+    let rest = word;
+    while (w > width && [...rest].length > 1) {
+      // cut the word where it stops fitting
+      let piece = '';
+      let pw = 0;
+      for (const ch of rest) {
+        const cw = metrics.advance(ch.codePointAt(0)!) * size;
+        if (piece !== '' && pw + cw > width) break;
+        piece += ch;
+        pw += cw;
+      }
+      lines.push(piece);
+      rest = rest.slice(piece.length);
+      w = metrics.measure(rest) * size;
+    }
+    line = rest;
+    lineWidth = w;
+  }
+  if (line !== '') lines.push(line);
+  return lines;
+}
+
+export interface FittedText {
+  size: number;
+  lineGap: number;
+  lines: string[];
+}
+
+/**
+ * The largest size (down from `size`, at least a third of it) at which `text` wrapped to `width` fits `height`
+ * with lines `lineGap` apart (scaled with the size), without cutting words; a one-line original is first tried on
+ * one line down to 85 % of its size. At the smallest size the text is drawn even if it overflows.
+ */
+export function fitText(text: string, metrics: FontMetrics, size: number, lineGap: number, width: number, height: number, oneLine = false): FittedText {
+  const minimum = Math.max(size / 3, Math.min(size, 4));
+  const natural = metrics.measure(text) * size;
+  if (oneLine && natural > width && natural * 0.85 <= width) {
+    const s = (size * width) / natural;
+    return { size: s, lineGap: (lineGap * s) / size, lines: [text] };
+  }
+  let longestWord = 0;
+  for (const w of text.split(/ +/u)) longestWord = Math.max(longestWord, metrics.measure(w));
+  for (let s = size; ; s = Math.max(minimum, s * 0.94)) {
+    const gap = (lineGap * s) / size;
+    const lines = wrap(text, metrics, s, width);
+    // the first line needs its ascent and descent, each further line a line gap
+    const needed = 0.8 * s + 0.25 * s + (lines.length - 1) * gap;
+    const fits = needed <= height + 0.01 && longestWord * s <= width + 0.01;
+    if (fits || s <= minimum) return { size: s, lineGap: gap, lines };
+  }
+}

@@ -1,0 +1,308 @@
+// Groups positioned text pieces of a page into lines and lines into blocks (paragraphs, list items, table cells), so
+// one block is one translation segment and its box is where the translation is drawn.
+
+export type FontFamily = 'sans' | 'serif' | 'mono';
+export interface FontStyle {
+  family: FontFamily;
+  bold: boolean;
+  italic: boolean;
+}
+
+/** One text item of a page as the PDF places it: baseline start (x, y) in user space, direction angle in radians. */
+export interface TextPiece {
+  text: string;
+  x: number;
+  y: number;
+  angle: number;
+  size: number;
+  width: number;
+  font: FontStyle;
+  /** Fill colour "#rrggbb" (black when unknown). */
+  color?: string;
+}
+
+/** Coordinates below are in the text's own frame: u along the baseline, v up (the page frame rotated by -angle). */
+interface Piece extends TextPiece {
+  u: number;
+  v: number;
+}
+
+export interface TextLine {
+  pieces: Piece[];
+  u0: number;
+  u1: number;
+  v: number;
+  size: number;
+  text: string;
+  marker: boolean;
+}
+
+export type Alignment = 'left' | 'right' | 'center';
+
+export interface TextBlock {
+  angle: number;
+  lines: TextLine[];
+  /** The text as one segment (lines joined). */
+  text: string;
+  /** A block with letters is translated; others (numbers, bullets, symbols) are drawn back as they were. */
+  translatable: boolean;
+  font: FontStyle;
+  /** Fill colour "#rrggbb" of the block's main text. */
+  color: string;
+  size: number;
+  /** Baseline distance between lines (the font size × 1.2 for a one-line block). */
+  lineGap: number;
+  left: number;
+  right: number;
+  /** Top of the first line (baseline + ascent) and bottom of the last (baseline − descent). */
+  top: number;
+  bottom: number;
+  align: Alignment;
+  /** How far right and down the translation may grow without reaching another block or the page margin. */
+  maxRight: number;
+  maxBottom: number;
+}
+
+/** A horizontal gap wider than this (in em) separates two lines on the same baseline: table cells, columns. */
+const COLUMN_GAP_EM = 0.6;
+/** List markers: bullets, symbol-font bullets (private use), "1.", "a)", "iv.", "(2)". */
+const MARKER = /^(?:[\p{Co}•●○◦▪▫■□‣⁃∙·\-–—*►▸▹➢➤✓✔❖◆◇]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\(?[ivxlIVXL]{1,6}[.)])$/u;
+const ASCENT = 0.8;
+const DESCENT = 0.25;
+
+const angleKey = (a: number) => Math.round((a * 180) / Math.PI);
+/** Beyond this many blocks on a page, room to grow is not looked up among neighbours (quadratic work). */
+const MAX_NEIGHBOUR_BLOCKS = 2000;
+
+/** Min and max without spreading (a page may have more items than a call takes arguments). */
+function minOf<T>(items: readonly T[], f: (t: T) => number): number {
+  let m = Number.POSITIVE_INFINITY;
+  for (const t of items) m = Math.min(m, f(t));
+  return m;
+}
+function maxOf<T>(items: readonly T[], f: (t: T) => number): number {
+  let m = Number.NEGATIVE_INFINITY;
+  for (const t of items) m = Math.max(m, f(t));
+  return m;
+}
+
+function toFrame(p: TextPiece): Piece {
+  const c = Math.cos(p.angle);
+  const s = Math.sin(p.angle);
+  return { ...p, u: p.x * c + p.y * s, v: -p.x * s + p.y * c };
+}
+
+/** Page point of a frame point (u, v) for text at `angle`. */
+export function fromFrame(angle: number, u: number, v: number): { x: number; y: number } {
+  const c = Math.cos(angle);
+  const s = Math.sin(angle);
+  return { x: u * c - v * s, y: u * s + v * c };
+}
+
+function joinPieces(pieces: Piece[]): string {
+  let text = '';
+  let end = Number.NEGATIVE_INFINITY;
+  for (const p of pieces) {
+    const gap = p.u - end;
+    if (text !== '' && !/\s$/u.test(text) && !/^\s/u.test(p.text) && gap > 0.12 * p.size) text += ' ';
+    text += p.text;
+    end = p.u + p.width;
+  }
+  return text.replace(/\s+/gu, ' ').trim();
+}
+
+function makeLine(pieces: Piece[]): TextLine {
+  const u0 = minOf(pieces, (p) => p.u);
+  const u1 = maxOf(pieces, (p) => p.u + p.width);
+  const main = pieces.reduce((a, b) => (b.text.length * b.size > a.text.length * a.size ? b : a));
+  const text = joinPieces(pieces);
+  return { pieces, u0, u1, v: main.v, size: main.size, text, marker: MARKER.test(text) };
+}
+
+/** Lines in content order: a piece continues the current line when it is on its baseline and close after it. */
+function groupLines(pieces: Piece[]): TextLine[] {
+  const lines: TextLine[] = [];
+  let current: Piece[] = [];
+  let end = 0;
+  const flush = () => {
+    if (current.length > 0) for (const l of splitMarker(current)) lines.push(l);
+    current = [];
+  };
+  for (const p of pieces) {
+    const last = current[current.length - 1];
+    const size = Math.max(p.size, last?.size ?? 0);
+    const continues =
+      last !== undefined &&
+      angleKey(last.angle) === angleKey(p.angle) &&
+      Math.abs(p.v - last.v) < 0.35 * size &&
+      p.u >= end - 0.5 * size &&
+      p.u - end < COLUMN_GAP_EM * size;
+    if (!continues) flush();
+    current.push(p);
+    end = Math.max(last && continues ? end : Number.NEGATIVE_INFINITY, p.u + p.width);
+  }
+  flush();
+  return lines;
+}
+
+/** A leading list marker becomes a line of its own, so the item's text keeps its indentation when rewrapped. */
+function splitMarker(pieces: Piece[]): TextLine[] {
+  const first = pieces[0]!;
+  if (pieces.length > 1 && MARKER.test(first.text.trim())) return [makeLine([first]), makeLine(pieces.slice(1))];
+  return [makeLine(pieces)];
+}
+
+function sameStyle(a: FontStyle, b: FontStyle): boolean {
+  return a.bold === b.bold && a.italic === b.italic;
+}
+
+interface OpenBlock {
+  angle: number;
+  lines: TextLine[];
+  left: number;
+  right: number;
+  font: FontStyle;
+  color: string;
+}
+
+function mainPiece(line: TextLine): Piece {
+  return line.pieces.reduce((a, b) => (b.text.length > a.text.length ? b : a));
+}
+
+function mainFont(line: TextLine): FontStyle {
+  return mainPiece(line).font;
+}
+
+/** Whether `line` continues the paragraph `block` (the line just below, same size and style, aligned). */
+function continues(block: OpenBlock, line: TextLine): boolean {
+  const last = block.lines[block.lines.length - 1]!;
+  const first = block.lines[0]!;
+  if (last.marker || line.marker) return false;
+  if (angleKey(block.angle) !== angleKey(line.pieces[0]!.angle)) return false;
+  const size = first.size;
+  if (Math.abs(line.size - size) > 0.15 * size) return false;
+  if (!sameStyle(block.font, mainFont(line)) || block.color !== (mainPiece(line).color ?? '#000000')) return false;
+  const drop = last.v - line.v;
+  const expected = block.lines.length >= 2 ? first.v - block.lines[1]!.v : 1.5 * size;
+  if (drop < 0.6 * size || drop > (block.lines.length >= 2 ? expected * 1.2 : expected)) return false;
+  const { left, right } = block;
+  const aligned =
+    Math.abs(line.u0 - left) <= 3 * size ||
+    Math.abs((line.u0 + line.u1) / 2 - (left + right) / 2) <= size ||
+    Math.abs(line.u1 - right) <= size;
+  if (!aligned || line.u0 > right || line.u1 < left) return false;
+  // a short line ending a sentence closes its paragraph (paragraphs without extra spacing)
+  if (block.lines.length >= 2 && last.u1 < right - 0.25 * (right - left) && /[.!?:]$/u.test(last.text)) return false;
+  return true;
+}
+
+function joinLines(lines: TextLine[]): string {
+  let text = '';
+  for (const l of lines) {
+    if (text === '') text = l.text;
+    else if (/\p{L}-$/u.test(text) && /^\p{Ll}/u.test(l.text)) text += l.text; // a word broken at a hyphen
+    else text += ` ${l.text}`;
+  }
+  return text;
+}
+
+function alignment(lines: TextLine[], left: number, right: number, size: number): Alignment {
+  if (lines.length < 2) return 'left';
+  const tol = 0.5 * size;
+  if (lines.every((l) => Math.abs(l.u0 - left) <= tol)) return 'left';
+  if (lines.every((l) => Math.abs(l.u1 - right) <= tol)) return 'right';
+  if (lines.every((l) => Math.abs((l.u0 + l.u1) / 2 - (left + right) / 2) <= tol)) return 'center';
+  return 'left';
+}
+
+/** The blocks of one page, in reading (content) order; `bounds` is the page box [x0, y0, x1, y1]. */
+export function layoutPage(input: readonly TextPiece[], bounds: readonly [number, number, number, number]): TextBlock[] {
+  const pieces = input.filter((p) => p.text.trim() !== '' && Number.isFinite(p.x + p.y + p.size + p.width) && p.size > 0).map(toFrame);
+  const open: OpenBlock[] = [];
+  let previous: TextLine | undefined;
+  for (const line of groupLines(pieces)) {
+    let best: OpenBlock | undefined;
+    // the text after a list marker starts a new item
+    const first = previous?.marker === true;
+    previous = line;
+    for (let k = open.length - 1; !first && k >= Math.max(0, open.length - 40); k--) {
+      const b = open[k]!;
+      if (continues(b, line) && (!best || b.lines[b.lines.length - 1]!.v < best.lines[best.lines.length - 1]!.v)) best = b;
+    }
+    if (best) {
+      best.lines.push(line);
+      best.left = Math.min(best.left, line.u0);
+      best.right = Math.max(best.right, line.u1);
+    } else {
+      const color = mainPiece(line).color ?? '#000000';
+      open.push({ angle: line.pieces[0]!.angle, lines: [line], left: line.u0, right: line.u1, font: mainFont(line), color });
+    }
+  }
+  const blocks = open.map((b): TextBlock => {
+    const first = b.lines[0]!;
+    const last = b.lines[b.lines.length - 1]!;
+    const size = first.size;
+    const { left, right } = b;
+    const lineGap = b.lines.length >= 2 ? (first.v - last.v) / (b.lines.length - 1) : 1.2 * size;
+    const text = joinLines(b.lines);
+    return {
+      angle: b.angle,
+      lines: b.lines,
+      text,
+      translatable: /\p{L}/u.test(text) && !(b.lines.length === 1 && first.marker),
+      font: b.font,
+      color: b.color,
+      size,
+      lineGap,
+      left,
+      right,
+      top: first.v + ASCENT * size,
+      bottom: last.v - DESCENT * last.size,
+      align: alignment(b.lines, left, right, size),
+      maxRight: right,
+      maxBottom: last.v - DESCENT * last.size,
+    };
+  });
+  setRoom(blocks, bounds);
+  return blocks;
+}
+
+/** Room to grow: right up to the next block on the same lines (or the page's text margin), down up to one line. */
+function setRoom(blocks: TextBlock[], bounds: readonly [number, number, number, number]): void {
+  const byAngle = new Map<number, TextBlock[]>();
+  for (const b of blocks) {
+    const group = byAngle.get(angleKey(b.angle));
+    if (group) group.push(b);
+    else byAngle.set(angleKey(b.angle), [b]);
+  }
+  for (const group of byAngle.values()) {
+    const angle = group[0]!.angle;
+    const corners = [
+      [bounds[0], bounds[1]],
+      [bounds[2], bounds[1]],
+      [bounds[0], bounds[3]],
+      [bounds[2], bounds[3]],
+    ].map(([x, y]) => toFrame({ x: x!, y: y!, angle } as TextPiece));
+    const uMin = minOf(corners, (c) => c.u);
+    const uMax = maxOf(corners, (c) => c.u);
+    const vMin = minOf(corners, (c) => c.v);
+    const textLeft = minOf(group, (o) => o.left);
+    const textRight = maxOf(group, (o) => o.right);
+    const neighbours = group.length <= MAX_NEIGHBOUR_BLOCKS ? group : [];
+    for (const b of group) {
+      // margins are taken as symmetric: the right text margin is at least as wide as the left one
+      let maxRight = Math.max(textRight, uMax - (textLeft - uMin));
+      for (const o of neighbours) {
+        const overlapsVertically = o !== b && o.bottom < b.top && o.top > b.bottom;
+        if (overlapsVertically && o.left >= b.right - 1) maxRight = Math.min(maxRight, o.left - 0.4 * b.size);
+      }
+      b.maxRight = Math.max(b.right, maxRight);
+      let maxBottom = Math.max(vMin, b.bottom - b.lineGap);
+      for (const o of neighbours) {
+        const overlapsHorizontally = o !== b && o.left < b.maxRight && o.right > b.left;
+        if (overlapsHorizontally && o.top <= b.bottom + 0.5 && o.top > maxBottom) maxBottom = o.top + 0.2 * o.size;
+      }
+      b.maxBottom = Math.min(b.bottom, maxBottom);
+    }
+  }
+}

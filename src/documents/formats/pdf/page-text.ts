@@ -1,0 +1,138 @@
+// Reads a PDF's pages and positioned text with pdf.js (legacy build: runs in Node with its in-process fake worker).
+import { getDocument, OPS, type PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { DocumentFormatError } from '../format.js';
+import { styleOfFontName } from './fonts.js';
+import type { TextPiece } from './layout.js';
+
+export interface PageText {
+  /** The visible page box [x0, y0, x1, y1] in user space. */
+  view: [number, number, number, number];
+  pieces: TextPiece[];
+}
+
+interface PdfjsTextItem {
+  str: string;
+  transform: number[];
+  width: number;
+  fontName: string;
+}
+
+export interface ReadLimits {
+  maxPages: number;
+  maxCharacters: number;
+}
+
+/** Every page's text pieces; unreadable, encrypted or oversized documents throw a DocumentFormatError. */
+export async function readPageTexts(input: Buffer, limits: ReadLimits): Promise<PageText[]> {
+  let doc: PDFDocumentProxy;
+  try {
+    doc = await getDocument({
+      // pdf.js takes ownership of (detaches) the buffer it is given
+      data: new Uint8Array(input),
+      verbosity: 0,
+      isEvalSupported: false,
+      disableFontFace: true,
+      useSystemFonts: false,
+      stopAtErrors: false,
+      // images are not needed for text; a tiny limit makes pdf.js skip decoding them
+      maxImageSize: 1,
+    }).promise;
+  } catch (err) {
+    const name = (err as Error)?.name;
+    if (name === 'PasswordException') throw new DocumentFormatError('The PDF file is password-protected. Remove the password and upload it again.');
+    throw new DocumentFormatError('The PDF file cannot be read: it is damaged or not a valid PDF.');
+  }
+  try {
+    if (doc.numPages > limits.maxPages) {
+      throw new DocumentFormatError(`The PDF file has ${doc.numPages} pages; at most ${limits.maxPages} pages can be translated.`);
+    }
+    const pages: PageText[] = [];
+    let characters = 0;
+    for (let n = 1; n <= doc.numPages; n++) {
+      const page = await doc.getPage(n);
+      const content = await page.getTextContent();
+      const items = content.items.filter((i): i is PdfjsTextItem & typeof i => 'str' in i && i.str.trim() !== '');
+      // font names (for bold, italic, serif) reach the main thread with the operator list only; it also has colours
+      const colors = items.length > 0 ? textColors(await page.getOperatorList()) : undefined;
+      const fontNames = new Map<string, string | undefined>();
+      const fontName = (id: string) => {
+        if (!fontNames.has(id)) fontNames.set(id, page.commonObjs.has(id) ? (page.commonObjs.get(id) as { name?: string })?.name : undefined);
+        return fontNames.get(id);
+      };
+      const pieces = items.map((i): TextPiece => {
+        const [a = 1, b = 0, c = 0, d = 1, e = 0, f = 0] = i.transform;
+        characters += i.str.length;
+        const color = colors?.next(i.str);
+        return {
+          text: i.str,
+          x: e,
+          y: f,
+          angle: Math.atan2(b, a),
+          size: Math.hypot(c, d),
+          width: i.width,
+          font: styleOfFontName(fontName(i.fontName)),
+          ...(color ? { color } : {}),
+        };
+      });
+      if (characters > limits.maxCharacters) {
+        throw new DocumentFormatError(`The PDF file has more than ${limits.maxCharacters} characters of text; split it into smaller files.`);
+      }
+      const [x0 = 0, y0 = 0, x1 = 612, y1 = 792] = page.view;
+      pages.push({ view: [Math.min(x0, x1), Math.min(y0, y1), Math.max(x0, x1), Math.max(y0, y1)], pieces });
+      page.cleanup();
+    }
+    return pages;
+  } catch (err) {
+    if (err instanceof DocumentFormatError) throw err;
+    throw new DocumentFormatError('The PDF file is damaged: its pages cannot be read.');
+  } finally {
+    await doc.destroy();
+  }
+}
+
+const SHOW_TEXT_OPS = new Set([OPS.showText, OPS.showSpacedText, OPS.nextLineShowText, OPS.nextLineSetSpacingShowText]);
+/** How far ahead an item's first character is looked for when the two sequences disagree (normalisation, spaces). */
+const RESYNC_WINDOW = 200;
+
+/**
+ * The fill colour of each text item: the operator list shows glyphs in the same order as the text content, with the
+ * fill colour in effect (pdf.js turns gray and CMYK into "#rrggbb"); items are matched to glyphs by their characters.
+ */
+function textColors(list: { fnArray: number[]; argsArray: unknown[] }): { next(str: string): string | undefined } {
+  const chars: string[] = [];
+  const colors: string[] = [];
+  let color = '#000000';
+  const saved: string[] = [];
+  for (let k = 0; k < list.fnArray.length; k++) {
+    const fn = list.fnArray[k]!;
+    const args = list.argsArray[k] as unknown[] | null;
+    if (fn === OPS.save) saved.push(color);
+    else if (fn === OPS.restore) color = saved.pop() ?? color;
+    else if (fn === OPS.setFillRGBColor && typeof args?.[0] === 'string') color = args[0];
+    else if (SHOW_TEXT_OPS.has(fn) && Array.isArray(args?.[0])) {
+      for (const glyph of args[0] as unknown[]) {
+        const unicode = (glyph as { unicode?: unknown } | null)?.unicode;
+        if (typeof unicode !== 'string') continue;
+        for (const ch of unicode.normalize('NFKC')) {
+          if (/\s/u.test(ch)) continue;
+          chars.push(ch);
+          colors.push(color);
+        }
+      }
+    }
+  }
+  let at = 0;
+  return {
+    next(str: string) {
+      const wanted = [...str.normalize('NFKC')].filter((ch) => !/\s/u.test(ch));
+      if (wanted.length === 0) return undefined;
+      for (let k = at; k < Math.min(chars.length, at + RESYNC_WINDOW); k++) {
+        if (chars[k] === wanted[0]) {
+          at = k + wanted.length;
+          return colors[k];
+        }
+      }
+      return undefined;
+    },
+  };
+}

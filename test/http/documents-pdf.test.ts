@@ -1,0 +1,141 @@
+// PDF through /v2/document with real Apertium en→es: the translated PDF keeps pages, sizes, image and graphics,
+// reads as Spanish (pdf.js and poppler), bills the reference minimum; bad PDFs end in a clear error status.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createAccount, authHeaders, createTestApp, type TestAccount, type TestContext } from '../helpers/harness.js';
+import { multipart, type Part } from '../documents/multipart.js';
+import { flat, inspectPdf, pdftotext } from '../documents/pdf-inspect.js';
+
+const FIXTURES = new URL('../../../test/fixtures/documents/', import.meta.url);
+const fixture = (name: string) => readFileSync(new URL(name, FIXTURES));
+
+let ctx: TestContext;
+let pro: TestAccount;
+let dataDir: string;
+
+before(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'tolk-docs-pdf-'));
+  ctx = await createTestApp({ env: { TOLK_DATA_DIR: dataDir } });
+  pro = await createAccount(ctx);
+});
+after(async () => {
+  await ctx.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function upload(parts: Part[]) {
+  const { payload, contentType } = multipart(parts);
+  return ctx.app.inject({ method: 'POST', url: '/v2/document', headers: { ...authHeaders(pro), 'content-type': contentType }, payload });
+}
+
+async function translate(file: string, extra: Part[] = []) {
+  const res = await upload([
+    { name: 'file', filename: file, content: fixture(file) },
+    { name: 'source_lang', value: 'EN' },
+    { name: 'target_lang', value: 'ES' },
+    ...extra,
+  ]);
+  assert.equal(res.statusCode, 200, res.body);
+  const { document_id, document_key } = res.json();
+  const start = Date.now();
+  for (;;) {
+    const st = await ctx.app.inject({ method: 'POST', url: `/v2/document/${document_id}`, headers: authHeaders(pro), payload: { document_key } });
+    const body = st.json();
+    if (body.status === 'done' || body.status === 'error') return { id: document_id as string, key: document_key as string, status: body };
+    if (Date.now() - start > 60_000) assert.fail(`document still ${body.status}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function download(id: string, key: string) {
+  return ctx.app.inject({
+    method: 'POST',
+    url: `/v2/document/${id}/result`,
+    headers: { ...authHeaders(pro), 'content-type': 'application/x-www-form-urlencoded' },
+    payload: `document_key=${key}`,
+  });
+}
+
+/** Sentences of sample.pdf that a translation must not leave in English. */
+const ENGLISH = [
+  'The old house stands next to the river.',
+  'My grandmother lived there for many years',
+  'The village is small and quiet.',
+  'The kitchen is big and bright.',
+  'The garden is behind the house.',
+  'We eat dinner outside when the weather is good.',
+];
+
+describe('pdf documents over HTTP', () => {
+  it('translates a two-page PDF en→es keeping pages, image and graphics; bills the 50,000 minimum', async () => {
+    const { id, key, status } = await translate('sample.pdf', [{ name: 'enable_watermark', value: 'true' }]);
+    assert.equal(status.status, 'done', status.error_message);
+    assert.equal(status.billed_characters, 50_000);
+    const dl = await download(id, key);
+    assert.equal(dl.statusCode, 200, dl.body);
+    assert.equal(dl.headers['content-type'], 'application/pdf');
+    const out = dl.rawPayload;
+    const before = await inspectPdf(fixture('sample.pdf'));
+    const after = await inspectPdf(out);
+    assert.equal(after.length, 2);
+    for (let p = 0; p < 2; p++) {
+      assert.deepEqual(after[p]!.size, before[p]!.size);
+      assert.equal(after[p]!.images, before[p]!.images);
+      assert.ok(after[p]!.paths >= before[p]!.paths);
+      assert.match(after[p]!.text, /Translated by Tolk/);
+    }
+    assert.equal(after[0]!.images, 1);
+    const text = flat(after.map((p) => p.text).join(' '));
+    for (const word of ['casa', 'río', 'abuela', 'perros', 'pueblo', 'cocina', 'jardín']) assert.match(text, new RegExp(`\\b${word}\\b`, 'iu'), word);
+    for (const sentence of ENGLISH) assert.ok(!text.includes(sentence), `still in English: ${sentence}`);
+    // poppler reads the same: Spanish text, no English sentence, the font is embedded
+    const poppler = pdftotext(out);
+    if (poppler !== undefined) {
+      const p = flat(poppler);
+      assert.match(p, /\bcasa\b/);
+      assert.match(p, /\bjardín\b/);
+      for (const sentence of ENGLISH) assert.ok(!p.includes(sentence), `poppler still reads: ${sentence}`);
+    }
+  });
+
+  it('ends encrypted, damaged and text-less PDFs in an error status with a clear message', async () => {
+    const cases: [string, RegExp][] = [
+      ['encrypted-password.pdf', /encrypted/],
+      ['encrypted-permissions.pdf', /encrypted/],
+      ['image-only.pdf', /no text to translate/],
+    ];
+    for (const [file, message] of cases) {
+      const { status } = await translate(file);
+      assert.equal(status.status, 'error', file);
+      assert.match(status.error_message, message, file);
+    }
+    const sample = fixture('sample.pdf');
+    const res = await upload([
+      { name: 'file', filename: 'broken.pdf', content: sample.subarray(0, sample.length >> 1) },
+      { name: 'target_lang', value: 'ES' },
+    ]);
+    const { document_id, document_key } = res.json();
+    for (;;) {
+      const body = (await ctx.app.inject({ method: 'POST', url: `/v2/document/${document_id}`, headers: authHeaders(pro), payload: { document_key } })).json();
+      if (body.status === 'error') {
+        assert.match(body.error_message, /PDF file/);
+        break;
+      }
+      assert.notEqual(body.status, 'done');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  });
+
+  it('refuses conversion of a PDF to docx', async () => {
+    const res = await upload([
+      { name: 'file', filename: 'sample.pdf', content: fixture('sample.pdf') },
+      { name: 'target_lang', value: 'ES' },
+      { name: 'output_format', value: 'docx' },
+    ]);
+    assert.equal(res.statusCode, 400);
+    assert.match(res.json().message, /Conversion from 'pdf' to 'docx'/);
+  });
+});
