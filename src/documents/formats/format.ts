@@ -30,6 +30,8 @@ export interface ExtractedDocument {
 export interface ExtractOptions {
   /** Target language as written in lang attributes ("es", "pt-BR"). */
   targetLang: string;
+  /** enable_watermark: formats that can (docx) add a visible "translated by" note to the result. */
+  watermark?: boolean;
 }
 
 export interface DocumentFormat {
@@ -46,6 +48,12 @@ export interface DocumentFormat {
   /** Parses the file; throws DocumentFormatError for a file it cannot read. */
   extract(input: Buffer, options: ExtractOptions): ExtractedDocument | Promise<ExtractedDocument>;
 }
+
+/**
+ * Per-document billing minimum of the reference service for docx, pptx, xlsx and pdf (also doc): formats built for
+ * these extensions set it as their `minimumBilledCharacters`; every other format bills its text only.
+ */
+export const REFERENCE_MINIMUM_BILLED_CHARACTERS = 50_000;
 
 /** A file the format cannot read: the job ends in `error` with this message. */
 export class DocumentFormatError extends Error {}

@@ -2,28 +2,24 @@
 import type { DocumentFormat } from './format.js';
 import { jsonFormat } from './json.js';
 import { htmlFormat, xmlFormat } from './markup-formats.js';
+import { docxFormat, pptxFormat, xlsxFormat } from './ooxml.js';
 import { srtFormat } from './srt.js';
 import { txtFormat } from './txt.js';
 
 export type { DocumentFormat, DocumentSegment, ExtractedDocument, ExtractOptions, SegmentKind } from './format.js';
-export { DocumentFormatError, countCodePoints } from './format.js';
+export { DocumentFormatError, countCodePoints, REFERENCE_MINIMUM_BILLED_CHARACTERS } from './format.js';
 
 /** Extensions of the spec whose formats are not built yet (they need the markup layer or converters). */
 export const PLANNED_EXTENSIONS: ReadonlySet<string> = new Set([
-  'docx', 'doc', 'pptx', 'xlsx', 'pdf', 'xlf', 'xliff', 'idml', 'dita', 'mif', 'jpeg', 'jpg', 'png',
+  'doc', 'pdf', 'xlf', 'xliff', 'idml', 'dita', 'mif', 'jpeg', 'jpg', 'png',
 ]);
 
-/**
- * Per-document billing minimum of the reference service for docx, pptx, xlsx and pdf (also doc): formats built for
- * these extensions set it as their `minimumBilledCharacters`; every other format bills its text only.
- */
-export const REFERENCE_MINIMUM_BILLED_CHARACTERS = 50_000;
 export const MINIMUM_BILLED_EXTENSIONS: ReadonlySet<string> = new Set(['docx', 'doc', 'pptx', 'xlsx', 'pdf']);
 
 export class DocumentFormats {
   private readonly byExtension = new Map<string, DocumentFormat>();
 
-  constructor(formats: readonly DocumentFormat[] = [txtFormat, srtFormat, jsonFormat, htmlFormat, xmlFormat]) {
+  constructor(formats: readonly DocumentFormat[] = [txtFormat, srtFormat, jsonFormat, htmlFormat, xmlFormat, docxFormat, pptxFormat, xlsxFormat]) {
     for (const f of formats) for (const ext of f.extensions) this.byExtension.set(ext, f);
   }
 
