@@ -179,6 +179,7 @@ export class DocumentService {
       source_lang: req.sourceLang ?? null,
       target_lang: req.targetLang,
       formality: req.formality,
+      watermark: req.enableWatermark ? 1 : 0,
       reporting_tag: reportingTag,
       key_verifier: keyVerifier(file.key, file.id),
       wrapped_key: wrapKey(this.files.keyEncryptionKey(), file.key, file.id),

@@ -186,7 +186,7 @@ export class DocumentWorker {
     }
     const target = row.target_lang;
     const langAttribute = toApiCode(target).replace(/^([A-Z]+)/u, (l) => l.toLowerCase());
-    const doc = await format.extract(input, { targetLang: langAttribute });
+    const doc = await format.extract(input, { targetLang: langAttribute, watermark: row.watermark === 1 });
     if (doc.segments.length === 0 || doc.characters === 0) throw new JobFailure('The document contains no text to translate.');
     progress.total = doc.segments.length;
 

@@ -154,6 +154,8 @@ export interface DocumentsTable {
   source_lang: string | null;
   target_lang: string;
   formality: string;
+  /** 1 when enable_watermark was set (migration 0008). */
+  watermark: number;
   reporting_tag: string | null;
   key_verifier: string;
   wrapped_key: string | null;
