@@ -100,6 +100,9 @@ describe('pptx', () => {
     assert.deepEqual(r.filter(([p]) => p.includes('b="1"')).map(([, t]) => t), ['GREEN SMALL']);
     assert.deepEqual(r.map(([, t]) => t).join('|'), 'GARDEN GREEN THE|GARDEN. |GREEN SMALL| THE IN PLAY CHILDREN THE|BOOK. A READS SISTER MY');
     assert.ok(xml.includes('<a:endParaRPr'), 'paragraph end properties kept');
+    // translated runs are marked with the target language
+    assert.equal([...xml.matchAll(/<a:rPr [^>]*lang="es"/g)].length, r.length);
+    assert.doesNotMatch(xml, /<a:rPr [^>]*lang="en-US"/);
   });
 });
 
@@ -145,6 +148,13 @@ describe('Word paragraph details', () => {
     assert.ok(xml.includes('<w:t>THE BOX TEXT</w:t>'));
     assert.ok(xml.includes('<w:t xml:space="preserve">SEE PAGE </w:t>'));
     assert.ok(xml.includes('<w:t xml:space="preserve"> FOR THE RULES</w:t>'));
+  });
+
+  it('sets the language of translated runs to the target', async () => {
+    const body = '<w:p><w:r><w:rPr><w:lang w:val="en-GB" w:eastAsia="zh-CN"/></w:rPr><w:t>The cat sleeps.</w:t></w:r></w:p>';
+    const doc = await docxFormat.extract(await docx(body), { targetLang: 'pt-BR' });
+    const out = new Map(await unzipAll(await doc.translateWith!(async (t) => t)));
+    assert.ok(out.get('word/document.xml')!.toString('utf8').includes('<w:rPr><w:lang w:val="pt-BR" w:eastAsia="zh-CN"/></w:rPr><w:t>The cat sleeps.</w:t>'));
   });
 
   it('an identity translation gives the same text runs back', async () => {

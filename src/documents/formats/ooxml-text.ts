@@ -65,6 +65,14 @@ function isDropped(el: XElement): boolean {
   return d === 'x' && el.local === 'rPh';
 }
 
+/** Run properties with their language set to the target (spell checking and fonts then follow the translation). */
+function withLanguage(rPr: string, d: Dialect, targetLang: string | undefined): string {
+  if (!targetLang) return rPr;
+  if (d === 'a') return rPr.replace(/^(<[^>]*?\slang=")[^"]*(")/u, `$1${targetLang}$2`);
+  if (d === 'w') return rPr.replace(/(<(?:[\w.-]+:)?lang\b[^>]*?\s(?:[\w.-]+:)?val=")[^"]*(")/u, `$1${targetLang}$2`);
+  return rPr;
+}
+
 const INVALID_XML_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/gu;
 
 export function escapeXmlText(s: string): string {
@@ -72,7 +80,7 @@ export function escapeXmlText(s: string): string {
 }
 
 /** Plans the translation of one part's text; throws DocumentFormatError for malformed XML. */
-export function planPart(source: string, what: string): PartPlan {
+export function planPart(source: string, what: string, targetLang?: string): PartPlan {
   const parsed = parsePart(source, isContainer, what);
   const paragraphs = new Map<XElement, Paragraph>();
   const edited = new Map<XElement, boolean>();
@@ -125,7 +133,7 @@ export function planPart(source: string, what: string): PartPlan {
         items.push({ kind: 'text', text: k.text, style: { key: '', open: '', rPr: '', close: '', tName: k.name, dialect: d } });
       } else if (isRun(k, d) && hasText(k, d)) {
         const rPrEl = k.children.find((c) => c.local === 'rPr' && dialectOf(c.uri) === d);
-        const rPr = rPrEl ? source.slice(rPrEl.start, rPrEl.end) : '';
+        const rPr = rPrEl ? withLanguage(source.slice(rPrEl.start, rPrEl.end), d, targetLang) : '';
         const runOpen = `<${k.name}>`;
         const runClose = `</${k.name}>`;
         for (const c of k.children) {
@@ -198,6 +206,12 @@ function toUnit(el: XElement, items: Item[], prefix: () => string, suffix: () =>
     if (openStyle) marks.push({ id: openStyle.id, kind: 'close', pos: text.length });
     openStyle = undefined;
   };
+  // For each item, the next one that is not an empty tag (a style pair stays open across empties before its text).
+  const nextNonEmpty: (Item | undefined)[] = new Array(items.length);
+  for (let i = items.length - 1, next: Item | undefined; i >= 0; i--) {
+    nextNonEmpty[i] = next;
+    if (items[i]!.kind !== 'empty') next = items[i];
+  }
   items.forEach((it, i) => {
     if (it.kind === 'text') {
       if (openStyle?.key !== it.style.key) {
@@ -213,7 +227,7 @@ function toUnit(el: XElement, items: Item[], prefix: () => string, suffix: () =>
     }
     if (it.kind === 'empty') {
       // A break inside a formatted span stays inside it when the span goes on after it.
-      const next = items.slice(i + 1).find((n) => n.kind !== 'empty');
+      const next = nextNonEmpty[i];
       if (!(openStyle && next?.kind === 'text' && next.style.key === openStyle.key)) closeStyle();
       info.push({ type: 'empty', render: it.render });
       marks.push({ id: info.length - 1, kind: 'empty', pos: text.length });

@@ -98,7 +98,7 @@ function watermarkParagraph(prefix: string): string {
   return `<${w}p><${w}pPr><${w}jc ${w}val="center"/></${w}pPr><${w}r><${w}rPr><${w}i/><${w}color ${w}val="808080"/></${w}rPr><${w}t>${escapeXmlText(WATERMARK_TEXT)}</${w}t></${w}r></${w}p>`;
 }
 
-async function loadPlan(pkg: OoxmlPackage, entry: PackageEntry, what: string): Promise<SizedPlan> {
+async function loadPlan(pkg: OoxmlPackage, entry: PackageEntry, what: string, targetLang: string): Promise<SizedPlan> {
   const buf = await pkg.read(entry);
   let xml: string;
   try {
@@ -106,7 +106,7 @@ async function loadPlan(pkg: OoxmlPackage, entry: PackageEntry, what: string): P
   } catch {
     throw new DocumentFormatError(`The ${what} part ${entry.name} is not UTF-8 XML.`);
   }
-  return { ...planPart(xml, `${what} part ${entry.name}`), size: xml.length };
+  return { ...planPart(xml, `${what} part ${entry.name}`, targetLang), size: xml.length };
 }
 
 function ooxmlFormat(kind: OoxmlKind): DocumentFormat {
@@ -140,7 +140,7 @@ function ooxmlFormat(kind: OoxmlKind): DocumentFormat {
         if (!kind.text.test(type)) continue;
         // A worksheet holds text only in inline strings; the others keep their text in sharedStrings.xml.
         if (type.endsWith('spreadsheetml.worksheet+xml') && !(await pkg.read(entry)).includes('inlineStr')) continue;
-        const plan = await loadPlan(pkg, entry, what);
+        const plan = await loadPlan(pkg, entry, what, options.targetLang);
         if (plan.units.length === 0 && !(watermark && plan.hasBody)) continue;
         for (const u of plan.units) {
           segments.push({ text: u.text, kind: 'text' });
@@ -158,7 +158,7 @@ function ooxmlFormat(kind: OoxmlKind): DocumentFormat {
           let size = 0;
           for (; i < parts.length && (batch.length === 0 || size < BATCH_SOURCE_CHARS); i++) {
             const part = parts[i]!;
-            const plan = part.plan ?? (await loadPlan(pkg, part.entry, what));
+            const plan = part.plan ?? (await loadPlan(pkg, part.entry, what, options.targetLang));
             part.plan = undefined; // released once rendered
             batch.push(plan);
             size += plan.size;
