@@ -36,6 +36,19 @@ function assertUntouched(before: Map<string, Buffer>, after: [string, Buffer][],
   }
 }
 
+/** Every complex field's characters come in order: begin, optionally separate, end (properly nested). */
+function assertFieldsNest(xml: string) {
+  const stack: string[] = [];
+  for (const [, type] of xml.matchAll(/fldCharType="(\w+)"/g)) {
+    if (type === 'begin') stack.push('begin');
+    else if (type === 'separate') {
+      assert.equal(stack[stack.length - 1], 'begin', 'separate after begin');
+      stack[stack.length - 1] = 'separate';
+    } else assert.ok(stack.pop(), 'end after begin');
+  }
+  assert.deepEqual(stack, []);
+}
+
 describe('docx', () => {
   it('extracts each paragraph as one segment, a sentence split over differently formatted runs included', async () => {
     const doc = await docxFormat.extract(fixture('sample.docx'), ES);
@@ -67,6 +80,29 @@ describe('docx', () => {
     assert.equal(sect(xml), sect(src));
     assert.ok(!xml.includes(WATERMARK_TEXT));
     assert.match(new Map(after).get('word/footnotes.xml')!.toString('utf8'), /<w:footnoteRef\/><\/w:r><w:r><w:rPr><\/w:rPr><w:t>OLD\. VERY ARE LETTERS THE<\/w:t>/);
+  });
+
+  it('a richer document: TOC, tracked deletion, comment, image, text box, list, cross-reference field, page field', async () => {
+    const { doc, before, after } = await translate(docxFormat, 'rich.docx');
+    const texts = doc.segments.map((s) => s.text);
+    for (const t of ['The teacher opens the window.', 'The text inside the box', 'Check this sentence please.', 'See The first chapter for details.', 'Page 1 of the report']) {
+      assert.ok(texts.includes(t), t);
+    }
+    assert.ok(!texts.some((t) => /removed words|TOC|REF intro|PAGE/.test(t)), 'no deleted text or field code is translated');
+    assertUntouched(before, after, ['word/document.xml', 'word/comments.xml', 'word/footer1.xml']);
+    assert.deepEqual(new Map(after).get('word/media/image1.png'), before.get('word/media/image1.png'));
+    const xml = new Map(after).get('word/document.xml')!.toString('utf8');
+    for (const kept of ['<w:delText>removed words</w:delText>', '<w:instrText xml:space="preserve"> TOC \\f \\o &quot;1-2&quot; \\h</w:instrText>', '<w:instrText xml:space="preserve"> REF intro \\h </w:instrText>', '<w:commentReference w:id="0"/>', '<a:blip r:embed="rId2">', '<w:bookmarkStart w:id="0" w:name="intro"/>']) {
+      assert.ok(xml.includes(kept), kept);
+    }
+    // the text box is translated in both the DrawingML choice and its VML fallback
+    assert.equal([...xml.matchAll(/<w:t>BOX THE INSIDE TEXT THE<\/w:t>/g)].length, 2);
+    // the image moves with the sentence order; the bold words stay bold
+    assert.match(xml, /OLD THE <\/w:t><\/w:r><w:r><w:rPr><\/w:rPr><w:drawing>.*?<\/w:drawing><\/w:r><w:r><w:rPr><w:b\/><\/w:rPr><w:t>MORNING\.? THE IN<\/w:t>/);
+    // a field keeps begin → instruction → separate → result → end around its translated result text
+    assert.match(xml, /<w:t xml:space="preserve">DETAILS\. FOR <\/w:t><\/w:r><w:r><w:rPr><\/w:rPr><w:fldChar w:fldCharType="begin"><\/w:fldChar><\/w:r><w:r><w:rPr><\/w:rPr><w:instrText xml:space="preserve"> REF intro \\h <\/w:instrText><\/w:r><w:r><w:rPr><\/w:rPr><w:fldChar w:fldCharType="separate"\/><\/w:r><w:r><w:rPr><\/w:rPr><w:t>CHAPTER FIRST THE<\/w:t><\/w:r><w:r><w:rPr><\/w:rPr><w:fldChar w:fldCharType="end"\/><\/w:r><w:r><w:rPr><\/w:rPr><w:t xml:space="preserve"> SEE<\/w:t>/);
+    for (const part of ['word/document.xml', 'word/footer1.xml']) assertFieldsNest(new Map(after).get(part)!.toString('utf8'));
+    assert.match(new Map(after).get('word/comments.xml')!.toString('utf8'), /<w:t>PLEASE\. SENTENCE THIS CHECK<\/w:t>/);
   });
 
   it('enable_watermark adds a visible paragraph at the end of the body, before the section properties', async () => {

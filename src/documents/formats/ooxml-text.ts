@@ -3,6 +3,7 @@
 // tags, hyperlinks and other run containers wrap their runs, and tabs, breaks, fields and drawings are empty tags.
 // Rendering writes new runs with each span's own run properties; everything outside paragraphs stays byte-identical.
 import type { TagMark, TaggedText } from '../../translate/markup/index.js';
+import { groupFields, type FieldEvent, type Item as FieldItem } from './ooxml-fields.js';
 import { NS, parsePart, type XElement } from './ooxml-xml.js';
 
 type Dialect = 'w' | 'a' | 'x';
@@ -17,10 +18,7 @@ interface RunStyle {
   dialect: Dialect;
 }
 
-type Item =
-  | { kind: 'text'; text: string; style: RunStyle }
-  | { kind: 'empty'; render: () => string }
-  | { kind: 'open' | 'close'; render: () => string };
+type Item = FieldItem<RunStyle>;
 
 type MarkInfo =
   | { type: 'style'; style: RunStyle }
@@ -139,7 +137,7 @@ export function planPart(source: string, what: string, targetLang?: string): Par
         for (const c of k.children) {
           if (c === rPrEl || isDropped(c)) continue;
           if (isText(c, d)) items.push({ kind: 'text', text: c.text, style: { key: rPr, open: runOpen, rPr, close: runClose, tName: c.name, dialect: d } });
-          else items.push({ kind: 'empty', render: () => runOpen + rPr + renderNode(c) + runClose });
+          else items.push({ kind: 'empty', render: () => runOpen + rPr + renderNode(c) + runClose, fields: fieldEvents([c], d) });
         }
       } else if (!isRun(k, d) && hasText(k, d)) {
         // A hyperlink, inserted-text, content-control or field wrapper: a pair around its own runs.
@@ -148,9 +146,21 @@ export function planPart(source: string, what: string, targetLang?: string): Par
         const inner = flatten(k, d, items);
         items[at] = { kind: 'open', render: inner.open };
         items.push({ kind: 'close', render: inner.close });
-      } else items.push({ kind: 'empty', render: () => renderNode(k) });
+      } else items.push({ kind: 'empty', render: () => renderNode(k), fields: isRun(k, d) ? fieldEvents(k.children, d) : undefined });
     }
     return { open, close };
+  };
+
+  /** Complex-field characters among a run's children (Word only). */
+  const fieldEvents = (els: XElement[], d: Dialect): FieldEvent[] | undefined => {
+    if (d !== 'w') return undefined;
+    const out: FieldEvent[] = [];
+    for (const el of els) {
+      if (el.local !== 'fldChar' || dialectOf(el.uri) !== 'w') continue;
+      const type = /fldCharType\s*=\s*["'](begin|separate|end)["']/u.exec(source.slice(el.start, el.openEnd))?.[1];
+      if (type) out.push(type as FieldEvent);
+    }
+    return out.length > 0 ? out : undefined;
   };
 
   const units: TaggedText[] = [];
@@ -191,7 +201,8 @@ export function planPart(source: string, what: string, targetLang?: string): Par
 }
 
 /** Joins a paragraph's items into one tagged unit: the most used run properties are the base, other runs are pairs. */
-function toUnit(el: XElement, items: Item[], prefix: () => string, suffix: () => string): Paragraph | undefined {
+function toUnit(el: XElement, flat: Item[], prefix: () => string, suffix: () => string): Paragraph | undefined {
+  const items = groupFields(flat);
   const weight = new Map<string, number>();
   let base: RunStyle | undefined;
   for (const it of items) if (it.kind === 'text') weight.set(it.style.key, (weight.get(it.style.key) ?? 0) + it.text.length + 1);
