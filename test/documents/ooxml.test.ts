@@ -186,6 +186,53 @@ describe('Word paragraph details', () => {
     assert.ok(xml.includes('<w:t xml:space="preserve"> FOR THE RULES</w:t>'));
   });
 
+  it('translates chart titles; leaves cached category values and number formats alone', async () => {
+    const chart =
+      '<?xml version="1.0"?><c:chartSpace xmlns:c="http://schemas.openxmlformats.org/drawingml/2006/chart" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main">' +
+      '<c:chart><c:title><c:tx><c:rich><a:bodyPr/><a:p><a:r><a:rPr lang="en-US" b="1"/><a:t>Sales of the year</a:t></a:r></a:p></c:rich></c:tx></c:title>' +
+      '<c:plotArea><c:barChart><c:ser><c:cat><c:strRef><c:strCache><c:pt idx="0"><c:v>North</c:v></c:pt></c:strCache></c:strRef></c:cat></c:ser></c:barChart></c:plotArea>' +
+      '<c:txPr><a:bodyPr/><a:p><a:pPr><a:defRPr/></a:pPr><a:endParaRPr lang="en-US"/></a:p></c:txPr></c:chart></c:chartSpace>';
+    const types = CT.replace('</Types>', '<Override PartName="/word/charts/chart1.xml" ContentType="application/vnd.openxmlformats-officedocument.drawingml.chart+xml"/></Types>');
+    const pkg = await zipOf([
+      ['[Content_Types].xml', types],
+      ['word/document.xml', `<w:document ${W}><w:body><w:p><w:r><w:t>The chart below</w:t></w:r></w:p></w:body></w:document>`],
+      ['word/charts/chart1.xml', chart],
+    ]);
+    const doc = await docxFormat.extract(pkg, ES);
+    assert.deepEqual(doc.segments.map((s) => s.text), ['The chart below', 'Sales of the year']);
+    const out = new Map(await unzipAll(await doc.translateWith!(async (t) => t.map((s) => s.toUpperCase()))));
+    assert.equal(out.get('word/charts/chart1.xml')!.toString('utf8'), chart.replace('<a:rPr lang="en-US" b="1"/><a:t>Sales of the year', '<a:rPr lang="es" b="1"/><a:t>SALES OF THE YEAR'));
+  });
+
+  it('rebuild without tag placement keeps runs, tabs and links in their relative places', async () => {
+    const body = '<w:p><w:r><w:t xml:space="preserve">Dear </w:t></w:r><w:r><w:rPr><w:b/></w:rPr><w:t>friend</w:t></w:r><w:r><w:tab/><w:t>hello</w:t></w:r></w:p>';
+    const doc = await docxFormat.extract(await docx(body), ES);
+    assert.deepEqual(doc.segments.map((s) => s.text), ['Dear friendhello']);
+    const out = new Map(await unzipAll(await doc.rebuild(['Querido amigohola'])));
+    const xml = out.get('word/document.xml')!.toString('utf8');
+    // the whole translation is there, in runs that keep the bold span and the tab in source order, cut at word edges
+    const pieces = [...xml.matchAll(/<w:t[^>]*>([^<]*)<\/w:t>/g)].map((m) => m[1]!);
+    assert.equal(pieces.join(''), 'Querido amigohola');
+    assert.match(xml, /<w:rPr><w:b\/><\/w:rPr><w:t[^>]*>[^<]+<\/w:t><\/w:r>.*<w:tab\/>/);
+    let at = 0;
+    for (const p of pieces.slice(0, -1)) {
+      at += p.length;
+      assert.ok(/\s/.test('Querido amigohola'[at]!) || /\s/.test('Querido amigohola'[at - 1]!), `no word cut at ${at}`);
+    }
+  });
+
+  it('alternative renderings and moved-away text are kept verbatim, not read twice', async () => {
+    const body =
+      '<w:p><w:r><w:t xml:space="preserve">The sun </w:t></w:r><w:moveFrom w:id="1"><w:r><w:t>shines</w:t></w:r></w:moveFrom>' +
+      '<mc:AlternateContent xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"><mc:Choice Requires="w14"><w:r><w:t>A</w:t></w:r></mc:Choice><mc:Fallback><w:r><w:t>A</w:t></w:r></mc:Fallback></mc:AlternateContent>' +
+      '<w:r><w:t xml:space="preserve"> today.</w:t></w:r></w:p>';
+    const doc = await docxFormat.extract(await docx(body), ES);
+    assert.deepEqual(doc.segments.map((s) => s.text), ['The sun  today.']);
+    const xml = new Map(await unzipAll(await doc.translateWith!(async (t) => t.map((s) => s.toUpperCase())))).get('word/document.xml')!.toString('utf8');
+    assert.ok(xml.includes('<w:moveFrom w:id="1"><w:r><w:t>shines</w:t></w:r></w:moveFrom>'));
+    assert.ok(xml.includes('<mc:Fallback><w:r><w:t>A</w:t></w:r></mc:Fallback>'));
+  });
+
   it('sets the language of translated runs to the target', async () => {
     const body = '<w:p><w:r><w:rPr><w:lang w:val="en-GB" w:eastAsia="zh-CN"/></w:rPr><w:t>The cat sleeps.</w:t></w:r></w:p>';
     const doc = await docxFormat.extract(await docx(body), { targetLang: 'pt-BR' });

@@ -56,6 +56,15 @@ function isContainer(uri: string, local: string): boolean {
   return d === 'x' && (local === 'si' || local === 'is' || local === 'text');
 }
 
+/**
+ * Content kept as one verbatim tag even when it holds runs: moved-away text (like deleted text) and alternative
+ * renderings of the same content, whose runs would otherwise be read twice into one sentence.
+ */
+function isOpaque(el: XElement): boolean {
+  if (el.local === 'AlternateContent') return true;
+  return el.local === 'moveFrom' && dialectOf(el.uri) === 'w';
+}
+
 /** Markers without meaning once the text changes (spell-check state, layout caches, phonetic guides). */
 function isDropped(el: XElement): boolean {
   const d = dialectOf(el.uri);
@@ -92,7 +101,7 @@ export function planPart(source: string, what: string, targetLang?: string): Par
     let v: boolean;
     if (isText(el, d)) v = true;
     else if (isRun(el, d)) v = el.children.some((c) => isText(c, d));
-    else if (isContainer(el.uri, el.local)) v = false;
+    else if (isContainer(el.uri, el.local) || isOpaque(el)) v = false;
     else v = el.children.some((c) => hasText(c, d));
     textMemo.set(el, v);
     return v;

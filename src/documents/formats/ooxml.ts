@@ -92,6 +92,16 @@ interface TextPart {
   plan?: SizedPlan;
 }
 
+/** The word edge (start of text, end of text or a blank) nearest to `pos`, so a scaled tag never cuts a word. */
+function nearestBoundary(text: string, pos: number): number {
+  const edge = (k: number) => k <= 0 || k >= text.length || /\s/u.test(text[k]!) || /\s/u.test(text[k - 1]!);
+  for (let d = 0; d <= text.length; d++) {
+    if (pos - d >= 0 && edge(pos - d)) return pos - d;
+    if (pos + d <= text.length && edge(pos + d)) return pos + d;
+  }
+  return pos;
+}
+
 /** A Word paragraph saying the document was machine translated (enable_watermark). */
 function watermarkParagraph(prefix: string): string {
   const w = prefix ? `${prefix}:` : '';
@@ -186,7 +196,7 @@ function ooxmlFormat(kind: OoxmlKind): DocumentFormat {
             units.map((u) => {
               const t = translations[n++] ?? u.text;
               const scale = t.length / Math.max(1, u.text.length);
-              return { text: t, marks: u.marks.map((m) => ({ ...m, pos: Math.round(m.pos * scale) })) };
+              return { text: t, marks: u.marks.map((m) => ({ ...m, pos: nearestBoundary(t, Math.round(m.pos * scale)) })) };
             }),
           );
         },
