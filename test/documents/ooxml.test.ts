@@ -233,6 +233,15 @@ describe('Word paragraph details', () => {
     assert.ok(xml.includes('<mc:Fallback><w:r><w:t>A</w:t></w:r></mc:Fallback>'));
   });
 
+  it('reads and writes a UTF-16 part in UTF-16', async () => {
+    const xml = `<?xml version="1.0" encoding="UTF-16"?><w:document ${W}><w:body><w:p><w:r><w:t>The green tree</w:t></w:r></w:p></w:body></w:document>`;
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(xml, 'utf16le')]);
+    const doc = await docxFormat.extract(await zipOf([['[Content_Types].xml', CT], ['word/document.xml', utf16]]), ES);
+    const out = new Map(await unzipAll(await doc.translateWith!(async (t) => t.map((s) => s.toUpperCase())))).get('word/document.xml')!;
+    assert.deepEqual(out.subarray(0, 2), Buffer.from([0xff, 0xfe]));
+    assert.ok(out.subarray(2).toString('utf16le').includes('<w:t>THE GREEN TREE</w:t>'));
+  });
+
   it('sets the language of translated runs to the target', async () => {
     const body = '<w:p><w:r><w:rPr><w:lang w:val="en-GB" w:eastAsia="zh-CN"/></w:rPr><w:t>The cat sleeps.</w:t></w:r></w:p>';
     const doc = await docxFormat.extract(await docx(body), { targetLang: 'pt-BR' });

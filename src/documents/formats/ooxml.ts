@@ -4,6 +4,7 @@ import { SaxesParser } from 'saxes';
 import { translateTagged, type TaggedText } from '../../translate/markup/index.js';
 import {
   countCodePoints,
+  decodeText,
   DocumentFormatError,
   REFERENCE_MINIMUM_BILLED_CHARACTERS,
   type DocumentFormat,
@@ -85,7 +86,7 @@ function contentTypes(xml: string, what: string): (name: string) => string | und
   return (name) => overrides.get(name.toLowerCase()) ?? defaults.get(/\.([^./]+)$/.exec(name)?.[1]?.toLowerCase() ?? '');
 }
 
-type SizedPlan = PartPlan & { size: number };
+type SizedPlan = PartPlan & { size: number; encode: (xml: string) => Buffer };
 
 interface TextPart {
   entry: PackageEntry;
@@ -109,14 +110,9 @@ function watermarkParagraph(prefix: string): string {
 }
 
 async function loadPlan(pkg: OoxmlPackage, entry: PackageEntry, what: string, targetLang: string): Promise<SizedPlan> {
-  const buf = await pkg.read(entry);
-  let xml: string;
-  try {
-    xml = new TextDecoder('utf-8', { fatal: true }).decode(buf);
-  } catch {
-    throw new DocumentFormatError(`The ${what} part ${entry.name} is not UTF-8 XML.`);
-  }
-  return { ...planPart(xml, `${what} part ${entry.name}`, targetLang), size: xml.length };
+  // UTF-8 or UTF-16 (with BOM), written back in the same encoding.
+  const { text, encode } = decodeText(await pkg.read(entry), `${what} part ${entry.name}`);
+  return { ...planPart(text, `${what} part ${entry.name}`, targetLang), size: text.length, encode };
 }
 
 function ooxmlFormat(kind: OoxmlKind): DocumentFormat {
@@ -180,7 +176,7 @@ function ooxmlFormat(kind: OoxmlKind): DocumentFormat {
             const outs = outputs.slice(k, k + plan.units.length);
             k += plan.units.length;
             const xml = plan.render(outs, watermark ? watermarkParagraph : undefined);
-            replaced.set(parts[start + j]!.entry.name, Buffer.from(xml, 'utf8'));
+            replaced.set(parts[start + j]!.entry.name, plan.encode(xml));
           });
         }
         return pkg.write(replaced);
