@@ -233,6 +233,12 @@ describe('Word paragraph details', () => {
     assert.ok(xml.includes('<mc:Fallback><w:r><w:t>A</w:t></w:r></mc:Fallback>'));
   });
 
+  it('the watermark goes before </w:body> when the body has no section properties', async () => {
+    const doc = await docxFormat.extract(await docx('<w:p><w:r><w:t>The end</w:t></w:r></w:p>'), { ...ES, watermark: true });
+    const xml = new Map(await unzipAll(await doc.translateWith!(async (t) => t))).get('word/document.xml')!.toString('utf8');
+    assert.ok(xml.endsWith(`<w:t>The end</w:t></w:r></w:p><w:p><w:pPr><w:jc w:val="center"/></w:pPr><w:r><w:rPr><w:i/><w:color w:val="808080"/></w:rPr><w:t>${WATERMARK_TEXT}</w:t></w:r></w:p></w:body></w:document>`), xml);
+  });
+
   it('reads and writes a UTF-16 part in UTF-16', async () => {
     const xml = `<?xml version="1.0" encoding="UTF-16"?><w:document ${W}><w:body><w:p><w:r><w:t>The green tree</w:t></w:r></w:p></w:body></w:document>`;
     const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(xml, 'utf16le')]);
