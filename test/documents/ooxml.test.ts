@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { docxFormat, pptxFormat, xlsxFormat, WATERMARK_TEXT } from '../../src/documents/formats/ooxml.js';
 import { DocumentFormatError, REFERENCE_MINIMUM_BILLED_CHARACTERS, type DocumentFormat } from '../../src/documents/formats/format.js';
 import { DocumentFormats } from '../../src/documents/formats/index.js';
+import { planPart } from '../../src/documents/formats/ooxml-text.js';
 import { unzipAll, zipOf } from '../helpers/zip.js';
 
 const FIXTURES = new URL('../../../test/fixtures/documents/', import.meta.url);
@@ -270,11 +271,24 @@ describe('Word paragraph details', () => {
   });
 });
 
+describe('DrawingML details', () => {
+  it('line breaks and slide-number fields stay verbatim inside the translated paragraph', () => {
+    const A = 'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"';
+    const xml = `<a:txBody ${A}><a:p><a:r><a:rPr lang="en-US"/><a:t>Slide</a:t></a:r><a:fld id="{1}" type="slidenum"><a:rPr lang="en-US"/><a:t>3</a:t></a:fld><a:r><a:rPr lang="en-US"/><a:t> of the deck</a:t></a:r><a:br><a:rPr lang="en-US"/></a:br><a:r><a:rPr lang="en-US"/><a:t>by the team</a:t></a:r><a:endParaRPr lang="en-US"/></a:p></a:txBody>`;
+    const plan = planPart(xml, 'test', 'es');
+    assert.deepEqual(plan.units.map((u) => u.text), ['Slide of the deckby the team']);
+    const out = plan.render(plan.units.map((u) => ({ ...u, text: u.text.toUpperCase() })));
+    assert.equal(out, xml.replace(/lang="en-US"\/><a:t>([^<]*)/g, (_m, t: string) => `lang="es"/><a:t>${t.toUpperCase()}`).replace('lang="es"/><a:t>3', 'lang="en-US"/><a:t>3'));
+  });
+});
+
 describe('bad packages', () => {
   const isFormatError = (pattern: RegExp) => (e: Error) => e instanceof DocumentFormatError && pattern.test(e.message);
 
   it('refuses a file that is not a ZIP, a truncated ZIP and a package of another kind', async () => {
     await assert.rejects(extracting(docxFormat, Buffer.from('just some text, not a document')), isFormatError(/not a Word \(docx\) document/));
+    const ole = Buffer.concat([Buffer.from('d0cf11e0a1b11ae1', 'hex'), Buffer.alloc(504)]);
+    await assert.rejects(extracting(docxFormat, ole), isFormatError(/password protected or a legacy binary Office file/));
     const full = fixture('sample.docx');
     await assert.rejects(extracting(docxFormat, full.subarray(0, Math.floor(full.length / 2))), isFormatError(/damaged/));
     await assert.rejects(extracting(docxFormat, fixture('sample.pptx')), isFormatError(/main part is missing/));

@@ -57,12 +57,14 @@ function isContainer(uri: string, local: string): boolean {
 }
 
 /**
- * Content kept as one verbatim tag even when it holds runs: moved-away text (like deleted text) and alternative
- * renderings of the same content, whose runs would otherwise be read twice into one sentence.
+ * Content kept as one verbatim tag even when it holds runs: moved-away text (like deleted text), alternative
+ * renderings of the same content (whose runs would otherwise be read twice into one sentence), and DrawingML
+ * fields (slide numbers, dates), whose text the application writes.
  */
 function isOpaque(el: XElement): boolean {
   if (el.local === 'AlternateContent') return true;
-  return el.local === 'moveFrom' && dialectOf(el.uri) === 'w';
+  const d = dialectOf(el.uri);
+  return (el.local === 'moveFrom' && d === 'w') || (el.local === 'fld' && d === 'a');
 }
 
 /** Markers without meaning once the text changes (spell-check state, layout caches, phonetic guides). */

@@ -124,6 +124,10 @@ function ooxmlFormat(kind: OoxmlKind): DocumentFormat {
     maxBytes: 100 * 1024 * 1024,
     minimumBilledCharacters: REFERENCE_MINIMUM_BILLED_CHARACTERS,
     async extract(input: Buffer, options: ExtractOptions): Promise<ExtractedDocument> {
+      if (input.length >= 8 && input.readUInt32BE(0) === 0xd0cf11e0 && input.readUInt32BE(4) === 0xa1b11ae1) {
+        // An OLE compound file: Office writes password-protected documents this way, and the legacy binary formats.
+        throw new DocumentFormatError(`The file is not a ${kind.name} package: it is password protected or a legacy binary Office file.`);
+      }
       if (input.length < 4 || input.readUInt32LE(0) !== 0x04034b50) {
         throw new DocumentFormatError(`The file is not a ${kind.name} document (it is not a ZIP package).`);
       }
