@@ -303,6 +303,16 @@ describe('bad packages', () => {
     assert.ok(process.memoryUsage().heapUsed - heapBefore < 15 * 1024 * 1024);
   });
 
+  it('refuses a package with more entries than the limit', async () => {
+    // The count is checked from the end-of-central-directory record, before any entry is listed.
+    const many = await zipOf([['[Content_Types].xml', '<Types/>'], ['a.bin', 'x']]);
+    const eocd = many.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+    assert.equal(many.readUInt16LE(eocd + 10), 2);
+    many.writeUInt16LE(10_001, eocd + 8);
+    many.writeUInt16LE(10_001, eocd + 10);
+    await assert.rejects(extracting(docxFormat, many), isFormatError(/too many parts/));
+  });
+
   it('refuses an entry whose data is larger than its declared size (forged central directory)', async () => {
     const W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"';
     const CT = `<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>`;
