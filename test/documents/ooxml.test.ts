@@ -106,6 +106,20 @@ describe('docx', () => {
     assert.match(new Map(after).get('word/comments.xml')!.toString('utf8'), /<w:t>PLEASE\. SENTENCE THIS CHECK<\/w:t>/);
   });
 
+  it('re-attaches tabs, images, notes and fields whose placeholders the engine drops', async () => {
+    for (const file of ['sample.docx', 'rich.docx']) {
+      const src = fixture(file);
+      const doc = await docxFormat.extract(src, ES);
+      const dropping = async (texts: string[]) => texts.map((t) => t.replace(/⟦\/?\d+\/?⟧/g, '').toUpperCase());
+      const before = new Map(await unzipAll(src)).get('word/document.xml')!.toString('utf8');
+      const xml = new Map(await unzipAll(await doc.translateWith!(dropping))).get('word/document.xml')!.toString('utf8');
+      for (const tag of ['<w:tab/>', '<w:footnoteReference', '<w:drawing>', '<w:instrText', '<w:commentReference', '<w:delText>']) {
+        assert.equal(xml.split(tag).length, before.split(tag).length, `${file}: every ${tag} kept`);
+      }
+      assertFieldsNest(xml);
+    }
+  });
+
   it('enable_watermark adds a visible paragraph at the end of the body, before the section properties', async () => {
     const { after } = await translate(docxFormat, 'sample.docx', { watermark: true });
     const xml = new Map(after).get('word/document.xml')!.toString('utf8');
