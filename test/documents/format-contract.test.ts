@@ -18,6 +18,9 @@ const SAMPLES: Record<string, string[]> = {
   xliff: ['sample-1.2.xlf', 'sample-2.0.xlf', 'sample-2.1.xlf'],
   dita: ['sample-topic.dita', 'sample-concept.dita'],
   pdf: ['sample.pdf'],
+  docx: ['sample.docx', 'rich.docx'],
+  pptx: ['sample.pptx'],
+  xlsx: ['sample.xlsx'],
 };
 
 /** Bilingual formats keep the source: their translation is read from the file's text (the targets). */

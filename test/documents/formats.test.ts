@@ -105,7 +105,7 @@ describe('registry and counting', () => {
     const formats = new DocumentFormats();
     assert.equal(formats.forFileName('A.TXT'), txtFormat);
     assert.equal(formats.forFileName('x.srt'), srtFormat);
-    assert.equal(formats.forFileName('x.docx'), 'planned');
+    assert.equal(formats.forFileName('x.doc'), 'planned');
     assert.equal(formats.forFileName('x.exe'), undefined);
     assert.equal(formats.forFileName('noext'), undefined);
   });

@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAccount, createTestApp, type TestAccount, type TestContext } from '../helpers/harness.js';
+import { unzipAll } from '../helpers/zip.js';
 
 let ctx: TestContext;
 let pro: TestAccount;
@@ -52,6 +53,20 @@ describe('deepl-node document translation against Tolk', () => {
     assert.match(text, /casa/i);
     assert.match(text, /perro/i);
     assert.equal(text.split('\n').length, 3);
+  });
+
+  it('translateDocument translates a docx file; the result is a Word package in Spanish', async () => {
+    const input = new URL('../../../test/fixtures/documents/sample.docx', import.meta.url);
+    const output = join(dir, 'sample.es.docx');
+    const translator = new deepl.Translator(pro.key, { serverUrl: url });
+    const status = await translator.translateDocument(readFileSync(input), output, 'en', 'es', { filename: 'sample.docx' });
+    assert.ok(status.done());
+    assert.equal(status.billedCharacters, 50_000);
+    const parts = new Map(await unzipAll(readFileSync(output)));
+    const text = [...parts.get('word/document.xml')!.toString('utf8').matchAll(/<w:t(?: [^>]*)?>([^<]*)<\/w:t>/g)].map((m) => m[1]).join(' ');
+    assert.match(text, /gato/i);
+    assert.match(text, /perro/i);
+    assert.doesNotMatch(text, /\bdog\b/);
   });
 
   it('reports an error status and an unsupported file type through the client’s errors', async () => {

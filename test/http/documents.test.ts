@@ -210,7 +210,7 @@ describe('upload errors', () => {
   const cases: [string, Part[], number, string | RegExp][] = [
     ['unsupported extension', [{ name: 'file', filename: 'a.exe', content: 'x' }, { name: 'target_lang', value: 'ES' }], 400, 'Invalid file data.'],
     ['no extension', [{ name: 'file', filename: 'README', content: 'x' }, { name: 'target_lang', value: 'ES' }], 400, 'Invalid file data.'],
-    ['format not built yet', [{ name: 'file', filename: 'a.docx', content: 'x' }, { name: 'target_lang', value: 'ES' }], 400, /not supported by this server yet/],
+    ['format not built yet', [{ name: 'file', filename: 'a.doc', content: 'x' }, { name: 'target_lang', value: 'ES' }], 400, /not supported by this server yet/],
     ['missing file', [{ name: 'target_lang', value: 'ES' }], 400, "Parameter 'file' not specified"],
     ['missing target_lang', [file], 400, "Parameter 'target_lang' not specified"],
     ['bad target_lang', [file, { name: 'target_lang', value: 'XX' }], 400, "Value for 'target_lang' not supported."],

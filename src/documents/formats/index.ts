@@ -3,6 +3,7 @@ import { ditaFormat } from './dita.js';
 import type { DocumentFormat } from './format.js';
 import { jsonFormat } from './json.js';
 import { htmlFormat, xmlFormat } from './markup-formats.js';
+import { docxFormat, pptxFormat, xlsxFormat } from './ooxml.js';
 import { pdfFormat } from './pdf.js';
 import { srtFormat } from './srt.js';
 import { txtFormat } from './txt.js';
@@ -13,7 +14,7 @@ export { DocumentFormatError, countCodePoints, REFERENCE_MINIMUM_BILLED_CHARACTE
 
 /** Extensions of the spec whose formats are not built yet (they need the markup layer or converters). */
 export const PLANNED_EXTENSIONS: ReadonlySet<string> = new Set([
-  'docx', 'doc', 'pptx', 'xlsx', 'idml', 'mif', 'jpeg', 'jpg', 'png',
+  'doc', 'idml', 'mif', 'jpeg', 'jpg', 'png',
 ]);
 
 export const MINIMUM_BILLED_EXTENSIONS: ReadonlySet<string> = new Set(['docx', 'doc', 'pptx', 'xlsx', 'pdf']);
@@ -21,7 +22,9 @@ export const MINIMUM_BILLED_EXTENSIONS: ReadonlySet<string> = new Set(['docx', '
 export class DocumentFormats {
   private readonly byExtension = new Map<string, DocumentFormat>();
 
-  constructor(formats: readonly DocumentFormat[] = [txtFormat, srtFormat, jsonFormat, htmlFormat, xmlFormat, xliffFormat, ditaFormat, pdfFormat]) {
+  constructor(
+    formats: readonly DocumentFormat[] = [txtFormat, srtFormat, jsonFormat, htmlFormat, xmlFormat, xliffFormat, ditaFormat, pdfFormat, docxFormat, pptxFormat, xlsxFormat],
+  ) {
     for (const f of formats) for (const ext of f.extensions) this.byExtension.set(ext, f);
   }
 

@@ -1,0 +1,71 @@
+// Word complex fields (fldChar begin … instrText … separate … result … end) inside a paragraph become one pair around
+// their result text, or one empty tag when they show no text, so a translation that reorders words can never put
+// a field's end before its begin (Word refuses such documents); the result text itself is still translated.
+
+export type FieldEvent = 'begin' | 'separate' | 'end';
+
+/** A paragraph's content in document order, as flattened for one tagged unit. */
+export type Item<S = unknown> =
+  | { kind: 'text'; text: string; style: S }
+  | { kind: 'empty'; render: () => string; fields?: FieldEvent[] }
+  | { kind: 'open' | 'close'; render: () => string };
+
+interface Piece<S> {
+  start: number;
+  end: number; // inclusive
+  item: Item<S>;
+}
+
+const joined = <S>(items: Item<S>[], from: number, to: number): (() => string) => {
+  const parts = items.slice(from, to + 1) as { render: () => string }[];
+  return () => parts.map((p) => p.render()).join('');
+};
+
+/** Rewrites `items` so that every complete field of one nesting level is a pair (or one empty tag). */
+export function groupFields<S>(items: Item<S>[]): Item<S>[] {
+  if (!items.some((it) => it.kind === 'empty' && it.fields?.length)) return items;
+  const open: { begin: number; depth: number; sep?: number; ok: boolean }[] = [];
+  const ops: Piece<S>[][] = [];
+  let depth = 0;
+  items.forEach((it, i) => {
+    if (it.kind === 'open') depth++;
+    else if (it.kind === 'close') {
+      depth--;
+      for (const f of open) if (f.depth > depth) f.ok = false; // the field crosses a hyperlink or other wrapper
+    } else if (it.kind === 'text') {
+      const top = open[open.length - 1];
+      if (top && top.sep === undefined) top.ok = false; // text inside the instruction: leave it alone
+    }
+    if (it.kind !== 'empty' || !it.fields) return;
+    it.fields.forEach((ev, k) => {
+      const top = open[open.length - 1];
+      if (ev === 'begin') open.push({ begin: i, depth, ok: k === 0 });
+      else if (ev === 'separate' && top) {
+        top.sep = i;
+        if (k !== it.fields!.length - 1) top.ok = false;
+      } else if (ev === 'end' && top) {
+        open.pop();
+        if (!top.ok || top.depth !== depth || it.fields!.length !== 1) return;
+        const span = items.slice(top.begin, i + 1);
+        const allEmpty = span.every((s) => s.kind === 'empty');
+        if (allEmpty) ops.push([{ start: top.begin, end: i, item: { kind: 'empty', render: joined(items, top.begin, i) } }]);
+        else if (top.sep !== undefined && top.sep < i) {
+          ops.push([
+            { start: top.begin, end: top.sep, item: { kind: 'open', render: joined(items, top.begin, top.sep) } },
+            { start: i, end: i, item: { kind: 'close', render: joined(items, i, i) } },
+          ]);
+        }
+      }
+    });
+  });
+  // Outer fields first; a field inside another's instruction is covered by it.
+  ops.sort((a, b) => a[0]!.start - b[0]!.start || b[0]!.end - a[0]!.end);
+  const chosen: Piece<S>[] = [];
+  for (const op of ops) {
+    if (op.some((p) => chosen.some((c) => p.start <= c.end && c.start <= p.end))) continue;
+    chosen.push(...op);
+  }
+  const out: Item<S>[] = [...items];
+  for (const p of chosen.sort((a, b) => b.start - a.start)) out.splice(p.start, p.end - p.start + 1, p.item);
+  return out;
+}

@@ -1,0 +1,297 @@
+// Paragraphs of OOXML parts as tagged units: a paragraph (w:p, a:p, or a spreadsheet string si/is/text) is one
+// sentence-level unit whose runs' text is joined; runs formatted unlike the paragraph's main formatting become paired
+// tags, hyperlinks and other run containers wrap their runs, and tabs, breaks, fields and drawings are empty tags.
+// Rendering writes new runs with each span's own run properties; everything outside paragraphs stays byte-identical.
+import type { TagMark, TaggedText } from '../../translate/markup/index.js';
+import { groupFields, type FieldEvent, type Item as FieldItem } from './ooxml-fields.js';
+import { NS, parsePart, type XElement } from './ooxml-xml.js';
+
+type Dialect = 'w' | 'a' | 'x';
+
+/** How a piece of text is written: the run around it (with its properties) and the text element's name. */
+interface RunStyle {
+  key: string;
+  open: string;
+  rPr: string;
+  close: string;
+  tName: string;
+  dialect: Dialect;
+}
+
+type Item = FieldItem<RunStyle>;
+
+type MarkInfo =
+  | { type: 'style'; style: RunStyle }
+  | { type: 'empty'; render: () => string }
+  | { type: 'wrapper'; open: () => string; close: () => string };
+
+interface Paragraph {
+  el: XElement;
+  prefix: () => string;
+  suffix: () => string;
+  base: RunStyle;
+  unit: TaggedText;
+  info: MarkInfo[];
+}
+
+export interface PartPlan {
+  units: TaggedText[];
+  /** True for a Word main document, where render's `append` adds a paragraph at the end of the body. */
+  hasBody: boolean;
+  /** Renders the part with one translated unit per unit; `append` is inserted at the end of a Word body. */
+  render(outputs: TaggedText[], append?: (prefix: string) => string): string;
+}
+
+function dialectOf(uri: string): Dialect | undefined {
+  if (NS.w.has(uri)) return 'w';
+  if (NS.a.has(uri)) return 'a';
+  if (NS.x.has(uri)) return 'x';
+  return undefined;
+}
+
+/** Paragraph-like containers: a Word or DrawingML paragraph, a shared string, an inline string, a comment's text. */
+function isContainer(uri: string, local: string): boolean {
+  const d = dialectOf(uri);
+  if (d === 'w' || d === 'a') return local === 'p';
+  return d === 'x' && (local === 'si' || local === 'is' || local === 'text');
+}
+
+/**
+ * Content kept as one verbatim tag even when it holds runs: moved-away text (like deleted text), alternative
+ * renderings of the same content (whose runs would otherwise be read twice into one sentence), and DrawingML
+ * fields (slide numbers, dates), whose text the application writes.
+ */
+function isOpaque(el: XElement): boolean {
+  if (el.local === 'AlternateContent') return true;
+  const d = dialectOf(el.uri);
+  return (el.local === 'moveFrom' && d === 'w') || (el.local === 'fld' && d === 'a');
+}
+
+/** Markers without meaning once the text changes (spell-check state, layout caches, phonetic guides). */
+function isDropped(el: XElement): boolean {
+  const d = dialectOf(el.uri);
+  if (d === 'w') return el.local === 'proofErr' || el.local === 'lastRenderedPageBreak';
+  return d === 'x' && el.local === 'rPh';
+}
+
+/** Run properties with their language set to the target (spell checking and fonts then follow the translation). */
+function withLanguage(rPr: string, d: Dialect, targetLang: string | undefined): string {
+  if (!targetLang) return rPr;
+  if (d === 'a') return rPr.replace(/^(<[^>]*?\slang=")[^"]*(")/u, `$1${targetLang}$2`);
+  if (d === 'w') return rPr.replace(/(<(?:[\w.-]+:)?lang\b[^>]*?\s(?:[\w.-]+:)?val=")[^"]*(")/u, `$1${targetLang}$2`);
+  return rPr;
+}
+
+const INVALID_XML_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/gu;
+
+export function escapeXmlText(s: string): string {
+  return s.replace(INVALID_XML_CHARS, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** Plans the translation of one part's text; throws DocumentFormatError for malformed XML. */
+export function planPart(source: string, what: string, targetLang?: string): PartPlan {
+  const parsed = parsePart(source, isContainer, what);
+  const paragraphs = new Map<XElement, Paragraph>();
+  const edited = new Map<XElement, boolean>();
+  const textMemo = new Map<XElement, boolean>();
+
+  const isRun = (el: XElement, d: Dialect) => el.local === 'r' && dialectOf(el.uri) === d;
+  const isText = (el: XElement, d: Dialect) => el.local === 't' && dialectOf(el.uri) === d;
+  const hasText = (el: XElement, d: Dialect): boolean => {
+    const known = textMemo.get(el);
+    if (known !== undefined) return known;
+    let v: boolean;
+    if (isText(el, d)) v = true;
+    else if (isRun(el, d)) v = el.children.some((c) => isText(c, d));
+    else if (isContainer(el.uri, el.local) || isOpaque(el)) v = false;
+    else v = el.children.some((c) => hasText(c, d));
+    textMemo.set(el, v);
+    return v;
+  };
+
+  const renderRange = (from: number, to: number, kids: XElement[]): string => {
+    let out = '';
+    let at = from;
+    for (const k of kids) {
+      out += source.slice(at, k.start) + renderNode(k);
+      at = k.end;
+    }
+    return out + source.slice(at, to);
+  };
+  let outputs: TaggedText[] = [];
+  const renderNode = (el: XElement): string => {
+    const p = paragraphs.get(el);
+    if (p) return renderParagraph(p, outputs[unitIndex.get(p)!] ?? p.unit);
+    if (!edited.get(el)) return source.slice(el.start, el.end);
+    return renderRange(el.start, el.end, el.children);
+  };
+
+  /** Flattens a container's children between its first and last text-bearing child; returns its open and close markup. */
+  const flatten = (el: XElement, d: Dialect, items: Item[]): { open: () => string; close: () => string } => {
+    const kids = el.children;
+    const first = kids.findIndex((k) => hasText(k, d));
+    let last = kids.length - 1;
+    while (last > first && !hasText(kids[last]!, d)) last--;
+    const head = kids.slice(0, first);
+    const tail = kids.slice(last + 1);
+    const open = () => renderRange(el.start, kids[first]!.start, head);
+    const close = () => renderRange(kids[last]!.end, el.end, tail);
+    for (const k of kids.slice(first, last + 1)) {
+      if (isDropped(k)) continue;
+      if (isText(k, d)) {
+        items.push({ kind: 'text', text: k.text, style: { key: '', open: '', rPr: '', close: '', tName: k.name, dialect: d } });
+      } else if (isRun(k, d) && hasText(k, d)) {
+        const rPrEl = k.children.find((c) => c.local === 'rPr' && dialectOf(c.uri) === d);
+        const rPr = rPrEl ? withLanguage(source.slice(rPrEl.start, rPrEl.end), d, targetLang) : '';
+        const runOpen = `<${k.name}>`;
+        const runClose = `</${k.name}>`;
+        for (const c of k.children) {
+          if (c === rPrEl || isDropped(c)) continue;
+          if (isText(c, d)) items.push({ kind: 'text', text: c.text, style: { key: rPr, open: runOpen, rPr, close: runClose, tName: c.name, dialect: d } });
+          else items.push({ kind: 'empty', render: () => runOpen + rPr + renderNode(c) + runClose, fields: fieldEvents([c], d) });
+        }
+      } else if (!isRun(k, d) && hasText(k, d)) {
+        // A hyperlink, inserted-text, content-control or field wrapper: a pair around its own runs.
+        const at = items.length;
+        items.push({ kind: 'open', render: () => '' });
+        const inner = flatten(k, d, items);
+        items[at] = { kind: 'open', render: inner.open };
+        items.push({ kind: 'close', render: inner.close });
+      } else items.push({ kind: 'empty', render: () => renderNode(k), fields: isRun(k, d) ? fieldEvents(k.children, d) : undefined });
+    }
+    return { open, close };
+  };
+
+  /** Complex-field characters among a run's children (Word only). */
+  const fieldEvents = (els: XElement[], d: Dialect): FieldEvent[] | undefined => {
+    if (d !== 'w') return undefined;
+    const out: FieldEvent[] = [];
+    for (const el of els) {
+      if (el.local !== 'fldChar' || dialectOf(el.uri) !== 'w') continue;
+      const type = /fldCharType\s*=\s*["'](begin|separate|end)["']/u.exec(source.slice(el.start, el.openEnd))?.[1];
+      if (type) out.push(type as FieldEvent);
+    }
+    return out.length > 0 ? out : undefined;
+  };
+
+  const units: TaggedText[] = [];
+  const unitIndex = new Map<Paragraph, number>();
+  const visit = (el: XElement): boolean => {
+    let changed = false;
+    const d = isContainer(el.uri, el.local) ? dialectOf(el.uri) : undefined;
+    if (d && el.children.some((k) => hasText(k, d))) {
+      const items: Item[] = [];
+      const { open, close } = flatten(el, d, items);
+      const p = toUnit(el, items, open, close);
+      if (p && /[\p{L}\p{N}]/u.test(p.unit.text)) {
+        paragraphs.set(el, p);
+        unitIndex.set(p, units.length);
+        units.push(p.unit);
+        changed = true;
+      }
+    }
+    // Nested paragraphs (text boxes inside a run's drawing) are units of their own.
+    for (const c of el.children) if (visit(c)) changed = true;
+    edited.set(el, changed);
+    return changed;
+  };
+  for (const r of parsed.roots) visit(r);
+
+  return {
+    units,
+    hasBody: parsed.bodyEnd !== undefined,
+    render(outs, append) {
+      outputs = outs;
+      const at = append && parsed.bodyEnd ? parsed.bodyEnd.at : source.length;
+      const before = parsed.roots.filter((r) => r.end <= at);
+      const after = parsed.roots.filter((r) => r.end > at);
+      const extra = append && parsed.bodyEnd ? append(parsed.bodyEnd.prefix) : '';
+      return renderRange(0, at, before) + extra + renderRange(at, source.length, after);
+    },
+  };
+}
+
+/** Joins a paragraph's items into one tagged unit: the most used run properties are the base, other runs are pairs. */
+function toUnit(el: XElement, flat: Item[], prefix: () => string, suffix: () => string): Paragraph | undefined {
+  const items = groupFields(flat);
+  const weight = new Map<string, number>();
+  let base: RunStyle | undefined;
+  for (const it of items) if (it.kind === 'text') weight.set(it.style.key, (weight.get(it.style.key) ?? 0) + it.text.length + 1);
+  for (const it of items) if (it.kind === 'text' && (!base || weight.get(it.style.key)! > weight.get(base.key)!)) base = it.style;
+  if (!base) return undefined;
+  const marks: TagMark[] = [];
+  const info: MarkInfo[] = [];
+  let text = '';
+  let openStyle: { id: number; key: string } | undefined;
+  const wrappers: number[] = [];
+  const closeStyle = () => {
+    if (openStyle) marks.push({ id: openStyle.id, kind: 'close', pos: text.length });
+    openStyle = undefined;
+  };
+  // For each item, the next one that is not an empty tag (a style pair stays open across empties before its text).
+  const nextNonEmpty: (Item | undefined)[] = new Array(items.length);
+  for (let i = items.length - 1, next: Item | undefined; i >= 0; i--) {
+    nextNonEmpty[i] = next;
+    if (items[i]!.kind !== 'empty') next = items[i];
+  }
+  items.forEach((it, i) => {
+    if (it.kind === 'text') {
+      if (openStyle?.key !== it.style.key) {
+        closeStyle();
+        if (it.style.key !== base!.key) {
+          openStyle = { id: info.length, key: it.style.key };
+          info.push({ type: 'style', style: it.style });
+          marks.push({ id: openStyle.id, kind: 'open', pos: text.length });
+        }
+      }
+      text += it.text;
+      return;
+    }
+    if (it.kind === 'empty') {
+      // A break inside a formatted span stays inside it when the span goes on after it.
+      const next = nextNonEmpty[i];
+      if (!(openStyle && next?.kind === 'text' && next.style.key === openStyle.key)) closeStyle();
+      info.push({ type: 'empty', render: it.render });
+      marks.push({ id: info.length - 1, kind: 'empty', pos: text.length });
+      return;
+    }
+    closeStyle();
+    if (it.kind === 'open') {
+      info.push({ type: 'wrapper', open: it.render, close: () => '' });
+      wrappers.push(info.length - 1);
+      marks.push({ id: info.length - 1, kind: 'open', pos: text.length });
+      return;
+    }
+    const id = wrappers.pop()!;
+    (info[id] as Extract<MarkInfo, { type: 'wrapper' }>).close = it.render;
+    marks.push({ id, kind: 'close', pos: text.length });
+  });
+  closeStyle();
+  return { el, prefix, suffix, base, unit: { text, marks }, info };
+}
+
+function renderParagraph(p: Paragraph, out: TaggedText): string {
+  let xml = p.prefix();
+  const styles: RunStyle[] = [];
+  const text = (s: string) => {
+    if (s === '') return;
+    const st = styles[styles.length - 1] ?? p.base;
+    const preserve = st.dialect !== 'a' && /^\s|\s$|\s\s|[\t\n]/u.test(s) ? ' xml:space="preserve"' : '';
+    xml += `${st.open}${st.rPr}<${st.tName}${preserve}>${escapeXmlText(s)}</${st.tName}>${st.close}`;
+  };
+  let at = 0;
+  for (const m of out.marks) {
+    const pos = Math.max(at, Math.min(m.pos, out.text.length));
+    text(out.text.slice(at, pos));
+    at = pos;
+    const info = p.info[m.id];
+    if (!info) continue;
+    if (info.type === 'style') {
+      if (m.kind === 'open') styles.push(info.style);
+      else if (m.kind === 'close') styles.pop();
+    } else if (info.type === 'wrapper') xml += m.kind === 'open' ? info.open() : m.kind === 'close' ? info.close() : '';
+    else xml += info.render();
+  }
+  text(out.text.slice(at));
+  return xml + p.suffix();
+}

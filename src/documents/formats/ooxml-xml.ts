@@ -1,0 +1,106 @@
+// Parses one OOXML part with saxes, keeping each element's source offsets so that rewritten paragraphs are spliced
+// into otherwise untouched XML. A DOCTYPE is refused: OOXML never has one, and entity declarations are how
+// billion-laughs files blow up parsers.
+import { SaxesParser } from 'saxes';
+import { DocumentFormatError } from './format.js';
+
+export interface XElement {
+  /** Qualified name as written ("w:p"), its prefix and local name, and its namespace URI. */
+  name: string;
+  prefix: string;
+  local: string;
+  uri: string;
+  /** Offsets in the part's text: start tag [start, openEnd), end tag [closeStart, end); equal for `<x/>`. */
+  start: number;
+  openEnd: number;
+  closeStart: number;
+  end: number;
+  children: XElement[];
+  /** Character data directly inside (decoded), kept for text elements only. */
+  text: string;
+}
+
+export interface ParsedPart {
+  source: string;
+  /** Elements accepted by `keep` that are not inside another kept element, with their whole subtrees, in order. */
+  roots: XElement[];
+  /** Where a paragraph can be appended to a WordprocessingML body (before its final sectPr), and the prefix of w:body. */
+  bodyEnd?: { at: number; prefix: string };
+}
+
+export const NS = {
+  w: new Set(['http://schemas.openxmlformats.org/wordprocessingml/2006/main', 'http://purl.oclc.org/ooxml/wordprocessingml/main']),
+  a: new Set(['http://schemas.openxmlformats.org/drawingml/2006/main', 'http://purl.oclc.org/ooxml/drawingml/main']),
+  x: new Set(['http://schemas.openxmlformats.org/spreadsheetml/2006/main', 'http://purl.oclc.org/ooxml/spreadsheetml/main']),
+};
+
+const MAX_DEPTH = 1000;
+
+interface Frame {
+  local: string;
+  uri: string;
+  node?: XElement;
+}
+
+/** Parses a part; `keep(uri, local)` selects the elements whose subtrees are built (everything else is only scanned). */
+export function parsePart(source: string, keep: (uri: string, local: string) => boolean, what: string): ParsedPart {
+  const parser = new SaxesParser({ xmlns: true, position: true });
+  const roots: XElement[] = [];
+  const stack: Frame[] = [];
+  let bodyEnd: ParsedPart['bodyEnd'];
+  let bodyPrefix = '';
+  let lastBodySectPr: number | undefined;
+  let failure: string | undefined;
+
+  parser.on('doctype', () => {
+    throw new DocumentFormatError(`The ${what} file contains a DOCTYPE declaration, which Office documents never have; it is refused.`);
+  });
+  parser.on('error', (err) => {
+    failure ??= err.message;
+    throw new DocumentFormatError(`The ${what} file contains malformed XML: ${failure}`);
+  });
+  parser.on('opentag', (tag) => {
+    const end = parser.position;
+    const start = source.lastIndexOf('<', end - 1);
+    const parent = stack[stack.length - 1];
+    // Render and flattening recurse over the tree: a bound on depth keeps them off the stack limit.
+    if (stack.length >= MAX_DEPTH) throw new DocumentFormatError(`The ${what} file is nested too deeply.`);
+    const uri = tag.uri ?? '';
+    let node: XElement | undefined;
+    if (parent?.node || keep(uri, tag.local)) {
+      node = { name: tag.name, prefix: tag.prefix, local: tag.local, uri, start, openEnd: end, closeStart: end, end, children: [], text: '' };
+      if (parent?.node) parent.node.children.push(node);
+      else roots.push(node);
+    }
+    if (NS.w.has(uri)) {
+      if (tag.local === 'body') bodyPrefix = tag.prefix;
+      else if (tag.local === 'sectPr' && parent?.local === 'body' && NS.w.has(parent.uri)) lastBodySectPr = start;
+    }
+    stack.push({ local: tag.local, uri, node });
+  });
+  parser.on('closetag', (tag) => {
+    const frame = stack.pop();
+    const end = parser.position;
+    if (frame?.node && !tag.isSelfClosing) {
+      frame.node.closeStart = source.lastIndexOf('<', end - 1);
+      frame.node.end = end;
+    }
+    if (frame && frame.local === 'body' && NS.w.has(frame.uri)) {
+      const closeStart = tag.isSelfClosing ? end : source.lastIndexOf('<', end - 1);
+      bodyEnd = { at: lastBodySectPr ?? closeStart, prefix: bodyPrefix };
+    }
+  });
+  const onText = (t: string) => {
+    const node = stack[stack.length - 1]?.node;
+    if (node && node.local === 't') node.text += t;
+  };
+  parser.on('text', onText);
+  parser.on('cdata', onText);
+  try {
+    parser.write(source).close();
+  } catch (err) {
+    if (err instanceof DocumentFormatError) throw err;
+    throw new DocumentFormatError(`The ${what} file contains malformed XML: ${(err as Error).message}`);
+  }
+  return { source, roots, bodyEnd };
+}
