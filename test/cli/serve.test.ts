@@ -53,9 +53,11 @@ it('serves translations from a fresh data directory and shuts down cleanly', asy
     const wrong = await fetch(`http://127.0.0.1:${port}/v2/translate`, { method: 'POST', headers, body: 'text=Hi&target_lang=ES' });
     assert.equal(wrong.status, 403);
     assert.match(((await wrong.json()) as { message: string }).message, new RegExp(`:${freePortNumber}`));
-    await new Promise((r) => setTimeout(r, 100));
-    const lines = logs.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
-    assert.ok(lines.some((l) => l.trace_id === traceId), 'a JSON log line carries the trace id');
+    // Log lines are buffered and flushed at least every 200 ms.
+    const logged = () =>
+      logs.split('\n').filter((l) => l.startsWith('{')).some((l) => (JSON.parse(l) as Record<string, unknown>).trace_id === traceId);
+    for (const stop = Date.now() + 2000; !logged() && Date.now() < stop; ) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(logged(), 'a JSON log line carries the trace id');
     server.kill('SIGTERM');
     const code = await new Promise<number | null>((resolve) => server.once('exit', resolve));
     assert.equal(code, 0);
