@@ -18,6 +18,8 @@ export interface ExtractedDocument {
   segments: DocumentSegment[];
   /** Billable characters: code points of the document's text (not of markup, numbering or keys). */
   characters: number;
+  /** Characters billed instead of `characters` and the format's minimum (images: 0 while the reference's is beta). */
+  billedCharacters?: number;
   /** Builds the translated file; translations[i] belongs to segments[i]. */
   rebuild(translations: string[]): Buffer | Promise<Buffer>;
   /**
@@ -30,6 +32,8 @@ export interface ExtractedDocument {
 export interface ExtractOptions {
   /** Target language as written in lang attributes ("es", "pt-BR"). */
   targetLang: string;
+  /** Source language code when the request gave one ("en", "pt-br"); images choose their OCR language by it. */
+  sourceLang?: string;
 }
 
 export interface DocumentFormat {

@@ -1,5 +1,7 @@
 // The format registry: every extension of the spec, the formats built so far, and the limits of those to come.
 import type { DocumentFormat } from './format.js';
+import { createImageFormat } from './image/image-format.js';
+import { TesseractRecognizer } from '../ocr/tesseract-recognizer.js';
 import { jsonFormat } from './json.js';
 import { htmlFormat, xmlFormat } from './markup-formats.js';
 import { srtFormat } from './srt.js';
@@ -10,7 +12,7 @@ export { DocumentFormatError, countCodePoints } from './format.js';
 
 /** Extensions of the spec whose formats are not built yet (they need the markup layer or converters). */
 export const PLANNED_EXTENSIONS: ReadonlySet<string> = new Set([
-  'docx', 'doc', 'pptx', 'xlsx', 'pdf', 'xlf', 'xliff', 'idml', 'dita', 'mif', 'jpeg', 'jpg', 'png',
+  'docx', 'doc', 'pptx', 'xlsx', 'pdf', 'xlf', 'xliff', 'idml', 'dita', 'mif',
 ]);
 
 /**
@@ -20,10 +22,15 @@ export const PLANNED_EXTENSIONS: ReadonlySet<string> = new Set([
 export const REFERENCE_MINIMUM_BILLED_CHARACTERS = 50_000;
 export const MINIMUM_BILLED_EXTENSIONS: ReadonlySet<string> = new Set(['docx', 'doc', 'pptx', 'xlsx', 'pdf']);
 
+/** The image formats' OCR runs Tesseract; one recognizer (and its cached language list) serves both. */
+const recognizer = new TesseractRecognizer();
+export const pngFormat = createImageFormat('png', recognizer);
+export const jpegFormat = createImageFormat('jpeg', recognizer);
+
 export class DocumentFormats {
   private readonly byExtension = new Map<string, DocumentFormat>();
 
-  constructor(formats: readonly DocumentFormat[] = [txtFormat, srtFormat, jsonFormat, htmlFormat, xmlFormat]) {
+  constructor(formats: readonly DocumentFormat[] = [txtFormat, srtFormat, jsonFormat, htmlFormat, xmlFormat, pngFormat, jpegFormat]) {
     for (const f of formats) for (const ext of f.extensions) this.byExtension.set(ext, f);
   }
 
