@@ -1,8 +1,9 @@
 // PNG and JPEG images (beta): OCR the text, translate each paragraph, paint the translation over the original text
 // and encode an image of the same format and size.
-import { createCanvas, loadImage, type Image } from '@napi-rs/canvas';
+import { createCanvas, ImageData } from '@napi-rs/canvas';
 import { countCodePoints, DocumentFormatError, type DocumentFormat, type ExtractedDocument, type ExtractOptions } from '../format.js';
 import { readImageHeader, type ImageType } from './image-header.js';
+import { decodeIsolated } from './isolated-decoder.js';
 import { paragraphsOf } from './paragraphs.js';
 import { paint, planParagraph, type Pixels } from './text-painter.js';
 import type { RgbImage, TextRecognizer } from './text-recognizer.js';
@@ -29,18 +30,14 @@ export function createImageFormat(type: ImageType, recognizer: TextRecognizer): 
 async function extractImage(input: Buffer, options: ExtractOptions, type: ImageType, recognizer: TextRecognizer): Promise<ExtractedDocument> {
   const header = readImageHeader(input);
   checkSize(header.width, header.height);
-  let image: Image;
-  try {
-    image = await loadImage(input);
-  } catch (err) {
-    throw new DocumentFormatError(`The image could not be decoded: ${(err as Error).message}`);
-  }
-  // the decoder may turn the image by its EXIF orientation: the decoded size is the one drawn and recognized
-  checkSize(image.width, image.height);
-  const canvas = createCanvas(image.width, image.height);
+  // the decoder may turn the image by its EXIF orientation: the decoded size is the one painted and recognized
+  const decoded = await decodeIsolated(input, IMAGE_MAX_PIXELS);
+  checkSize(decoded.width, decoded.height);
+  const canvas = createCanvas(decoded.width, decoded.height);
   const ctx = canvas.getContext('2d');
-  ctx.drawImage(image, 0, 0);
-  const pixels: Pixels = ctx.getImageData(0, 0, image.width, image.height);
+  const imageData = new ImageData(decoded.data, decoded.width, decoded.height);
+  ctx.putImageData(imageData, 0, 0);
+  const pixels: Pixels = imageData;
 
   const words = await recognizer.recognize(flattenToRgb(pixels), options.sourceLang);
   const paragraphs = paragraphsOf(words);

@@ -17,6 +17,8 @@ export interface ImageParagraph {
   box: Box;
   /** One box per line, top to bottom. */
   lines: Box[];
+  /** Font size of the text in pixels, estimated from its words' heights (0 when no word tells). */
+  fontPx: number;
 }
 
 export function union(boxes: readonly Box[]): Box {
@@ -47,7 +49,7 @@ export function paragraphsOf(words: readonly RecognizedWord[], minConfidence = M
     // a paragraph of stray symbols ("|", "—", "©") is not text to translate
     if (!/\p{L}/u.test(text)) continue;
     const lineBoxes = lineWords.map((ws) => union(ws));
-    out.push({ text, box: union(lineBoxes), lines: lineBoxes });
+    out.push({ text, box: union(lineBoxes), lines: lineBoxes, fontPx: fontSizeOf(lineWords.flat()) });
   }
   return out;
 }
@@ -61,4 +63,25 @@ function joinLines(lines: readonly string[]): string {
     else text += ` ${line}`;
   }
   return text;
+}
+
+// Ink extents of DejaVu-like sans faces in font sizes: the recognizer's word box runs from the top of its tallest
+// letter to the bottom of its lowest one, so a word's height says its font size once its letters are known.
+const ASCENDER = 0.76;
+const X_HEIGHT = 0.55;
+const DESCENDER = 0.24;
+
+/** The median of the sizes its words suggest: robust against a word whose box caught a stray mark. */
+export function fontSizeOf(words: readonly RecognizedWord[]): number {
+  const sizes: number[] = [];
+  for (const w of words) {
+    const letters = w.text.replace(/[^\p{L}\p{N}]/gu, '');
+    if (letters.length < 2) continue;
+    const top = /[\p{Lu}\p{N}bdfhklt]/u.test(letters) ? ASCENDER : /[ijß]/u.test(letters) ? 0.7 : X_HEIGHT;
+    const bottom = /[gjpqyç]/u.test(letters) ? DESCENDER : 0;
+    sizes.push(w.height / (top + bottom));
+  }
+  if (sizes.length === 0) return 0;
+  sizes.sort((a, b) => a - b);
+  return sizes[Math.floor(sizes.length / 2)]!;
 }

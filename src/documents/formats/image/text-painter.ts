@@ -47,10 +47,8 @@ export interface PaintPlan {
 }
 
 export function planParagraph(pixels: Pixels, p: ImageParagraph): PaintPlan {
-  const lineHeights = p.lines.map((l) => l.height);
-  const pitches = p.lines.slice(1).map((l, i) => l.top - p.lines[i]!.top).filter((d) => d > 0);
-  // tall lines (ascender to descender) are about one font size; line pitch is about 1.3 font sizes
-  const fontPx = Math.max(MIN_FONT_PX, Math.max(...lineHeights), pitches.length ? median(pitches) / 1.3 : 0);
+  // without words that tell (single letters), a line of text is about one font size tall
+  const fontPx = Math.max(MIN_FONT_PX, p.fontPx || Math.max(...p.lines.map((l) => l.height)));
   const m = margin(fontPx);
   const area = clip(
     { left: p.box.left - m, top: p.box.top - m, width: p.box.width + 2 * m, height: p.box.height + 2 * m },
@@ -169,11 +167,6 @@ export function backgroundColour(px: Pixels, b: Box, thickness: number): Rgba {
   const inside = new ColourMedian();
   eachPixel(px, b, (i) => inside.add(px.data, i));
   return inside.result() ?? { r: 255, g: 255, b: 255, a: 255 };
-}
-
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
 }
 
 function distance(a: Rgba, b: Rgba): number {
