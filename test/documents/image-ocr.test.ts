@@ -64,3 +64,30 @@ describe('tesseract languages', () => {
     await assert.rejects(ocr.recognize({ width: 1, height: 1, rgb: Buffer.alloc(3) }, 'en'), /not installed/);
   });
 });
+
+describe('painting plan', () => {
+  it('samples background and ink around and inside the box; finds the plain room below, up to other content', async () => {
+    const { createCanvas } = await import('@napi-rs/canvas');
+    const { planParagraph } = await import('../../src/documents/formats/image/text-painter.js');
+    const canvas = createCanvas(400, 200);
+    const ctx = canvas.getContext('2d');
+    ctx.fillStyle = '#336699';
+    ctx.fillRect(0, 0, 400, 200);
+    ctx.fillStyle = '#ffcc00';
+    ctx.fillRect(20, 20, 200, 24); // stands for the text's ink
+    ctx.fillStyle = '#000000';
+    ctx.fillRect(0, 100, 400, 10); // other content further down
+    const plan = planParagraph(ctx.getImageData(0, 0, 400, 200), {
+      text: 'x',
+      box: { left: 10, top: 10, width: 220, height: 44 },
+      lines: [{ left: 10, top: 10, width: 220, height: 44 }],
+      fontPx: 32,
+    });
+    assert.deepEqual(plan.background, { r: 0x33, g: 0x66, b: 0x99, a: 255 });
+    assert.deepEqual(plan.ink, { r: 0xff, g: 0xcc, b: 0x00, a: 255 });
+    assert.ok(plan.area.left < 10 && plan.area.top < 10 && plan.area.left + plan.area.width > 230);
+    // plain rows from the area's bottom to the black bar, less a margin on both sides
+    const bottom = plan.area.top + plan.area.height;
+    assert.ok(plan.roomBelow > 0 && bottom + plan.roomBelow < 100 && bottom + plan.roomBelow > 88, String(plan.roomBelow));
+  });
+});

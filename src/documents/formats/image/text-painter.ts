@@ -12,6 +12,8 @@ const LINE_PITCH = 1.25;
 const ASCENT = 0.76;
 const DESCENT = 0.24;
 const MIN_FONT_PX = 8;
+/** Largest colour difference (sum over R, G, B) still counted as plain background: JPEG noise, gentle gradients. */
+const PLAIN_TOLERANCE = 36;
 
 let fontFamily: string | undefined;
 /** Registers DejaVu Sans once; without it the canvas' default sans-serif face is used. */
@@ -44,6 +46,8 @@ export interface PaintPlan {
   ink: Rgba;
   /** Font size of the original text in pixels, the size the translation starts from. */
   fontPx: number;
+  /** Rows of plain background below the area that a longer translation may also use. */
+  roomBelow: number;
 }
 
 export function planParagraph(pixels: Pixels, p: ImageParagraph): PaintPlan {
@@ -55,7 +59,8 @@ export function planParagraph(pixels: Pixels, p: ImageParagraph): PaintPlan {
     pixels,
   );
   const background = backgroundColour(pixels, area, 2);
-  return { area, background, ink: inkColour(pixels, p.box, background), fontPx };
+  const roomBelow = plainRowsBelow(pixels, area, background, area.height) - 2 * m;
+  return { area, background, ink: inkColour(pixels, p.box, background), fontPx, roomBelow: Math.max(0, roomBelow) };
 }
 
 /** Paints the background over every plan first, so one paragraph's text is never erased by the next one's fill. */
@@ -87,7 +92,7 @@ export function fit(ctx: SKRSContext2D, text: string, plan: PaintPlan): { fontPx
     const lines = wrap(text, (s) => ctx.measureText(s).width, inner.width);
     const height = (lines.length - 1) * LINE_PITCH * fontPx + (ASCENT + DESCENT) * fontPx;
     const widest = Math.max(...lines.map((l) => ctx.measureText(l).width));
-    if ((height <= plan.area.height - margin(plan.fontPx) && widest <= inner.width) || fontPx <= smallest) return { fontPx, lines };
+    if ((height <= plan.area.height - margin(plan.fontPx) + plan.roomBelow && widest <= inner.width) || fontPx <= smallest) return { fontPx, lines };
     fontPx = Math.max(smallest, Math.floor(fontPx * 0.92));
   }
 }
@@ -136,6 +141,20 @@ function eachPixel(px: Pixels, b: Box, visit: (i: number) => void, skip?: Box): 
       visit((y * px.width + x) * 4);
     }
   }
+}
+
+/** How many rows under the box (at most `max`) hold nothing but the background: room for text to grow into. */
+function plainRowsBelow(px: Pixels, b: Box, background: Rgba, max: number): number {
+  const d = px.data;
+  let rows = 0;
+  for (let y = b.top + b.height; y < Math.min(px.height, b.top + b.height + max); y++, rows++) {
+    for (let x = b.left; x < b.left + b.width; x++) {
+      const i = (y * px.width + x) * 4;
+      const diff = Math.abs(d[i]! - background.r) + Math.abs(d[i + 1]! - background.g) + Math.abs(d[i + 2]! - background.b);
+      if (diff > PLAIN_TOLERANCE || Math.abs(d[i + 3]! - background.a) > PLAIN_TOLERANCE) return rows;
+    }
+  }
+  return rows;
 }
 
 /** Per-channel median through histograms (boxes can hold millions of pixels): robust against a stray letter or line. */
