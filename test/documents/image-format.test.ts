@@ -188,6 +188,42 @@ describe('jpeg on a coloured background', () => {
   });
 });
 
+describe('transparency', () => {
+  it('keeps a transparent background transparent and draws dark text on it (OCR stand-in with the drawn boxes)', async () => {
+    const canvas = createCanvas(500, 200);
+    const ctx = canvas.getContext('2d');
+    ctx.font = '30px sans-serif';
+    ctx.fillStyle = '#000000';
+    ctx.fillText('The house is very big.', 20, 60);
+    const m = ctx.measureText('The house is very big.');
+    ctx.fillStyle = '#ff0000';
+    ctx.fillRect(0, 150, 500, 50);
+    const box = { left: 20, top: Math.floor(60 - m.actualBoundingBoxAscent), width: Math.ceil(m.width), height: Math.ceil(m.actualBoundingBoxAscent + m.actualBoundingBoxDescent) };
+    const drawn: TextRecognizer = {
+      recognize: async () => [{ text: 'The house is very big.', confidence: 95, ...box, block: 1, paragraph: 1, line: 1 }],
+    };
+    const doc = await createImageFormat('png', drawn).extract(await canvas.encode('png'), { targetLang: 'es' });
+    const out = await decodeIsolated(await doc.rebuild(['Casa grande.']), 1e6);
+    const at = (x: number, y: number) => [...out.data.subarray((y * 500 + x) * 4, (y * 500 + x) * 4 + 4)];
+    assert.deepEqual(at(2, 2), [0, 0, 0, 0]);
+    assert.deepEqual(at(10, 170), [255, 0, 0, 255]);
+    let opaqueDark = 0;
+    let opaqueOther = 0;
+    for (let y = box.top; y < box.top + box.height; y++) {
+      for (let x = box.left; x < box.left + box.width; x++) {
+        const [r, g, b, a] = at(x, y);
+        if (a! > 200) r! + g! + b! < 100 ? opaqueDark++ : opaqueOther++;
+      }
+    }
+    assert.ok(opaqueDark > 150, `${opaqueDark} dark text pixels`);
+    assert.equal(opaqueOther, 0);
+    // where the old text was ("very big.") and the shorter translation does not reach, it is transparent again
+    let left = 0;
+    for (let y = box.top; y < box.top + box.height; y++) for (let x = box.left + 240; x < box.left + box.width; x++) if (at(x, y)[3]! > 0) left++;
+    assert.equal(left, 0);
+  });
+});
+
 describe('files the image formats refuse', () => {
   const png = createImageFormat('png', noOcr);
   const refuses = async (input: Buffer, message: RegExp) => {

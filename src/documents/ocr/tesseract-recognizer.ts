@@ -34,8 +34,9 @@ export class TesseractRecognizer implements TextRecognizer {
 
   async recognize(image: RgbImage, language: string | undefined): Promise<RecognizedWord[]> {
     const langs = await this.languagesFor(language);
-    const pnm = Buffer.concat([Buffer.from(`P6\n${image.width} ${image.height}\n255\n`, 'latin1'), image.rgb]);
-    const tsv = await this.run(['stdin', 'stdout', '-l', langs, 'tsv'], pnm);
+    // PNM: a text header, then the raw pixels (sent as they are, not copied into one buffer)
+    const header = Buffer.from(`P6\n${image.width} ${image.height}\n255\n`, 'latin1');
+    const tsv = await this.run(['stdin', 'stdout', '-l', langs, 'tsv'], [header, image.rgb]);
     return parseTesseractTsv(tsv);
   }
 
@@ -61,7 +62,7 @@ export class TesseractRecognizer implements TextRecognizer {
     return this.installed;
   }
 
-  private run(args: string[], input: Buffer | undefined, includeStderr = false): Promise<string> {
+  private run(args: string[], input: Buffer[] | undefined, includeStderr = false): Promise<string> {
     return new Promise((resolve, reject) => {
       // one OCR thread per run: jobs already run side by side, and OpenMP threads only contend with them
       const child = spawn(this.command, args, { env: { ...process.env, OMP_THREAD_LIMIT: '1' }, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -92,7 +93,8 @@ export class TesseractRecognizer implements TextRecognizer {
         if (code !== 0) return reject(new Error(`Text recognition failed (tesseract exit ${code}): ${err.trim().slice(0, 500)}`));
         resolve(Buffer.concat(out).toString('utf8') + (includeStderr ? err : ''));
       });
-      child.stdin.end(input);
+      for (const part of input ?? []) child.stdin.write(part);
+      child.stdin.end();
     });
   }
 }

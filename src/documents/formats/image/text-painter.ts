@@ -66,6 +66,8 @@ export function planParagraph(pixels: Pixels, p: ImageParagraph): PaintPlan {
 /** Paints the background over every plan first, so one paragraph's text is never erased by the next one's fill. */
 export function paint(ctx: SKRSContext2D, plans: readonly PaintPlan[], translations: readonly string[]): void {
   for (const plan of plans) {
+    // cleared first: a (semi-)transparent background would otherwise let the old text show through
+    ctx.clearRect(plan.area.left, plan.area.top, plan.area.width, plan.area.height);
     ctx.fillStyle = css(plan.background);
     ctx.fillRect(plan.area.left, plan.area.top, plan.area.width, plan.area.height);
   }
@@ -151,7 +153,7 @@ function plainRowsBelow(px: Pixels, b: Box, background: Rgba, max: number): numb
     for (let x = b.left; x < b.left + b.width; x++) {
       const i = (y * px.width + x) * 4;
       const diff = Math.abs(d[i]! - background.r) + Math.abs(d[i + 1]! - background.g) + Math.abs(d[i + 2]! - background.b);
-      if (diff > PLAIN_TOLERANCE || Math.abs(d[i + 3]! - background.a) > PLAIN_TOLERANCE) return rows;
+      if (diff + Math.abs(d[i + 3]! - background.a) > PLAIN_TOLERANCE) return rows;
     }
   }
   return rows;
@@ -189,7 +191,7 @@ export function backgroundColour(px: Pixels, b: Box, thickness: number): Rgba {
 }
 
 function distance(a: Rgba, b: Rgba): number {
-  return Math.abs(a.r - b.r) + Math.abs(a.g - b.g) + Math.abs(a.b - b.b);
+  return Math.abs(a.r - b.r) + Math.abs(a.g - b.g) + Math.abs(a.b - b.b) + Math.abs(a.a - b.a);
 }
 
 /**
@@ -198,26 +200,30 @@ function distance(a: Rgba, b: Rgba): number {
  */
 export function inkColour(px: Pixels, box: Box, background: Rgba): Rgba {
   const d = px.data;
-  const dist = (i: number) => Math.abs(d[i]! - background.r) + Math.abs(d[i + 1]! - background.g) + Math.abs(d[i + 2]! - background.b);
-  const hist = new Uint32Array(766);
+  // alpha counts too: black text on a transparent background differs from it only in alpha
+  const dist = (i: number) =>
+    Math.abs(d[i]! - background.r) + Math.abs(d[i + 1]! - background.g) + Math.abs(d[i + 2]! - background.b) + Math.abs(d[i + 3]! - background.a);
+  const hist = new Uint32Array(1021);
   let total = 0;
   eachPixel(px, box, (i) => {
     hist[dist(i)]!++;
     total++;
   });
-  let threshold = 765;
+  let threshold = 1020;
   for (let seen = 0; threshold > 0; threshold--) if ((seen += hist[threshold]!) >= Math.max(1, total * 0.05)) break;
-  let r = 0, g = 0, b = 0, n = 0;
+  const sum = [0, 0, 0, 0];
+  let n = 0;
   eachPixel(px, box, (i) => {
     if (dist(i) < threshold) return;
-    r += d[i]!;
-    g += d[i + 1]!;
-    b += d[i + 2]!;
+    for (let c = 0; c < 4; c++) sum[c]! += d[i + c]!;
     n++;
   });
-  const ink = n > 0 ? { r: Math.round(r / n), g: Math.round(g / n), b: Math.round(b / n), a: 255 } : background;
+  const [r, g, b, a] = sum.map((v) => Math.round(v / Math.max(1, n)));
+  const ink = n > 0 ? { r: r!, g: g!, b: b!, a: a! } : background;
   if (distance(ink, background) >= 120) return ink;
-  const light = 0.299 * background.r + 0.587 * background.g + 0.114 * background.b > 128;
+  // no contrast found: black or white, whichever stands out on the background as shown (over white)
+  const over = (c: number) => (c * background.a) / 255 + (255 - background.a);
+  const light = 0.299 * over(background.r) + 0.587 * over(background.g) + 0.114 * over(background.b) > 128;
   return light ? { r: 0, g: 0, b: 0, a: 255 } : { r: 255, g: 255, b: 255, a: 255 };
 }
 
