@@ -224,6 +224,27 @@ describe('transparency', () => {
   });
 });
 
+describe('orientation', () => {
+  it('applies a JPEG EXIF orientation: text is recognized and painted upright, the result is stored upright', async () => {
+    const jpg = fixture('sample.jpg');
+    // APP1 Exif with Orientation = 6 (rotate 90° clockwise to display)
+    const tiff = Buffer.from([0x49, 0x49, 0x2a, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0]);
+    const payload = Buffer.concat([Buffer.from('Exif\0\0', 'latin1'), tiff]);
+    const app1 = Buffer.concat([Buffer.from([0xff, 0xe1, 0, payload.length + 2]), payload]);
+    const rotated = Buffer.concat([jpg.subarray(0, 2), app1, jpg.subarray(2)]);
+    let seen: RgbImage | undefined;
+    const stub: TextRecognizer = {
+      recognize: async (image) => {
+        seen = image;
+        return [{ text: 'Word', confidence: 95, left: 10, top: 10, width: 60, height: 20, block: 1, paragraph: 1, line: 1 }];
+      },
+    };
+    const doc = await createImageFormat('jpeg', stub).extract(rotated, { targetLang: 'es' });
+    assert.deepEqual([seen!.width, seen!.height], [400, 640]);
+    assert.deepEqual(readImageHeader(await doc.rebuild(['Palabra'])), { type: 'jpeg', width: 400, height: 640 });
+  });
+});
+
 describe('files the image formats refuse', () => {
   const png = createImageFormat('png', noOcr);
   const refuses = async (input: Buffer, message: RegExp) => {
