@@ -18,7 +18,7 @@ export interface ExtractedDocument {
   segments: DocumentSegment[];
   /** Billable characters: code points of the document's text (not of markup, numbering or keys). */
   characters: number;
-  /** Characters billed instead of `characters` and the format's minimum (images: 0 while the reference's is beta). */
+  /** Billed instead of `characters` and the format's minimum (images: 0, the reference does not bill them in beta). */
   billedCharacters?: number;
   /** Builds the translated file; translations[i] belongs to segments[i]. */
   rebuild(translations: string[]): Buffer | Promise<Buffer>;

@@ -40,7 +40,8 @@ export function decodeIsolated(input: Buffer, maxPixels: number): Promise<Decode
       clearTimeout(timer);
       if (failure) return reject(failure);
       if (code !== 0) {
-        const why = signal || code !== 2 || err.trim() === '' ? 'the file is damaged' : err.trim().slice(0, 200);
+        // exit 2: the decoder refused the file with a message; 3: decoded size out of bounds; a signal: it crashed
+        const why = code === 3 ? 'its decoded size is empty or over the limit' : code === 2 && err.trim() !== '' ? err.trim().slice(0, 200) : 'the file is damaged';
         return reject(new DocumentFormatError(`The image could not be decoded: ${why}.`));
       }
       const all = Buffer.concat(out);
