@@ -186,7 +186,11 @@ export class DocumentWorker {
     }
     const target = row.target_lang;
     const langAttribute = toApiCode(target).replace(/^([A-Z]+)/u, (l) => l.toLowerCase());
-    const doc = await format.extract(input, { targetLang: langAttribute, watermark: row.watermark === 1 });
+    const doc = await format.extract(input, {
+      targetLang: langAttribute,
+      watermark: row.watermark === 1,
+      sourceLang: row.source_lang ?? undefined,
+    });
     if (doc.segments.length === 0 || doc.characters === 0) throw new JobFailure('The document contains no text to translate.');
     progress.total = doc.segments.length;
 
@@ -223,7 +227,7 @@ export class DocumentWorker {
     const part = this.o.files.partPath(`${row.id}-result`);
     await pipeline(Readable.from([output]), encryptStream(documentKey, 'result'), createWriteStream(part, { mode: 0o600 }));
     await rename(part, this.o.files.resultPath(row.id));
-    return { bytes: output.length, billed: Math.max(doc.characters, format.minimumBilledCharacters) };
+    return { bytes: output.length, billed: doc.billedCharacters ?? Math.max(doc.characters, format.minimumBilledCharacters) };
   }
 
   /** Busy or slow engines are retried a few times before the job fails. */

@@ -21,6 +21,8 @@ const SAMPLES: Record<string, string[]> = {
   docx: ['sample.docx', 'rich.docx'],
   pptx: ['sample.pptx'],
   xlsx: ['sample.xlsx'],
+  png: ['sample.png'],
+  jpeg: ['sample.jpg'],
 };
 
 /** Bilingual formats keep the source: their translation is read from the file's text (the targets). */
@@ -28,6 +30,9 @@ const OVERRIDES: Record<string, Partial<FormatContractSetup>> = {
   xliff: { translatedText: (out) => out.toString('utf8') },
   // every damaged copy is a full pdf.js parse
   pdf: { fuzzCases: 12 },
+  // OCR reads text back approximately, and each readable damaged copy costs a Tesseract run
+  png: { approximate: true, fuzzCases: 6, billsNothing: true },
+  jpeg: { approximate: true, fuzzCases: 6, billsNothing: true },
 };
 
 for (const [id, files] of Object.entries(SAMPLES)) {

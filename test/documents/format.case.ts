@@ -9,7 +9,7 @@ export interface FormatContractSetup {
   sample: Buffer;
   /** Options passed to extract (target language and whatever the format needs). */
   options?: ExtractOptions;
-  /** Formats that bill nothing by design (images during the beta) say so here. */
+  /** Formats that bill nothing by design (images during the beta: billedCharacters 0) say so here. */
   billsNothing?: boolean;
   /** How many damaged copies the fuzz test tries (formats that run an external program per try want fewer). */
   fuzzCases?: number;
@@ -18,6 +18,16 @@ export interface FormatContractSetup {
    * XLIFF extract their sources again). Default: the re-extracted segments.
    */
   translatedText?: (output: Buffer) => string | Promise<string>;
+  /** Formats that read their text back approximately (OCR) compare words, not exact segments, after a round trip. */
+  approximate?: boolean;
+}
+
+/** Share of the words of `a` that are also in `b`. */
+function wordOverlap(a: string, b: string): number {
+  const words = (t: string) => t.toLowerCase().match(/\p{L}+/gu) ?? [];
+  const have = new Set(words(b));
+  const want = words(a);
+  return want.length === 0 ? 1 : want.filter((w) => have.has(w)).length / want.length;
 }
 
 const OPTIONS: ExtractOptions = { targetLang: 'es' };
@@ -68,8 +78,8 @@ export function runFormatContract(label: string, factory: () => FormatContractSe
       const doc = await setup.format.extract(setup.sample, setup.options ?? OPTIONS);
       assert.ok(doc.segments.length > 0, 'no segments');
       assert.ok(doc.segments.some((s) => /\p{L}/u.test(s.text)), 'no segment has letters');
-      if (setup.billsNothing) assert.equal(doc.characters, 0);
-      else assert.ok(doc.characters > 0, 'no billable characters');
+      assert.ok(doc.characters > 0, 'no characters of text');
+      if (setup.billsNothing) assert.equal(doc.billedCharacters, 0);
     });
 
     it('an identity translation gives a file the format reads back to the same segments', async () => {
@@ -78,7 +88,12 @@ export function runFormatContract(label: string, factory: () => FormatContractSe
       const doc = await setup.format.extract(setup.sample, options);
       const out = await translateDocument(doc, (texts) => texts);
       const again = await setup.format.extract(out, options);
-      assert.deepEqual(again.segments.map((s) => s.text), doc.segments.map((s) => s.text));
+      if (setup.approximate) {
+        const overlap = wordOverlap(doc.segments.map((s) => s.text).join(' '), again.segments.map((s) => s.text).join(' '));
+        assert.ok(overlap >= 0.9, `only ${Math.round(overlap * 100)} % of the words read back`);
+      } else {
+        assert.deepEqual(again.segments.map((s) => s.text), doc.segments.map((s) => s.text));
+      }
     });
 
     it('a translation reaches the output, and the output is a file of the same format', async () => {

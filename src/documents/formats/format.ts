@@ -18,6 +18,8 @@ export interface ExtractedDocument {
   segments: DocumentSegment[];
   /** Billable characters: code points of the document's text (not of markup, numbering or keys). */
   characters: number;
+  /** Billed instead of `characters` and the format's minimum (images: 0, the reference does not bill them in beta). */
+  billedCharacters?: number;
   /** Builds the translated file; translations[i] belongs to segments[i]. */
   rebuild(translations: string[]): Buffer | Promise<Buffer>;
   /**
@@ -30,8 +32,10 @@ export interface ExtractedDocument {
 export interface ExtractOptions {
   /** Target language as written in lang attributes ("es", "pt-BR"). */
   targetLang: string;
-  /** enable_watermark: formats that can (docx) add a visible "translated by" note to the result. */
+  /** enable_watermark: formats that can (docx, pdf) add a visible "translated by" note to the result. */
   watermark?: boolean;
+  /** Source language code when the request gave one ("en", "pt-br"); images choose their OCR language by it. */
+  sourceLang?: string;
 }
 
 export interface DocumentFormat {

@@ -1,6 +1,8 @@
 // The format registry: every extension of the spec, the formats built so far, and the limits of those to come.
 import { ditaFormat } from './dita.js';
 import type { DocumentFormat } from './format.js';
+import { createImageFormat } from './image/image-format.js';
+import { TesseractRecognizer } from '../ocr/tesseract-recognizer.js';
 import { jsonFormat } from './json.js';
 import { htmlFormat, xmlFormat } from './markup-formats.js';
 import { docxFormat, pptxFormat, xlsxFormat } from './ooxml.js';
@@ -14,16 +16,24 @@ export { DocumentFormatError, countCodePoints, REFERENCE_MINIMUM_BILLED_CHARACTE
 
 /** Extensions of the spec whose formats are not built yet (they need the markup layer or converters). */
 export const PLANNED_EXTENSIONS: ReadonlySet<string> = new Set([
-  'doc', 'idml', 'mif', 'jpeg', 'jpg', 'png',
+  'doc', 'idml', 'mif',
 ]);
 
 export const MINIMUM_BILLED_EXTENSIONS: ReadonlySet<string> = new Set(['docx', 'doc', 'pptx', 'xlsx', 'pdf']);
+
+/** The image formats' OCR runs Tesseract; one recognizer (and its cached language list) serves both. */
+const recognizer = new TesseractRecognizer();
+export const pngFormat = createImageFormat('png', recognizer);
+export const jpegFormat = createImageFormat('jpeg', recognizer);
 
 export class DocumentFormats {
   private readonly byExtension = new Map<string, DocumentFormat>();
 
   constructor(
-    formats: readonly DocumentFormat[] = [txtFormat, srtFormat, jsonFormat, htmlFormat, xmlFormat, xliffFormat, ditaFormat, pdfFormat, docxFormat, pptxFormat, xlsxFormat],
+    formats: readonly DocumentFormat[] = [
+      txtFormat, srtFormat, jsonFormat, htmlFormat, xmlFormat, xliffFormat, ditaFormat, pdfFormat, docxFormat, pptxFormat, xlsxFormat,
+      pngFormat, jpegFormat,
+    ],
   ) {
     for (const f of formats) for (const ext of f.extensions) this.byExtension.set(ext, f);
   }

@@ -1,0 +1,86 @@
+// PNG and JPEG images (beta): OCR the text, translate each paragraph, paint the translation over the original text
+// and encode an image of the same format and size.
+import { createCanvas, ImageData } from '@napi-rs/canvas';
+import { countCodePoints, DocumentFormatError, type DocumentFormat, type ExtractedDocument, type ExtractOptions } from '../format.js';
+import { readImageHeader, type ImageType } from './image-header.js';
+import { decodeIsolated } from './isolated-decoder.js';
+import { paragraphsOf } from './paragraphs.js';
+import { paint, planParagraph, type Pixels } from './text-painter.js';
+import type { RgbImage, TextRecognizer } from './text-recognizer.js';
+
+/** Uploads up to 10 MiB: phone photos and screenshots fit. */
+export const IMAGE_MAX_BYTES = 10 * 1024 * 1024;
+/** Pixels decoded at most: about 12 bytes per pixel are held while working (canvas, pixel copy, OCR input). */
+export const IMAGE_MAX_PIXELS = 25_000_000;
+const JPEG_QUALITY = 92;
+export const NO_TEXT_FOUND = 'No text found in the image.';
+
+export function createImageFormat(type: ImageType, recognizer: TextRecognizer): DocumentFormat {
+  return {
+    id: type,
+    extensions: type === 'png' ? ['png'] : ['jpeg', 'jpg'],
+    contentType: type === 'png' ? 'image/png' : 'image/jpeg',
+    maxBytes: IMAGE_MAX_BYTES,
+    // the reference does not bill image text during the beta
+    minimumBilledCharacters: 0,
+    extract: (input, options) => extractImage(input, options, type, recognizer),
+  };
+}
+
+async function extractImage(input: Buffer, options: ExtractOptions, type: ImageType, recognizer: TextRecognizer): Promise<ExtractedDocument> {
+  const header = readImageHeader(input);
+  checkSize(header.width, header.height);
+  // the decoder may turn the image by its EXIF orientation: the decoded size is the one painted and recognized
+  const decoded = await decodeIsolated(input, IMAGE_MAX_PIXELS);
+  checkSize(decoded.width, decoded.height);
+  const canvas = createCanvas(decoded.width, decoded.height);
+  const ctx = canvas.getContext('2d');
+  const imageData = new ImageData(decoded.data, decoded.width, decoded.height);
+  ctx.putImageData(imageData, 0, 0);
+  const pixels: Pixels = imageData;
+
+  const words = await recognizer.recognize(flattenToRgb(pixels), options.sourceLang);
+  const paragraphs = paragraphsOf(words);
+  if (paragraphs.length === 0) throw new DocumentFormatError(NO_TEXT_FOUND);
+  // colours and sizes come from the untouched pixels; the pixel copy is not kept for the rebuild
+  const plans = paragraphs.map((p) => planParagraph(pixels, p));
+
+  return {
+    segments: paragraphs.map((p) => ({ text: p.text, kind: 'text' as const })),
+    characters: paragraphs.reduce((n, p) => n + countCodePoints(p.text), 0),
+    billedCharacters: 0,
+    async rebuild(translations) {
+      paint(ctx, plans, translations);
+      return type === 'png' ? canvas.encode('png') : canvas.encode('jpeg', JPEG_QUALITY);
+    },
+  };
+}
+
+function checkSize(width: number, height: number): void {
+  if (width === 0 || height === 0) throw new DocumentFormatError('The image is empty (zero width or height).');
+  if (width * height > IMAGE_MAX_PIXELS) {
+    throw new DocumentFormatError(
+      `The image is too large: ${width}×${height} pixels; at most ${IMAGE_MAX_PIXELS / 1_000_000} megapixels are supported.`,
+    );
+  }
+}
+
+/** OCR input: transparent pixels are composed onto white, as a viewer shows them. */
+function flattenToRgb(px: Pixels): RgbImage {
+  const rgb = Buffer.allocUnsafe(px.width * px.height * 3);
+  const d = px.data;
+  for (let i = 0, j = 0; i < d.length; i += 4, j += 3) {
+    const a = d[i + 3]!;
+    if (a === 255) {
+      rgb[j] = d[i]!;
+      rgb[j + 1] = d[i + 1]!;
+      rgb[j + 2] = d[i + 2]!;
+    } else {
+      const white = 255 - a;
+      rgb[j] = Math.round((d[i]! * a) / 255) + white;
+      rgb[j + 1] = Math.round((d[i + 1]! * a) / 255) + white;
+      rgb[j + 2] = Math.round((d[i + 2]! * a) / 255) + white;
+    }
+  }
+  return { width: px.width, height: px.height, rgb };
+}

@@ -1,0 +1,93 @@
+// OCR plumbing without images: Tesseract's TSV, grouping words into paragraphs, font sizes, language choice.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { fontSizeOf, paragraphsOf } from '../../src/documents/formats/image/paragraphs.js';
+import type { RecognizedWord } from '../../src/documents/formats/image/text-recognizer.js';
+import { parseTesseractTsv, TesseractRecognizer } from '../../src/documents/ocr/tesseract-recognizer.js';
+
+const TSV = [
+  'level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext',
+  '1\t1\t0\t0\t0\t0\t0\t0\t640\t360\t-1\t',
+  '2\t1\t1\t0\t0\t0\t40\t44\t474\t73\t-1\t',
+  '5\t1\t1\t1\t1\t1\t40\t44\t58\t24\t96.8\tThe',
+  '5\t1\t1\t1\t1\t2\t113\t44\t91\t24\t96.2\thouse',
+  '5\t1\t1\t1\t1\t3\t219\t44\t21\t24\t31.0\t~',
+  '5\t1\t1\t1\t2\t1\t42\t86\t108\t31\t96.6\tgarden',
+  '5\t1\t2\t1\t1\t1\t40\t192\t14\t24\t95.0\t|',
+].join('\n');
+
+const word = (text: string, height: number, extra: Partial<RecognizedWord> = {}): RecognizedWord => ({
+  text, confidence: 95, left: 0, top: 0, width: 10 * text.length, height, block: 1, paragraph: 1, line: 1, ...extra,
+});
+
+describe('tesseract TSV and paragraphs', () => {
+  it('reads word rows with their boxes and layout numbers', () => {
+    const words = parseTesseractTsv(TSV);
+    assert.equal(words.length, 5);
+    assert.deepEqual(words[1], { text: 'house', confidence: 96.2, left: 113, top: 44, width: 91, height: 24, block: 1, paragraph: 1, line: 1 });
+  });
+
+  it('groups words by block and paragraph, drops unsure words and paragraphs without letters', () => {
+    const ps = paragraphsOf(parseTesseractTsv(TSV));
+    assert.deepEqual(ps.map((p) => p.text), ['The house garden']);
+    assert.deepEqual(ps[0]!.box, { left: 40, top: 44, width: 164, height: 73 });
+    assert.equal(ps[0]!.lines.length, 2);
+  });
+
+  it('joins a word hyphenated across lines, not a dash before a capital', () => {
+    const ps = paragraphsOf([word('inter-', 20), word('national', 20, { line: 2 }), word('Anglo-', 20, { line: 3 }), word('Saxon', 20, { line: 4 })]);
+    assert.equal(ps[0]!.text, 'international Anglo- Saxon');
+  });
+
+  it('estimates the font size from word heights and letters', () => {
+    // DejaVu Sans at 32 px: "house" (ascender) 24 px, "garden" (ascender and descender) 31 px, "one" (x-height) 18 px
+    for (const size of [fontSizeOf([word('house', 24)]), fontSizeOf([word('garden', 31)]), fontSizeOf([word('one', 18)])]) {
+      assert.ok(Math.abs(size - 32) < 1.5, String(size));
+    }
+    assert.equal(fontSizeOf([word('I', 24)]), 0);
+  });
+});
+
+describe('tesseract languages', () => {
+  it('uses the source language when its data is installed, else the installed default set', async () => {
+    const ocr = new TesseractRecognizer();
+    assert.equal(await ocr.languagesFor('en'), 'eng');
+    assert.equal(await ocr.languagesFor('es'), 'spa');
+    assert.equal(await ocr.languagesFor('en-gb'), 'eng');
+    assert.equal(await ocr.languagesFor(undefined), 'eng+spa+deu+fra');
+    // Ukrainian data is not installed here
+    assert.equal(await ocr.languagesFor('uk'), 'eng+spa+deu+fra');
+  });
+
+  it('reports a missing tesseract clearly', async () => {
+    const ocr = new TesseractRecognizer({ command: 'tesseract-not-installed' });
+    await assert.rejects(ocr.recognize({ width: 1, height: 1, rgb: Buffer.alloc(3) }, 'en'), /not installed/);
+  });
+});
+
+describe('painting plan', () => {
+  it('samples background and ink around and inside the box; finds the plain room below, up to other content', async () => {
+    const { createCanvas } = await import('@napi-rs/canvas');
+    const { planParagraph } = await import('../../src/documents/formats/image/text-painter.js');
+    const canvas = createCanvas(400, 200);
+    const ctx = canvas.getContext('2d');
+    ctx.fillStyle = '#336699';
+    ctx.fillRect(0, 0, 400, 200);
+    ctx.fillStyle = '#ffcc00';
+    ctx.fillRect(20, 20, 200, 24); // stands for the text's ink
+    ctx.fillStyle = '#000000';
+    ctx.fillRect(0, 100, 400, 10); // other content further down
+    const plan = planParagraph(ctx.getImageData(0, 0, 400, 200), {
+      text: 'x',
+      box: { left: 10, top: 10, width: 220, height: 44 },
+      lines: [{ left: 10, top: 10, width: 220, height: 44 }],
+      fontPx: 32,
+    });
+    assert.deepEqual(plan.background, { r: 0x33, g: 0x66, b: 0x99, a: 255 });
+    assert.deepEqual(plan.ink, { r: 0xff, g: 0xcc, b: 0x00, a: 255 });
+    assert.ok(plan.area.left < 10 && plan.area.top < 10 && plan.area.left + plan.area.width > 230);
+    // plain rows from the area's bottom to the black bar, less a margin on both sides
+    const bottom = plan.area.top + plan.area.height;
+    assert.ok(plan.roomBelow > 0 && bottom + plan.roomBelow < 100 && bottom + plan.roomBelow > 88, String(plan.roomBelow));
+  });
+});

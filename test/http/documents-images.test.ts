@@ -1,0 +1,93 @@
+// Image translation (beta) end to end over HTTP: a PNG with English text comes back as a PNG of the same size whose
+// text, read by Tesseract in Spanish, is Apertium's translation; image text is not billed; damaged images fail clearly.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createAccount, authHeaders, createTestApp, type TestAccount, type TestContext } from '../helpers/harness.js';
+import { multipart, type Part } from '../documents/multipart.js';
+import { readImageHeader } from '../../src/documents/formats/image/image-header.js';
+import { decodeIsolated } from '../../src/documents/formats/image/isolated-decoder.js';
+import { paragraphsOf } from '../../src/documents/formats/image/paragraphs.js';
+import { TesseractRecognizer } from '../../src/documents/ocr/tesseract-recognizer.js';
+
+const FIXTURES = new URL('../../../test/fixtures/documents/', import.meta.url);
+const fixture = (name: string) => readFileSync(new URL(name, FIXTURES));
+
+let ctx: TestContext;
+let pro: TestAccount;
+let dataDir: string;
+
+before(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'tolk-docs-img-'));
+  ctx = await createTestApp({ env: { TOLK_DATA_DIR: dataDir } });
+  pro = await createAccount(ctx);
+});
+after(async () => {
+  await ctx.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function upload(parts: Part[]) {
+  const { payload, contentType } = multipart(parts);
+  return ctx.app.inject({ method: 'POST', url: '/v2/document', headers: { ...authHeaders(pro), 'content-type': contentType }, payload });
+}
+
+async function waitFor(id: string, key: string, timeoutMs = 30_000) {
+  const start = Date.now();
+  for (;;) {
+    const res = await ctx.app.inject({ method: 'POST', url: `/v2/document/${id}`, headers: authHeaders(pro), payload: { document_key: key } });
+    assert.equal(res.statusCode, 200, res.body);
+    const body = res.json();
+    if (body.status === 'done' || body.status === 'error') return body;
+    if (Date.now() - start > timeoutMs) assert.fail(`document still ${body.status}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('image documents over HTTP', () => {
+  it('translates the text of a PNG en→es in place; the result is a PNG of the same size; not billed', async () => {
+    const source = fixture('sample.png');
+    const res = await upload([{ name: 'file', filename: 'poster.png', content: source }, { name: 'source_lang', value: 'EN' }, { name: 'target_lang', value: 'ES' }]);
+    assert.equal(res.statusCode, 200, res.body);
+    const { document_id, document_key } = res.json();
+    const done = await waitFor(document_id, document_key);
+    assert.equal(done.status, 'done', done.error_message);
+    assert.equal(done.billed_characters, 0);
+
+    const usage = async () =>
+      (await ctx.services.usage.summary((await ctx.services.accounts.authenticate(pro.key))!)).products.find((p) => p.product === 'document_translation')!.key;
+    const usageBefore = await usage();
+    const dl = await ctx.app.inject({
+      method: 'POST',
+      url: `/v2/document/${document_id}/result`,
+      headers: { ...authHeaders(pro), 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `document_key=${document_key}`,
+    });
+    assert.equal(dl.statusCode, 200, dl.body);
+    assert.equal(dl.headers['content-type'], 'image/png');
+    const out = dl.rawPayload;
+    assert.deepEqual(readImageHeader(out), readImageHeader(source));
+    assert.equal(await usage(), usageBefore);
+
+    // read the result back in Spanish: Apertium's words are there, the English ones are not
+    const image = await decodeIsolated(out, 1e6);
+    const rgb = Buffer.alloc(image.width * image.height * 3);
+    for (let i = 0, j = 0; i < image.data.length; i += 4, j += 3) rgb.set(image.data.subarray(i, i + 3), j);
+    const words = await new TesseractRecognizer().recognize({ width: image.width, height: image.height, rgb }, 'es');
+    const text = paragraphsOf(words).map((p) => p.text).join(' ').toLowerCase();
+    for (const w of ['casa', 'grande', 'jardín', 'verde', 'perro', 'coche', 'rojo', 'iglesia']) assert.match(text, new RegExp(`\\b${w}\\b`, 'u'), text);
+    for (const w of ['house', 'garden', 'green', 'church']) assert.doesNotMatch(text, new RegExp(`\\b${w}\\b`), text);
+  });
+
+  it('ends a damaged JPEG in error with the reason', async () => {
+    const jpg = fixture('sample.jpg');
+    const res = await upload([{ name: 'file', filename: 'photo.jpg', content: jpg.subarray(0, 300) }, { name: 'target_lang', value: 'ES' }]);
+    assert.equal(res.statusCode, 200, res.body);
+    const { document_id, document_key } = res.json();
+    const body = await waitFor(document_id, document_key);
+    assert.equal(body.status, 'error');
+    assert.match(body.error_message, /JPEG image is damaged/);
+  });
+});
