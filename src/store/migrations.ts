@@ -3,6 +3,7 @@ import type { Kysely, Migration } from 'kysely';
 import { adminUsageRollups } from './admin-rollups-migration.js';
 import { customizationMigration } from './customization-migration.js';
 import { documentsMigration } from './documents-migration.js';
+import { spokenTermsMigration } from './spoken-terms-migration.js';
 
 export type SqlDialect = 'sqlite' | 'postgres';
 
@@ -61,5 +62,6 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
   '0002_admin_usage_rollups': adminUsageRollups(dialect),
   '0006_customization': customizationMigration(dialect),
   '0007_documents': documentsMigration(dialect),
+  '0009_spoken_terms': spokenTermsMigration(),
   };
 }
