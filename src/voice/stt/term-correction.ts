@@ -1,0 +1,69 @@
+// Puts spotted spoken terms into a concluded transcript: a keyword spotter reports a term some time after it was
+// said; the words of the main hypothesis around that time whose pronunciation is closest to the term's are
+// replaced by the term's written form. Nothing is inserted where no nearby words sound like the term.
+
+export interface TimedWord {
+  text: string;
+  /** Phones of the word as the recogniser decoded it (null if unknown: never replaced). */
+  phones: string[] | null;
+  startMs: number;
+  endMs: number;
+}
+
+export interface TermDetection {
+  /** The written form to put into the transcript. */
+  term: string;
+  phones: string[];
+  /** When the spotter reported it (it ends roughly 100–350 ms earlier). */
+  reportedAtMs: number;
+}
+
+/** Rough length of one phone, to place the start of a spotted term. */
+const MS_PER_PHONE = 80;
+/** Slack before the estimated start: reports lag the end of the term by a variable delay. */
+const WINDOW_SLACK_MS = 400;
+/** At most this many recognised words stand for one term ("to bernie to" for "Kubernetes"). */
+const MAX_SPAN_WORDS = 4;
+/** The closest span must be this close (phone edits per term phone), or the detection is not placed. */
+const MAX_RELATIVE_DISTANCE = 0.6;
+
+/** Phone edit distance (Levenshtein). */
+export function phoneDistance(a: readonly string[], b: readonly string[]): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length]!;
+}
+
+/** The transcript's words with each placed detection's span replaced by its term (in time order). */
+export function correctWithTerms(words: readonly TimedWord[], detections: readonly TermDetection[]): string[] {
+  const out: (string | null)[] = words.map((w) => w.text);
+  const used = new Array<boolean>(words.length).fill(false);
+  for (const d of [...detections].sort((a, b) => a.reportedAtMs - b.reportedAtMs)) {
+    const from = d.reportedAtMs - d.phones.length * MS_PER_PHONE - WINDOW_SLACK_MS;
+    const to = d.reportedAtMs;
+    const near = (w: TimedWord) => w.endMs > from && w.startMs < to;
+    let best: { i: number; j: number; cost: number; gap: number } | null = null;
+    for (let i = 0; i < words.length; i++) {
+      const phones: string[] = [];
+      for (let j = i; j < Math.min(words.length, i + MAX_SPAN_WORDS); j++) {
+        const w = words[j]!;
+        if (used[j] || !near(w) || !w.phones) break;
+        phones.push(...w.phones);
+        // Edits per phone of the longer side: a long garbled span is not cheaper than a short one for its length.
+        const cost = phoneDistance(phones, d.phones) / Math.max(phones.length, d.phones.length);
+        // Ties go to the span ending closest to where the term most likely ended.
+        const gap = Math.abs(w.endMs - (d.reportedAtMs - 150));
+        if (!best || cost < best.cost || (cost === best.cost && gap < best.gap)) best = { i, j, cost, gap };
+      }
+    }
+    if (!best || best.cost > MAX_RELATIVE_DISTANCE) continue;
+    out[best.i] = d.term;
+    for (let k = best.i; k <= best.j; k++) used[k] = true;
+    for (let k = best.i + 1; k <= best.j; k++) out[k] = null;
+  }
+  return out.filter((w): w is string => w !== null);
+}
