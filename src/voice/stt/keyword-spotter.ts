@@ -17,7 +17,8 @@ export interface KeywordSpotterOptions {
   hmmDir: string;
   /**
    * Detection threshold per keyphrase. 1e-20 spotted Kubernetes, Grafana and Zendesk in flite speech with no false
-   * alarm in a trial here; 1e-30 spotted "Zendesk" in a sentence about Jenkins and Docker.
+   * alarm in a trial here; 1e-30 spotted "Zendesk" in a sentence about Jenkins and Docker. Short terms still fire
+   * by chance ("Jira", 3 phones, even at 1e-11): term-correction.ts places a detection only over words that sound alike.
    */
   threshold: number;
   /** Decoder arguments shared with the main recogniser (VAD settings). */
