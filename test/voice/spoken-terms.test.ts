@@ -55,6 +55,11 @@ describe('placing spotted terms', () => {
     assert.equal(correctWithTerms(heard, [zendesk, grafana]).join(' '), 'in Grafana and the tickets and Zendesk');
   });
 
+  it('counts a term reported twice a few frames apart once', () => {
+    const doubled = [...heard, w('then', 'DH EH N', 3400, 3600), w('desk', 'D EH S K', 3600, 3900)];
+    assert.equal(correctWithTerms(doubled, [zendesk, { ...zendesk, reportedAtMs: 3640 }]).join(' '), 'in great fan and the tickets and Zendesk then desk');
+  });
+
   it('places nothing where no nearby words sound like the term, or far from the detection', () => {
     const jira = { term: 'Jira', phones: 'JH R AH'.split(' '), reportedAtMs: 2600 };
     assert.equal(correctWithTerms(heard, [jira]).join(' '), heard.map((x) => x.text).join(' '));

@@ -49,8 +49,7 @@ export class KeywordSpotter {
         '-hmm', options.hmmDir,
         '-dict', join(dir, 'terms.dict'),
         '-kws', join(dir, 'terms.kws'),
-        '-logfn', '/dev/null',
-        ...options.extraArgs,
+          ...options.extraArgs,
       ]);
       if (!decoder) throw new Error('PocketSphinx keyword spotter failed to initialise');
       return new KeywordSpotter(lib, decoder, terms);

@@ -31,6 +31,9 @@ export function pocketSphinxLib(): PocketSphinxLib {
   const parse = sb.func('void* cmd_ln_parse_r(void*, void*, int, const char**, int)');
   const args = ps.func('void* ps_args()');
   const init = ps.func('void* ps_init(void*)');
+  // Logging off once for the process: a per-decoder '-logfn' reopens sphinxbase's one global log file on every
+  // ps_init, which races when the recogniser and a keyword spotter start on two worker threads at once.
+  sb.func('void err_set_logfp(void*)')(null);
   loaded = {
     init: (argv) => callAsync(init, parse(null, args(), argv.length, argv, 1)),
     startStream: ps.func('int ps_start_stream(void*)'),

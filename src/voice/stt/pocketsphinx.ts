@@ -177,7 +177,6 @@ export class PocketSphinxEngine implements SpeechToTextEngine {
       '-hmm', `${dir}/en-us`,
       '-lm', `${dir}/en-us.lm.bin`,
       '-dict', `${dir}/cmudict-en-us.dict`,
-      '-logfn', '/dev/null',
       ...this.sharedArgs(),
     ]);
     if (!decoder) throw new Error('PocketSphinx failed to initialise');

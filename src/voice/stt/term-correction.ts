@@ -74,7 +74,13 @@ function bestSpan(words: readonly TimedWord[], used: readonly boolean[], d: Term
  * The transcript's words with detected terms in place. Detections competing for the same words (a false alarm
  * beside a real term) are settled best match first: each round places the detection whose span sounds closest.
  */
-export function correctWithTerms(words: readonly TimedWord[], detections: readonly TermDetection[]): string[] {
+export function correctWithTerms(words: readonly TimedWord[], reported: readonly TermDetection[]): string[] {
+  // The spotter may report one utterance of a term twice a few frames apart ("Ansible" at 4300 and 4500 ms): one term.
+  const detections: TermDetection[] = [];
+  for (const d of [...reported].sort((a, b) => a.reportedAtMs - b.reportedAtMs)) {
+    const twin = detections.find((e) => e.term === d.term && d.reportedAtMs - e.reportedAtMs <= d.phones.length * MS_PER_PHONE);
+    if (!twin) detections.push(d);
+  }
   const out: (string | null)[] = words.map((w) => w.text);
   const used = new Array<boolean>(words.length).fill(false);
   const pending = new Set(detections.map((_, k) => k));
