@@ -23,6 +23,7 @@ import { translationMemoryRoutes } from './http/routes/translation-memories.js';
 import { adminKeyRoutes } from './http/routes/admin-keys.js';
 import { adminAnalyticsRoutes } from './http/routes/admin-analytics.js';
 import { voiceRoutes } from './http/routes/voice.js';
+import { spokenTermsRoutes } from './http/routes/spoken-terms.js';
 
 /** Longest request target accepted before 414 (the reference's gateways use 8 KiB). */
 export const MAX_URI_LENGTH = 8 * 1024;
@@ -117,5 +118,6 @@ export async function buildApp({ config, services, logger, loggerInstance }: Bui
   await app.register(adminKeyRoutes, { services });
   await app.register(adminAnalyticsRoutes, { services });
   await app.register(voiceRoutes, { services });
+  await app.register(spokenTermsRoutes, { services });
   return app;
 }

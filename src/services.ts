@@ -20,7 +20,8 @@ import { ServiceError } from './lib/errors.js';
 import { silentLogger, type Logger } from './lib/logger.js';
 import { DEFAULT_TARGET_VARIANT, baseLang } from './translate/languages.js';
 import { buildCustomization, type Customization } from './customization/index.js';
-import { buildVoiceService, type VoiceService } from './voice/index.js';
+import { buildVoiceService, SpokenTermsService, type VoiceService } from './voice/index.js';
+import { SpokenTermsRepository } from './store/spoken-terms-repository.js';
 
 export interface LanguageCatalogue {
   sources: string[];
@@ -48,6 +49,8 @@ export interface Services {
   write: WriteService;
   /** Voice: realtime transcription, translation and translated speech sessions (issue 9). */
   voice: VoiceService;
+  /** Spoken terms collections (/v3/spoken-terms), used by voice sessions. */
+  spokenTerms: SpokenTermsService;
   /** Languages the engines can translate from/to (pivots included), computed once after start. */
   languages(): LanguageCatalogue;
   /** Source languages the detector can recognise (for the auto_detection feature). */
@@ -169,6 +172,7 @@ export async function buildServices(config: Config, options: BuildServicesOption
   const pairRouter: PairRouter = {
     canTranslate: (source, target) => router.resolve(source, target) !== null,
     supportsFormality: (source, target) => router.resolve(source, target)?.formality ?? false,
+    capabilities: (source, target) => router.capabilities(source, target),
     translate: async (source, target, segments, opts) => {
       try {
         return await router.translate(source, target, segments, opts);
@@ -195,8 +199,8 @@ export async function buildServices(config: Config, options: BuildServicesOption
       return guess;
     },
   };
-  const translate = new TranslateService({ router: pairRouter, detector: sourceDetector, logger });
-  const voice = buildVoiceService({ usage, router: pairRouter, logger });
+  const customization = await buildCustomization(store, { dataDir: config.dataDir, logger, ...(options.now ? { now: options.now } : {}) });
+  const translate = new TranslateService({ router: pairRouter, detector: sourceDetector, logger, customization: customization.customization });
   const documents = new DocumentService({
     store,
     accounts,
@@ -209,7 +213,8 @@ export async function buildServices(config: Config, options: BuildServicesOption
     ...(options.now ? { now: options.now } : {}),
   });
   await documents.start();
-  const customization = await buildCustomization(store, { dataDir: config.dataDir, logger, ...(options.now ? { now: options.now } : {}) });
+  const spokenTerms = new SpokenTermsService(new SpokenTermsRepository(store.db), options.now);
+  const voice = buildVoiceService({ usage, router: pairRouter, spokenTerms, customization: customization.customization, logger });
   return {
     ...customization,
     store,
@@ -223,6 +228,7 @@ export async function buildServices(config: Config, options: BuildServicesOption
     documents,
     write,
     voice,
+    spokenTerms,
     languages: () => catalogue,
     detectableSources: new Set(catalogue.sources.filter((s) => detector.languages.has(s))),
     async close(closeOptions = {}) {

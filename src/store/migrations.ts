@@ -4,6 +4,7 @@ import { adminUsageRollups } from './admin-rollups-migration.js';
 import { customizationMigration } from './customization-migration.js';
 import { documentsMigration } from './documents-migration.js';
 import { documentsWatermarkMigration } from './documents-watermark-migration.js';
+import { spokenTermsMigration } from './spoken-terms-migration.js';
 
 export type SqlDialect = 'sqlite' | 'postgres';
 
@@ -63,5 +64,6 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
   '0006_customization': customizationMigration(dialect),
   '0007_documents': documentsMigration(dialect),
   '0008_documents_watermark': documentsWatermarkMigration(),
+  '0009_spoken_terms': spokenTermsMigration(),
   };
 }

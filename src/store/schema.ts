@@ -174,6 +174,23 @@ export interface DocumentsTable {
   finished_at: number | null;
 }
 
+export interface SpokenTermsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  created_at: number;
+}
+
+export interface SpokenTermListsTable {
+  spoken_terms_id: string;
+  /** Base language code (en, de, …). */
+  lang: string;
+  /** Terms joined by newlines, as the client sent them. */
+  entries: string;
+  entry_count: number;
+  updated_at: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -188,4 +205,6 @@ export interface Database {
   tm_segments: TmSegmentsTable;
   tm_jobs: TmJobsTable;
   documents: DocumentsTable;
+  spoken_terms: SpokenTermsTable;
+  spoken_term_lists: SpokenTermListsTable;
 }

@@ -211,6 +211,13 @@ export class EngineRouter {
     return out;
   }
 
+  /** Native customization features of the route's engine; only a direct route can pass them on. */
+  capabilities(source: LangCode, target: LangCode): { glossary: boolean; styleRules: boolean; customInstructions: boolean } {
+    const route = this.resolve(source, target);
+    const features = route && route.legs.length === 1 ? route.legs[0]!.engine.features : undefined;
+    return { glossary: features?.glossary === true, styleRules: features?.styleRules === true, customInstructions: features?.customInstructions === true };
+  }
+
   /** Translates through the resolved route (pivot: each leg's output feeds the next). */
   async translate(source: LangCode, target: LangCode, segments: string[], options: EngineTranslateOptions = {}): Promise<string[]> {
     const route = this.resolve(source, target);

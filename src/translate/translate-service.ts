@@ -6,6 +6,7 @@ import { DEFAULT_TARGET_VARIANT, baseLang, toApiCode } from './languages.js';
 import type { TranslateRequest } from './translate-request.js';
 import { restoreFormatting, segmentText } from './segmentation.js';
 import { parseMarkup, translateTagged, type InlineStrategy, type MarkupPlan } from './markup/index.js';
+import type { EngineCapabilities, SegmentHook, TranslateCustomization } from '../customization/translate-hook.js';
 
 /** Which inline-tag strategy each tag_handling_version applies (measured in docs/benchmarks.md, "Markup"). */
 export const TAG_STRATEGY: Record<'v1' | 'v2', InlineStrategy> = { v1: 'placeholders', v2: 'realign' };
@@ -18,6 +19,8 @@ export interface PairRouter {
   /** True when the route for source → target honours formality. */
   supportsFormality(source: string, target: string): boolean;
   translate(source: string, target: string, segments: string[], options: EngineTranslateOptions): Promise<string[]>;
+  /** What the route's engine takes natively (glossary terms, style rules, custom instructions): direct routes only. */
+  capabilities(source: string, target: string): EngineCapabilities;
 }
 
 /** What the service needs from language detection (src/detect/). */
@@ -53,6 +56,8 @@ export interface TranslateServiceDeps {
   router: PairRouter;
   detector: SourceDetector;
   logger: Logger;
+  /** Glossaries, style rules, translation memories, custom instructions; without it their parameters are refused. */
+  customization?: TranslateCustomization;
 }
 
 export class TranslateService {
@@ -69,8 +74,9 @@ export class TranslateService {
     return target;
   }
 
-  /** Rejects parameters whose features this server does not provide yet, instead of silently ignoring them. */
+  /** Without customization, its parameters are refused rather than silently ignored. */
   private rejectUnavailableFeatures(req: TranslateRequest): void {
+    if (this.deps.customization) return;
     const unavailable = (param: string, feature: string) =>
       new ServiceError('feature_not_available', `Parameter '${param}' is not supported by this server yet: ${feature} are not available.`);
     if (req.glossaryIds.length > 0) throw unavailable(req.glossaryIds.length > 1 ? 'glossary_ids' : 'glossary_id', 'glossaries');
@@ -117,8 +123,30 @@ export class TranslateService {
     return { sources, billedCharacters };
   }
 
-  /** Translates after plan(); results come back in request order. */
-  async translate(req: TranslateRequest, sources: string[], signal?: AbortSignal): Promise<TranslateOutcome> {
+  /**
+   * Loads the request's glossaries, style rule list and translation memory after plan() and before billing (404/400
+   * with the reference's messages); undefined when the request uses none. Engine-native features count only where
+   * every text's route offers them.
+   */
+  async customize(accountId: string, req: TranslateRequest, sources: string[]): Promise<SegmentHook | undefined> {
+    const { customization, router } = this.deps;
+    if (!customization) return undefined;
+    const targetBase = baseLang(req.targetLang);
+    const routes = [...new Set(sources)].filter((s) => s !== targetBase).map((s) => router.capabilities(s, this.resolveTarget(s, req.targetLang)));
+    const all = (feature: keyof EngineCapabilities) => routes.length > 0 && routes.every((c) => c[feature] === true);
+    return customization.prepare(accountId, req, { glossary: all('glossary'), styleRules: all('styleRules'), customInstructions: all('customInstructions') });
+  }
+
+  /** One engine call, through the request's customization when it has one. */
+  private engineCall(source: string, target: string, segments: string[], options: EngineTranslateOptions, hook: SegmentHook | undefined): Promise<string[]> {
+    const { router } = this.deps;
+    if (segments.length === 0) return Promise.resolve([]);
+    if (!hook) return router.translate(source, target, segments, options);
+    return hook.run(source, target, segments, (segs, extras) => router.translate(source, target, segs, { ...options, ...extras }));
+  }
+
+  /** Translates after plan() (and customize()); results come back in request order. */
+  async translate(req: TranslateRequest, sources: string[], signal?: AbortSignal, hook?: SegmentHook): Promise<TranslateOutcome> {
     const targetBase = baseLang(req.targetLang);
     const results: TranslationResult[] = new Array(req.texts.length);
     const groups = new Map<string, number[]>();
@@ -145,7 +173,7 @@ export class TranslateService {
         const target = this.resolveTarget(source, req.targetLang);
         const useFormality = formality !== 'default' && this.deps.router.supportsFormality(source, target) ? formality : 'default';
         if (req.tagHandling !== undefined) {
-          await this.translateMarkup(req, source, target, indexes, results, { formality: useFormality, signal });
+          await this.translateMarkup(req, source, target, indexes, results, { formality: useFormality, signal, hook });
           return;
         }
         const perText = indexes.map((i) => segmentText(req.texts[i]!, req.splitSentences, source));
@@ -153,7 +181,7 @@ export class TranslateService {
         const options: EngineTranslateOptions = { formality: useFormality };
         if (req.context !== undefined) options.context = req.context;
         if (signal) options.signal = signal;
-        const translated = engineInput.length > 0 ? await this.deps.router.translate(source, target, engineInput, options) : [];
+        const translated = await this.engineCall(source, target, engineInput, options, hook);
         let k = 0;
         indexes.forEach((i, j) => {
           const segmented = perText[j]!;
@@ -186,14 +214,14 @@ export class TranslateService {
     source: string,
     target: string,
     texts: string[],
-    options: { formality: EngineTranslateOptions['formality']; signal?: AbortSignal | undefined },
+    options: { formality: EngineTranslateOptions['formality']; signal?: AbortSignal | undefined; hook?: SegmentHook | undefined },
   ): Promise<string[]> {
     const perText = texts.map((t) => segmentText(t, req.splitSentences, source));
     const engineInput = perText.flatMap((s) => s.segments.map((seg) => seg.core));
     const engineOptions: EngineTranslateOptions = { formality: options.formality ?? 'default' };
     if (req.context !== undefined) engineOptions.context = req.context;
     if (options.signal) engineOptions.signal = options.signal;
-    const run = engineInput.length > 0 ? this.deps.router.translate(source, target, engineInput, engineOptions) : Promise.resolve([]);
+    const run = this.engineCall(source, target, engineInput, engineOptions, options.hook);
     return run.then((translated) => {
       let k = 0;
       return perText.map((seg) => restoreFormatting(seg, seg.segments.map(() => translated[k++]!), req.preserveFormatting));
@@ -207,7 +235,7 @@ export class TranslateService {
     target: string,
     indexes: number[],
     results: TranslationResult[],
-    options: { formality: EngineTranslateOptions['formality']; signal?: AbortSignal | undefined },
+    options: { formality: EngineTranslateOptions['formality']; signal?: AbortSignal | undefined; hook?: SegmentHook | undefined },
   ): Promise<void> {
     const version = req.tagHandlingVersion ?? DEFAULT_TAG_HANDLING_VERSION;
     const plans = indexes.map((i) => this.parseMarkup(req, req.texts[i]!));

@@ -17,6 +17,9 @@ export interface VoiceSessionConfig {
   targets: { code: string; label: string }[];
   targetMedia: { code: string; label: string; media: TargetMedia; voice: VoiceChoice } | null;
   formality: 'default' | 'more' | 'less';
+  /** Resources checked by the voice service after parsing (existence, languages). */
+  spokenTermsId: string | null;
+  glossaryId: string | null;
 }
 
 export interface VoiceCapabilities {
@@ -26,9 +29,11 @@ export interface VoiceCapabilities {
   canSpeak(language: string): boolean;
 }
 
-const SOURCE_LANGS = new Set('ar bg bn cs da de el en es et fi fr ga he hr hu id it ja ko lt lv mt nb nl pl pt ro ru sk sl sv th tl tr uk vi zh'.split(' '));
+/** Source languages of the reference's voice API (base codes). */
+export const SOURCE_LANGS = new Set('ar bg bn cs da de el en es et fi fr ga he hr hu id it ja ko lt lv mt nb nl pl pt ro ru sk sl sv th tl tr uk vi zh'.split(' '));
 const TARGET_LANGS = new Set([...SOURCE_LANGS, 'en-gb', 'en-us', 'pt-br', 'pt-pt', 'zh-hans', 'zh-hant']);
 const MEDIA_LANGS = new Set(['ar', 'bg', 'cs', 'da', 'de', 'el', 'en', 'en-gb', 'en-us', 'es', 'fi', 'fr', 'hu', 'id', 'it', 'ja', 'ko', 'nb', 'nl', 'pl', 'pt', 'pt-br', 'pt-pt', 'ro', 'ru', 'sk', 'sv', 'tr', 'uk', 'vi', 'zh', 'zh-hans', 'zh-hant']);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const KNOWN_FIELDS = new Set([
   'source_media_content_type', 'message_format', 'source_language', 'source_language_mode', 'target_languages',
   'target_media_languages', 'target_media_content_type', 'target_media_voice', 'spoken_terms_id', 'glossary_id', 'formality',
@@ -120,10 +125,13 @@ export function parseVoiceSessionRequest(raw: unknown, caps: VoiceCapabilities):
   const formality = ({ default: 'default', formal: 'more', more: 'more', informal: 'less', less: 'less' } as const)[formalityRaw as 'default'];
   if (!formality) throw invalid("Value for 'formality' not supported: use default, formal, more, informal or less.");
 
-  for (const [param, feature] of [['glossary_id', 'glossaries'], ['spoken_terms_id', 'spoken terms']] as const) {
-    if (optionalString(body, param) !== undefined) {
-      throw new ServiceError('feature_not_available', `Parameter '${param}' is not supported by this server yet: ${feature} are not available.`);
-    }
-  }
-  return { sourceMedia, messageFormat, sourceLanguage, sourceLanguageMode: mode, targets, targetMedia, formality };
+  const spokenTermsId = optionalString(body, 'spoken_terms_id');
+  if (spokenTermsId !== undefined && !UUID.test(spokenTermsId)) throw invalid("Value for 'spoken_terms_id' not supported: it must be a UUID.");
+  const glossaryId = optionalString(body, 'glossary_id');
+  if (glossaryId !== undefined && !UUID.test(glossaryId)) throw invalid("Value for 'glossary_id' not supported: it must be a UUID.");
+  return {
+    sourceMedia, messageFormat, sourceLanguage, sourceLanguageMode: mode, targets, targetMedia, formality,
+    spokenTermsId: spokenTermsId?.toLowerCase() ?? null,
+    glossaryId: glossaryId?.toLowerCase() ?? null,
+  };
 }

@@ -27,6 +27,8 @@ export interface VoiceSession {
   /** Hashes of tokens already used or replaced: presenting one again terminates the session. */
   spentHashes: Set<string>;
   connection: LiveConnection | null;
+  /** Resources resolved at request time (spoken terms, glossaries), owned by the voice service. */
+  resources: unknown;
   /** Per-session state owned by the stream layer (kept across reconnections). */
   state: unknown;
   terminated: boolean;
@@ -55,6 +57,7 @@ export class VoiceSessionRegistry {
       latestHash: '',
       spentHashes: new Set(),
       connection: null,
+      resources: null,
       state: null,
       terminated: false,
       lastActivity: this.now(),

@@ -31,6 +31,8 @@ export interface VoiceStreamDeps {
   stt: SpeechToTextEngine;
   tts: TextToSpeechEngine;
   translate(source: string, target: string, texts: string[], formality: 'default' | 'more' | 'less'): Promise<string[]>;
+  /** Terms transcription is biased towards (spoken terms of the source language). */
+  spokenTerms?: string[];
   /** Bills speech-to-text milliseconds; rejects when the quota is exhausted. */
   charge(ms: number): Promise<void>;
   /** The stream is over (ended or failed): the session can be forgotten. */
@@ -68,7 +70,7 @@ export class VoiceStream {
     this.now = deps.now ?? Date.now;
     const src = config.sourceMedia;
     this.resampler = src.kind === 'pcm' ? new StreamResampler(src.rate, STT_SAMPLE_RATE) : null;
-    this.recognizerReady = deps.stt.createRecognizer(config.sourceLanguage).then((r) => {
+    this.recognizerReady = deps.stt.createRecognizer(config.sourceLanguage, { spokenTerms: deps.spokenTerms ?? [] }).then((r) => {
       if (this.done) r.release();
       return (this.recognizer = r);
     });

@@ -3,9 +3,10 @@
 import type { AuthContext } from '../accounts/accounts-service.js';
 import type { UsageService } from '../accounts/usage-service.js';
 import { invalid } from '../lib/errors.js';
+import type { SegmentHook } from '../customization/translate-hook.js';
 import type { Logger } from '../lib/logger.js';
 import { voiceErrors, type VoiceProtocolError } from './protocol.js';
-import { parseVoiceSessionRequest, type VoiceCapabilities } from './session-request.js';
+import { parseVoiceSessionRequest, type VoiceCapabilities, type VoiceSessionConfig } from './session-request.js';
 import { VoiceSessionRegistry, type VoiceSession } from './sessions.js';
 import type { SpeechToTextEngine } from './stt/engine.js';
 import { VoiceStream, type StreamSink } from './stream.js';
@@ -17,9 +18,19 @@ export interface VoiceServiceOptions {
   usage: UsageService;
   canTranslate(source: string, target: string): boolean;
   translate(source: string, target: string, texts: string[], formality: 'default' | 'more' | 'less'): Promise<string[]>;
+  /** The terms of a spoken terms collection for a language (404 when it does not exist for the account). */
+  spokenTerms(accountId: string, id: string, lang: string): Promise<string[]>;
+  /** The glossary application of /v2/translate for one pair (404/400 with its messages). */
+  glossary(accountId: string, glossaryId: string, source: string, target: string): Promise<SegmentHook | undefined>;
   logger: Logger;
   now?: () => number;
   idleTimeoutMs?: number;
+}
+
+/** Resources of a session resolved at request time: spoken terms for the recognizer, glossary hooks per target. */
+interface SessionResources {
+  spokenTerms: string[];
+  glossaries: Map<string, SegmentHook>;
 }
 
 export interface SessionGrant {
@@ -50,9 +61,32 @@ export class VoiceService {
 
   async requestSession(ctx: AuthContext, body: unknown, reportingTag: string | null): Promise<SessionGrant> {
     const config = parseVoiceSessionRequest(body, this.capabilities());
+    const resources = await this.resolveResources(ctx, config);
     await this.assertSpeechQuota(ctx);
     const { session, token } = this.sessions.create(ctx, config, reportingTag);
+    session.resources = resources;
     return { sessionId: session.id, token };
+  }
+
+  /** Checks the session's spoken terms and glossary before any token is issued. */
+  private async resolveResources(ctx: AuthContext, config: VoiceSessionConfig): Promise<SessionResources> {
+    const accountId = ctx.account.id;
+    const source = config.sourceLanguage;
+    let spokenTerms: string[] = [];
+    if (config.spokenTermsId) {
+      spokenTerms = await this.opts.spokenTerms(accountId, config.spokenTermsId, source);
+      if (spokenTerms.length === 0) throw invalid(`Spoken terms ${config.spokenTermsId} have no terms for the source language '${source}'.`);
+    }
+    const glossaries = new Map<string, SegmentHook>();
+    if (config.glossaryId) {
+      const translated = config.targets.filter((t) => t.code.split('-')[0] !== source);
+      if (translated.length === 0) throw invalid("Parameter 'glossary_id' needs a target language other than the source language.");
+      for (const t of translated) {
+        const hook = await this.opts.glossary(accountId, config.glossaryId, source, t.code);
+        if (hook) glossaries.set(t.code, hook);
+      }
+    }
+    return { spokenTerms, glossaries };
   }
 
   async reconnect(ctx: AuthContext, token: unknown): Promise<SessionGrant> {
@@ -73,10 +107,16 @@ export class VoiceService {
     let stream = session.state as VoiceStream | null;
     if (!stream) {
       const { ctx, reportingTag } = session;
+      const resources = (session.resources as SessionResources | null) ?? { spokenTerms: [], glossaries: new Map() };
       stream = new VoiceStream(session.config, {
         stt: this.opts.stt,
         tts: this.opts.tts,
-        translate: this.opts.translate,
+        spokenTerms: resources.spokenTerms,
+        translate: (source, target, texts, formality) => {
+          const hook = resources.glossaries.get(target);
+          const engine = (segments: string[]) => this.opts.translate(source, target, segments, formality);
+          return hook ? hook.run(source, target, texts, engine) : engine(texts);
+        },
         charge: (ms) => this.opts.usage.charge(ctx, 'speech_to_text', ms, reportingTag),
         onDone: () => this.sessions.terminate(session, 'ended'),
         logger: this.opts.logger,

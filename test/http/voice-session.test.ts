@@ -60,7 +60,8 @@ describe('voice sessions', () => {
       [{ source_media_content_type: PCM, target_media_languages: ['es'], target_media_content_type: 'audio/mp3' }, /target_media_content_type/],
       [{ source_media_content_type: PCM, target_media_languages: ['es'], target_media_voice: 'robot' }, /target_media_voice/],
       [{ source_media_content_type: PCM, formality: 'polite' }, /formality/],
-      [{ source_media_content_type: PCM, glossary_id: 'def3a26b-3e84-45b3-84ae-0c0aaf3525f7' }, /glossary_id/],
+      [{ source_media_content_type: PCM, glossary_id: 'def3a26b' }, /glossary_id/],
+      [{ source_media_content_type: PCM, spoken_terms_id: 'terms' }, /spoken_terms_id/],
       [{ source_media_content_type: PCM, bogus: 1 }, /bogus/],
     ];
     for (const [body, message] of cases) {

@@ -1,4 +1,5 @@
-// POST /v2/translate: parse → plan (validate against engines) → quota pre-check → translate → charge → respond.
+// POST /v2/translate: parse → plan (validate against engines) → customization (glossaries, style, memory) → quota
+// pre-check → translate → charge → respond.
 import type { FastifyInstance } from 'fastify';
 import { parseReportingTag } from '../../accounts/reporting-tag.js';
 import { parseTranslateRequest } from '../../translate/translate-request.js';
@@ -30,8 +31,9 @@ export async function translateRoutes(app: FastifyInstance, { services }: { serv
       const tag = reportingTagHeader(request.headers);
       const req = parseTranslateRequest(request.body, { isJson: isJsonRequest(request.headers['content-type']) });
       const plan = services.translate.plan(req);
+      const customization = await services.translate.customize(ctx.account.id, req, plan.sources);
       await services.usage.assertCharactersAvailable(ctx, plan.billedCharacters);
-      const outcome = await services.translate.translate(req, plan.sources);
+      const outcome = await services.translate.translate(req, plan.sources, undefined, customization);
       await services.usage.charge(ctx, 'text_translation', outcome.billedCharacters, tag);
       const modelTypeUsed = req.modelType === undefined ? undefined : req.modelType.replace(/^prefer_/, '');
       return {

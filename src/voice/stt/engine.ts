@@ -20,11 +20,16 @@ export interface SpeechRecognizer {
   release(): void;
 }
 
+export interface RecognizerOptions {
+  /** Terms (written forms) the transcript should get right: product names, jargon. */
+  spokenTerms?: readonly string[];
+}
+
 export interface SpeechToTextEngine {
   readonly name: string;
   /** Base language codes (en, de, …) this engine transcribes. */
   readonly languages: ReadonlySet<string>;
-  createRecognizer(language: string): Promise<SpeechRecognizer>;
+  createRecognizer(language: string, options?: RecognizerOptions): Promise<SpeechRecognizer>;
   close(): Promise<void>;
 }
 

@@ -1,11 +1,12 @@
 // CMU PocketSphinx (Debian's libpocketsphinx3 + pocketsphinx-en-us) driven in-process through koffi: decoding runs
 // on koffi's worker threads (async calls), decoders are pooled because ps_init takes ~300 ms.
-import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
-import type { RecognizedSegment, RecognizerEvent, SpeechRecognizer, SpeechToTextEngine } from './engine.js';
+import type { RecognizedSegment, RecognizerEvent, RecognizerOptions, SpeechRecognizer, SpeechToTextEngine } from './engine.js';
 import { STT_SAMPLE_RATE } from './engine.js';
-
-const require = createRequire(import.meta.url);
+import { KeywordSpotter, type SpottableTerm } from './keyword-spotter.js';
+import { callAsync, pocketSphinxLib, type PocketSphinxLib as Lib } from './pocketsphinx-lib.js';
+import { PronunciationDictionary, pronounceTerm } from './pronunciation.js';
+import { correctWithTerms, type TermDetection, type TimedWord } from './term-correction.js';
 
 export interface PocketSphinxOptions {
   modelDir?: string;
@@ -21,60 +22,13 @@ export interface PocketSphinxOptions {
   poolSize?: number;
   /** More decoder arguments, e.g. ['-cmn', 'live']. */
   extraArgs?: string[];
-}
-
-type Fn = ((...args: unknown[]) => unknown) & { async(...args: unknown[]): void };
-
-interface Lib {
-  /** ps_init on a worker thread: it loads the model (~300 ms) and must not stall other streams. */
-  init(argv: string[]): Promise<unknown>;
-  startStream: Fn;
-  startUtt: Fn;
-  endUtt: Fn;
-  processRaw: Fn;
-  getHyp: Fn;
-  inSpeech: Fn;
-  segIter: Fn;
-  segNext: Fn;
-  segWord: Fn;
-  segFrames: Fn;
-  free: Fn;
+  /** Keyword-spotting threshold for spoken terms (see keyword-spotter.ts). */
+  kwsThreshold?: number;
 }
 
 const DEFAULT_MODEL_DIR = '/usr/share/pocketsphinx/model/en-us';
 /** Samples per decoder call: 100 ms, which is also the partial-result cadence. */
 const BLOCK = STT_SAMPLE_RATE / 10;
-
-function loadLib(): Lib {
-  const koffi = require('koffi') as {
-    load(name: string): { func(signature: string): Fn };
-    out(type: unknown): unknown;
-    pointer(type: string): unknown;
-  };
-  const sb = koffi.load('libsphinxbase.so.3');
-  const ps = koffi.load('libpocketsphinx.so.3');
-  const parse = sb.func('void* cmd_ln_parse_r(void*, void*, int, const char**, int)');
-  const args = ps.func('void* ps_args()');
-  const init = ps.func('void* ps_init(void*)');
-  return {
-    init: (argv) => callAsync(init, parse(null, args(), argv.length, argv, 1)),
-    startStream: ps.func('int ps_start_stream(void*)'),
-    startUtt: ps.func('int ps_start_utt(void*)'),
-    endUtt: ps.func('int ps_end_utt(void*)'),
-    processRaw: ps.func('int ps_process_raw(void*, const int16_t*, size_t, int, int)'),
-    getHyp: ps.func('const char* ps_get_hyp(void*, _Out_ int32_t*)'),
-    inSpeech: ps.func('uint8_t ps_get_in_speech(void*)'),
-    segIter: ps.func('void* ps_seg_iter(void*)'),
-    segNext: ps.func('void* ps_seg_next(void*)'),
-    segWord: ps.func('const char* ps_seg_word(void*)'),
-    segFrames: ps.func('void ps_seg_frames(void*, _Out_ int*, _Out_ int*)'),
-    free: ps.func('int ps_free(void*)'),
-  };
-}
-
-function callAsync(fn: Fn, ...args: unknown[]): Promise<unknown> {
-  return new Promise((resolve, reject) => fn.async(...args, (err: unknown, res: unknown) => (err ? reject(err) : resolve(res))));
-}
 
 /** Fillers and sentence markers are not words; "word(2)" is an alternative pronunciation of "word". */
 function cleanWord(word: string): string | null {
@@ -91,11 +45,14 @@ class PocketSphinxRecognizer implements SpeechRecognizer {
   private released = false;
   /** The async decoder call in flight: the decoder returns to the pool only after it. */
   private inflight: Promise<unknown> = Promise.resolve();
+  /** Spoken terms reported during the current utterance. */
+  private detections: TermDetection[] = [];
 
   constructor(
     private readonly lib: Lib,
     private readonly decoder: unknown,
     private readonly onRelease: (decoder: unknown) => void,
+    private readonly spotting: { spotter: KeywordSpotter; dictionary: PronunciationDictionary } | null = null,
   ) {
     // A new stream: frame numbers (and so word times) count from here again.
     lib.startStream(decoder);
@@ -110,8 +67,11 @@ class PocketSphinxRecognizer implements SpeechRecognizer {
     let offset = 0;
     for (; offset + BLOCK <= joined.length; offset += BLOCK) {
       if (this.released) return events;
-      this.inflight = callAsync(this.lib.processRaw, this.decoder, joined.subarray(offset, offset + BLOCK), BLOCK, 0, 0);
+      const block = joined.subarray(offset, offset + BLOCK);
+      this.inflight = callAsync(this.lib.processRaw, this.decoder, block, BLOCK, 0, 0);
+      const spotted = this.spotting?.spotter.process(block, this.msOf(this.samplesIn + BLOCK));
       await this.inflight;
+      if (spotted) this.detections.push(...(await spotted));
       if (this.released) return events;
       this.samplesIn += BLOCK;
       const speech = Boolean(this.lib.inSpeech(this.decoder));
@@ -137,7 +97,9 @@ class PocketSphinxRecognizer implements SpeechRecognizer {
   async finish(): Promise<RecognizerEvent[]> {
     if (this.released) return [];
     if (this.pending.length > 0) {
+      const spotted = this.spotting?.spotter.process(this.pending, this.msOf(this.samplesIn + this.pending.length));
       await callAsync(this.lib.processRaw, this.decoder, this.pending, this.pending.length, 0, 0);
+      if (spotted) this.detections.push(...(await spotted));
       this.samplesIn += this.pending.length;
       this.pending = new Int16Array(0);
     }
@@ -149,6 +111,7 @@ class PocketSphinxRecognizer implements SpeechRecognizer {
   release(): void {
     if (this.released) return;
     this.released = true;
+    this.spotting?.spotter.free();
     void this.inflight.catch(() => {}).then(() => this.onRelease(this.decoder));
   }
 
@@ -170,21 +133,22 @@ class PocketSphinxRecognizer implements SpeechRecognizer {
     this.uttStartSample = this.samplesIn;
     this.inSpeech = false;
     this.lastPartial = '';
-    const words: string[] = [];
-    let first = -1;
-    let last = -1;
+    const words: TimedWord[] = [];
     for (let seg = this.lib.segIter(this.decoder); seg; seg = this.lib.segNext(seg)) {
-      const word = cleanWord(String(this.lib.segWord(seg)));
+      const raw = String(this.lib.segWord(seg));
+      const word = cleanWord(raw);
       if (!word) continue;
       const sf = [0];
       const ef = [0];
       this.lib.segFrames(seg, sf, ef);
-      if (first < 0) first = sf[0]!;
-      last = ef[0]!;
-      words.push(word);
+      // The alternative the decoder chose ("to(2)") is the pronunciation it heard.
+      words.push({ text: word, phones: this.spotting?.dictionary.phones(raw) ?? null, startMs: sf[0]! * 10, endMs: (ef[0]! + 1) * 10 });
     }
+    const detections = this.detections.concat(this.spotting?.spotter.restart(this.msOf(this.samplesIn)) ?? []);
+    this.detections = [];
     if (words.length === 0) return null;
-    return { text: words.join(' '), startMs: first * 10, endMs: (last + 1) * 10 };
+    const text = detections.length > 0 ? correctWithTerms(words, detections) : words.map((w) => w.text);
+    return { text: text.join(' '), startMs: words[0]!.startMs, endMs: words.at(-1)!.endMs };
   }
 }
 
@@ -193,6 +157,9 @@ export class PocketSphinxEngine implements SpeechToTextEngine {
   readonly languages: ReadonlySet<string>;
   private lib: Lib | null = null;
   private readonly idle: unknown[] = [];
+  private dictionary: Promise<PronunciationDictionary> | null = null;
+  /** Pronunciations of recently used terms (letter-to-sound runs a process per unknown word). */
+  private readonly pronunciations = new Map<string, string[] | null>();
 
   constructor(private readonly options: PocketSphinxOptions = {}) {
     this.languages = new Set(PocketSphinxEngine.available(options.modelDir) ? ['en'] : []);
@@ -204,19 +171,49 @@ export class PocketSphinxEngine implements SpeechToTextEngine {
   }
 
   private async newDecoder(): Promise<unknown> {
-    this.lib ??= loadLib();
+    this.lib ??= pocketSphinxLib();
     const dir = this.options.modelDir ?? DEFAULT_MODEL_DIR;
     const decoder = await this.lib.init([
       '-hmm', `${dir}/en-us`,
       '-lm', `${dir}/en-us.lm.bin`,
       '-dict', `${dir}/cmudict-en-us.dict`,
-      '-vad_postspeech', String(this.options.postSpeechFrames ?? 30),
-      '-vad_threshold', String(this.options.vadThreshold ?? 3.0),
-      '-logfn', '/dev/null',
-      ...(this.options.extraArgs ?? []),
+      ...this.sharedArgs(),
     ]);
     if (!decoder) throw new Error('PocketSphinx failed to initialise');
     return decoder;
+  }
+
+  /** Arguments the main decoder and the keyword spotter share, so both hear the audio alike. */
+  private sharedArgs(): string[] {
+    return [
+      '-vad_postspeech', String(this.options.postSpeechFrames ?? 30),
+      '-vad_threshold', String(this.options.vadThreshold ?? 3.0),
+      ...(this.options.extraArgs ?? []),
+    ];
+  }
+
+  /** Pronounces the terms (those no word of which can be pronounced are left out) and starts a spotter for them. */
+  private async spotting(terms: readonly string[]): Promise<{ spotter: KeywordSpotter; dictionary: PronunciationDictionary } | null> {
+    const dir = this.options.modelDir ?? DEFAULT_MODEL_DIR;
+    this.dictionary ??= PronunciationDictionary.load(`${dir}/cmudict-en-us.dict`);
+    const dictionary = await this.dictionary;
+    const spottable: SpottableTerm[] = [];
+    for (const term of terms) {
+      if (!this.pronunciations.has(term)) {
+        this.pronunciations.set(term, await pronounceTerm(term, dictionary));
+        if (this.pronunciations.size > 1000) this.pronunciations.delete(this.pronunciations.keys().next().value!);
+      }
+      const phones = this.pronunciations.get(term);
+      if (phones) spottable.push({ term, phones });
+    }
+    if (spottable.length === 0) return null;
+    this.lib ??= pocketSphinxLib();
+    const spotter = await KeywordSpotter.create(this.lib, spottable, {
+      hmmDir: `${dir}/en-us`,
+      threshold: this.options.kwsThreshold ?? 1e-20,
+      extraArgs: this.sharedArgs(),
+    });
+    return { spotter, dictionary };
   }
 
   /** Creates decoders ahead of the first sessions so they do not wait for ps_init. */
@@ -224,14 +221,24 @@ export class PocketSphinxEngine implements SpeechToTextEngine {
     while (this.idle.length < count) this.idle.push(await this.newDecoder());
   }
 
-  async createRecognizer(language: string): Promise<SpeechRecognizer> {
+  async createRecognizer(language: string, options: RecognizerOptions = {}): Promise<SpeechRecognizer> {
     if (!this.languages.has(language)) throw new Error(`no PocketSphinx model for ${language}`);
+    const spotting = options.spokenTerms && options.spokenTerms.length > 0 ? this.spotting(options.spokenTerms) : Promise.resolve(null);
+    spotting.catch(() => {});
     const decoder = this.idle.pop() ?? (await this.newDecoder());
-    return new PocketSphinxRecognizer(this.lib!, decoder, (d) => {
+    const release = (d: unknown) => {
       this.lib!.endUtt(d);
       if (this.idle.length < (this.options.poolSize ?? 4)) this.idle.push(d);
       else this.lib!.free(d);
-    });
+    };
+    let spotter;
+    try {
+      spotter = await spotting;
+    } catch (err) {
+      release(decoder);
+      throw err;
+    }
+    return new PocketSphinxRecognizer(this.lib!, decoder, release, spotter);
   }
 
   async close(): Promise<void> {

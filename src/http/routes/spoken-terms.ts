@@ -1,0 +1,69 @@
+// /v3/spoken-terms: spoken terms collections for voice transcription (JSON bodies only). Not scoped, like the rest of
+// voice: developer-key scopes do not apply. GET /v3/spoken-terms (the list) is Tolk's own; the reference has none.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { ServiceError, invalid } from '../../lib/errors.js';
+import type { Services } from '../../services.js';
+import { authOf } from '../plugins/auth.js';
+import { AnyObjectBody, errorResponses } from '../schemas/common.js';
+
+/** Names (1024 bytes) and lists (300 characters each, JSON-escaped) fit well within this. */
+const BODY_LIMIT = 256 * 1024;
+
+const TermListInfo = Type.Object({ lang: Type.String(), entry_count: Type.Integer() });
+const SpokenTerms = Type.Object({
+  spoken_terms_id: Type.String(),
+  name: Type.String(),
+  term_lists: Type.Array(TermListInfo),
+  creation_time: Type.String(),
+});
+const IdParams = Type.Object({ spoken_terms_id: Type.String() });
+const LangQuery = Type.Object({ lang: Type.Optional(Type.String()) }, { additionalProperties: true });
+const EntriesResponse = Type.Object({ lang: Type.String(), entries: Type.String() });
+
+/** The reference accepts JSON only; a form body is a 415, not a silently different parse. */
+async function requireJson(request: FastifyRequest): Promise<void> {
+  const type = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json') throw new ServiceError('unsupported_media_type', 'Unsupported Content-Type: send the body as application/json.');
+}
+
+function bodyObject(body: unknown): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('The request body must be a JSON object.');
+  return body as Record<string, unknown>;
+}
+
+export async function spokenTermsRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+  const terms = services.spokenTerms;
+  type WithId = { Params: { spoken_terms_id: string } };
+  app.post(
+    '/v3/spoken-terms',
+    { bodyLimit: BODY_LIMIT, preValidation: requireJson, schema: { body: AnyObjectBody, response: { 201: SpokenTerms, ...errorResponses } } },
+    async (request, reply) => {
+      const body = bodyObject(request.body);
+      return reply.status(201).send(await terms.create(authOf(request).account.id, body.name, body.term_lists));
+    },
+  );
+  app.get('/v3/spoken-terms', { schema: { response: { 200: Type.Object({ spoken_terms: Type.Array(SpokenTerms) }), ...errorResponses } } }, async (request) => ({
+    spoken_terms: await terms.list(authOf(request).account.id),
+  }));
+  app.get<WithId>('/v3/spoken-terms/:spoken_terms_id', { schema: { params: IdParams, response: { 200: SpokenTerms, ...errorResponses } } }, async (request) =>
+    terms.get(authOf(request).account.id, request.params.spoken_terms_id),
+  );
+  app.get<WithId & { Querystring: { lang?: string } }>(
+    '/v3/spoken-terms/:spoken_terms_id/entries',
+    { schema: { params: IdParams, querystring: LangQuery, response: { 200: EntriesResponse, ...errorResponses } } },
+    async (request) => terms.entries(authOf(request).account.id, request.params.spoken_terms_id, request.query.lang),
+  );
+  app.put<WithId>(
+    '/v3/spoken-terms/:spoken_terms_id/term-lists',
+    { bodyLimit: BODY_LIMIT, preValidation: requireJson, schema: { params: IdParams, body: AnyObjectBody, response: { 200: TermListInfo, ...errorResponses } } },
+    async (request) => {
+      const body = bodyObject(request.body);
+      return terms.putList(authOf(request).account.id, request.params.spoken_terms_id, { lang: body.lang, entries: body.entries });
+    },
+  );
+  app.delete<WithId>('/v3/spoken-terms/:spoken_terms_id', { schema: { params: IdParams, response: { 204: Type.Null(), ...errorResponses } } }, async (request, reply) => {
+    await terms.delete(authOf(request).account.id, request.params.spoken_terms_id);
+    return reply.status(204).send();
+  });
+}
