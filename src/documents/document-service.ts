@@ -159,14 +159,11 @@ export class DocumentService {
     if (req.outputFormat !== undefined && req.outputFormat !== format.id && !format.extensions.includes(req.outputFormat)) {
       throw invalid(`Conversion from '${format.id}' to '${req.outputFormat}' is not supported.`);
     }
-    // Same validation as text: language pair, formality, glossaries/style/TM with its messages.
-    this.o.translate.plan(textRequest(req.sourceLang === undefined ? [] : [''], req));
-    // Jobs do not carry glossaries, style rules or memories yet: refuse them rather than ignore them silently.
-    const unavailable = (param: string, feature: string) =>
-      new ServiceError('feature_not_available', `Parameter '${param}' is not supported for documents by this server yet: ${feature} are not available.`);
-    if (req.glossaryIds.length > 0) throw unavailable(req.glossaryIds.length > 1 ? 'glossary_ids' : 'glossary_id', 'glossaries');
-    if (req.styleId !== undefined) throw unavailable('style_id', 'style rules');
-    if (req.translationMemoryId !== undefined) throw unavailable('translation_memory_id', 'translation memories');
+    // Same validation as text: language pair, formality; glossaries, style rule list and memory exist and fit the
+    // pair (404/400 at upload, not later as a failed job).
+    const text = textRequest(req.sourceLang === undefined ? [] : [''], req);
+    const plan = this.o.translate.plan(text);
+    await this.o.translate.customize(ctx.account.id, text, plan.sources);
     await this.o.usage.assertCharactersAvailable(ctx, Math.max(1, format.minimumBilledCharacters));
     const now = this.now();
     const row: DocumentRow = {
@@ -180,6 +177,10 @@ export class DocumentService {
       target_lang: req.targetLang,
       formality: req.formality,
       watermark: req.enableWatermark ? 1 : 0,
+      glossary_ids: JSON.stringify(req.glossaryIds),
+      style_id: req.styleId ?? null,
+      translation_memory_id: req.translationMemoryId ?? null,
+      translation_memory_threshold: req.translationMemoryThreshold ?? null,
       reporting_tag: reportingTag,
       key_verifier: keyVerifier(file.key, file.id),
       wrapped_key: wrapKey(this.files.keyEncryptionKey(), file.key, file.id),

@@ -205,16 +205,28 @@ export class DocumentWorker {
       source = this.o.translate.plan(textRequest([sample], { targetLang: target, sourceLang: undefined, formality: 'default' })).sources[0]!;
     }
     if (source === baseLang(target)) throw new JobFailure(SOURCE_EQUALS_TARGET);
-    // The same validation as /v2/translate: supported pair, formality, features.
-    this.o.translate.plan(textRequest([''], { targetLang: target, sourceLang: source, formality }));
+    // The same validation as /v2/translate: supported pair, formality; then the upload's glossaries, style rule list
+    // and translation memory, loaded once for the whole document.
+    const customization = {
+      glossaryIds: JSON.parse(row.glossary_ids) as string[],
+      styleId: row.style_id ?? undefined,
+      translationMemoryId: row.translation_memory_id ?? undefined,
+      translationMemoryThreshold: row.translation_memory_threshold ?? undefined,
+    };
+    const checked = textRequest([''], { targetLang: target, sourceLang: source, formality, ...customization });
+    this.o.translate.plan(checked);
+    const hook = await this.o.translate.customize(row.account_id, checked, [source]).catch((err: unknown) => {
+      // a glossary, style rule list or memory deleted since the upload: the job ends with the reason
+      throw err instanceof ServiceError ? new JobFailure(err.message) : err;
+    });
 
     // Plain-text translation in bounded chunks with progress; markup formats call it for their tagged units.
     const translator = (splitSentences: '1' | 'nonewlines') => async (texts: string[]) => {
       const out: string[] = [];
       for (const chunk of chunks(texts)) {
         if (signal.aborted) throw new JobFailure('Translation was cancelled.');
-        const req = { ...textRequest(chunk, { targetLang: target, sourceLang: source, formality }), splitSentences };
-        const res = await this.withRetries(() => this.o.translate.translate(req, chunk.map(() => source!), signal));
+        const req = { ...textRequest(chunk, { targetLang: target, sourceLang: source, formality, ...customization }), splitSentences };
+        const res = await this.withRetries(() => this.o.translate.translate(req, chunk.map(() => source!), signal, hook));
         for (const r of res.results) out.push(r.text);
         progress.done += chunk.length;
         progress.total = Math.max(progress.total, progress.done);

@@ -5,6 +5,7 @@ import { customizationMigration } from './customization-migration.js';
 import { documentsMigration } from './documents-migration.js';
 import { documentsWatermarkMigration } from './documents-watermark-migration.js';
 import { spokenTermsMigration } from './spoken-terms-migration.js';
+import { documentsCustomizationMigration } from './documents-customization-migration.js';
 
 export type SqlDialect = 'sqlite' | 'postgres';
 
@@ -65,5 +66,6 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
   '0007_documents': documentsMigration(dialect),
   '0008_documents_watermark': documentsWatermarkMigration(),
   '0009_spoken_terms': spokenTermsMigration(),
+  '0010_documents_customization': documentsCustomizationMigration(),
   };
 }

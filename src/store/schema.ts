@@ -156,6 +156,11 @@ export interface DocumentsTable {
   formality: string;
   /** 1 when enable_watermark was set (migration 0008). */
   watermark: number;
+  /** JSON array of glossary ids; style rule list and translation memory (migration 0010). */
+  glossary_ids: string;
+  style_id: string | null;
+  translation_memory_id: string | null;
+  translation_memory_threshold: number | null;
   reporting_tag: string | null;
   key_verifier: string;
   wrapped_key: string | null;

@@ -55,6 +55,26 @@ async function waitFor(id: string, key: string, account: TestAccount = pro, time
 }
 
 describe('upload, status, download', () => {
+  it('applies the glossary and style rule list of the upload to the document', async () => {
+    const api = (url: string, payload: object) => ctx.app.inject({ method: 'POST', url, headers: authHeaders(pro), payload });
+    const glossary = (await api('/v3/glossaries', { name: 'Doc', dictionaries: [{ source_lang: 'en', target_lang: 'es', entries: 'car\tautomóvil', entries_format: 'tsv' }] })).json();
+    const style = (await api('/v3/style_rules', { name: 'Doc', language: 'es', configured_rules: { numbers: { decimal_separator: 'use_comma_as_decimal_separator' } } })).json();
+    const text = 'I have a red car.\nIt costs 3.5 million.\n';
+    const res = await upload([
+      { name: 'file', filename: 'cars.txt', content: text },
+      { name: 'source_lang', value: 'EN' },
+      { name: 'target_lang', value: 'ES' },
+      { name: 'glossary_id', value: glossary.glossary_id },
+      { name: 'style_id', value: style.style_id },
+    ]);
+    assert.equal(res.statusCode, 200, res.body);
+    const { document_id, document_key } = res.json();
+    assert.equal((await waitFor(document_id, document_key)).status, 'done');
+    const out = (await result(document_id, document_key)).body;
+    assert.match(out, /automóvil/);
+    assert.match(out, /3,5/);
+  });
+
   it('translates a txt file (fields after the file), done within a second, downloadable once', async () => {
     const started = Date.now();
     const res = await upload([{ name: 'file', filename: 'sample.txt', content: fixture('sample.txt') }, { name: 'source_lang', value: 'EN' }, { name: 'target_lang', value: 'ES' }]);
@@ -218,8 +238,9 @@ describe('upload errors', () => {
     ['bad formality', [file, { name: 'target_lang', value: 'ES' }, { name: 'formality', value: 'very' }], 400, "Value for 'formality' not supported."],
     ['bad watermark flag', [file, { name: 'target_lang', value: 'ES' }, { name: 'enable_watermark', value: 'maybe' }], 400, "Value for 'enable_watermark' not supported."],
     ['glossary without source', [file, { name: 'target_lang', value: 'ES' }, { name: 'glossary_id', value: '0d4c8f0e-0000-4000-8000-000000000000' }], 400, 'Use of a glossary requires the source_lang parameter to be specified'],
-    ['glossary not available', [file, { name: 'target_lang', value: 'ES' }, { name: 'source_lang', value: 'EN' }, { name: 'glossary_id', value: '0d4c8f0e-0000-4000-8000-000000000000' }], 400, /glossaries are not available/],
-    ['style rules not available', [file, { name: 'target_lang', value: 'ES' }, { name: 'style_id', value: '0d4c8f0e-0000-4000-8000-000000000000' }], 400, /style rules are not available/],
+    ['unknown glossary', [file, { name: 'target_lang', value: 'ES' }, { name: 'source_lang', value: 'EN' }, { name: 'glossary_id', value: '0d4c8f0e-0000-4000-8000-000000000000' }], 404, /Glossary not found/],
+    ['unknown style rule list', [file, { name: 'target_lang', value: 'ES' }, { name: 'style_id', value: '0d4c8f0e-0000-4000-8000-000000000000' }], 404, 'Style rule not found'],
+    ['unknown translation memory', [file, { name: 'target_lang', value: 'ES' }, { name: 'source_lang', value: 'EN' }, { name: 'translation_memory_id', value: '0d4c8f0e-0000-4000-8000-000000000000' }], 404, /not found/i],
     ['threshold out of range', [file, { name: 'target_lang', value: 'ES' }, { name: 'translation_memory_threshold', value: '101' }], 400, 'Parameter "translation_memory_threshold" must be an integer between 0 and 100'],
     ['unsupported pair', [file, { name: 'target_lang', value: 'JA' }, { name: 'source_lang', value: 'EN' }], 400, /not supported by the installed engines/],
     ['output format conversion', [file, { name: 'target_lang', value: 'ES' }, { name: 'output_format', value: 'docx' }], 400, /Conversion from 'txt' to 'docx'/],
