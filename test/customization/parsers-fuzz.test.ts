@@ -8,18 +8,10 @@ import { join } from 'node:path';
 import { parseEntries } from '../../src/customization/glossaries/entries.js';
 import { TmxError, readTmx } from '../../src/customization/memories/tmx.js';
 import { ServiceError } from '../../src/lib/errors.js';
+import { prng } from '../helpers/prng.js';
 
 const FIXTURES = new URL('../../../test/fixtures/customization/', import.meta.url);
 
-function prng(seed: number): (n: number) => number {
-  let s = seed >>> 0 || 1;
-  return (n) => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) % Math.max(1, n);
-  };
-}
 
 const NASTY = ['\t', ',', '"', '""', '\n', '\r\n', '\u0000', '\u0085', '\u2028', ' ', '\ud800', '<', '&', ']]>', 'é', '😀'];
 

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DocumentFormatError, type DocumentFormat, type ExtractedDocument, type ExtractOptions } from '../../src/documents/formats/format.js';
+import { prng } from '../helpers/prng.js';
 
 export interface FormatContractSetup {
   format: DocumentFormat;
@@ -43,13 +44,7 @@ const shout = (texts: string[]) => texts.map((t) => t.replace(/\b[a-z]{2,}\b/g, 
 
 /** Deterministic pseudo-random damage: truncations, flipped bytes and overwritten runs. */
 function damagedCopies(sample: Buffer, count: number): Buffer[] {
-  let seed = 0x2545f491;
-  const rand = (n: number) => {
-    seed ^= seed << 13;
-    seed ^= seed >>> 17;
-    seed ^= seed << 5;
-    return (seed >>> 0) % Math.max(1, n);
-  };
+  const rand = prng(0x2545f491);
   const out: Buffer[] = [Buffer.alloc(0), sample.subarray(0, 1), sample.subarray(0, sample.length >> 1)];
   while (out.length < count) {
     const copy = Buffer.from(sample);

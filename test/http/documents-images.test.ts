@@ -2,49 +2,25 @@
 // text, read by Tesseract in Spanish, is Apertium's translation; image text is not billed; damaged images fail clearly.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createAccount, authHeaders, createTestApp, type TestAccount, type TestContext } from '../helpers/harness.js';
-import { multipart, type Part } from '../documents/multipart.js';
+import { authHeaders, type TestAccount, type TestContext } from '../helpers/harness.js';
+import { createDocumentsTestApp, fixture, type DocumentsTestApp } from '../helpers/documents.js';
+import type { Part } from '../documents/multipart.js';
 import { readImageHeader } from '../../src/documents/formats/image/image-header.js';
 import { decodeIsolated } from '../../src/documents/formats/image/isolated-decoder.js';
 import { paragraphsOf } from '../../src/documents/formats/image/paragraphs.js';
 import { TesseractRecognizer } from '../../src/documents/ocr/tesseract-recognizer.js';
 
-const FIXTURES = new URL('../../../test/fixtures/documents/', import.meta.url);
-const fixture = (name: string) => readFileSync(new URL(name, FIXTURES));
-
+let app: DocumentsTestApp;
 let ctx: TestContext;
 let pro: TestAccount;
-let dataDir: string;
-
 before(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'tolk-docs-img-'));
-  ctx = await createTestApp({ env: { TOLK_DATA_DIR: dataDir } });
-  pro = await createAccount(ctx);
+  app = await createDocumentsTestApp();
+  ({ ctx, account: pro } = app);
 });
-after(async () => {
-  await ctx.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+after(async () => app.close());
 
-async function upload(parts: Part[]) {
-  const { payload, contentType } = multipart(parts);
-  return ctx.app.inject({ method: 'POST', url: '/v2/document', headers: { ...authHeaders(pro), 'content-type': contentType }, payload });
-}
-
-async function waitFor(id: string, key: string, timeoutMs = 30_000) {
-  const start = Date.now();
-  for (;;) {
-    const res = await ctx.app.inject({ method: 'POST', url: `/v2/document/${id}`, headers: authHeaders(pro), payload: { document_key: key } });
-    assert.equal(res.statusCode, 200, res.body);
-    const body = res.json();
-    if (body.status === 'done' || body.status === 'error') return body;
-    if (Date.now() - start > timeoutMs) assert.fail(`document still ${body.status}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const upload = (parts: Part[]) => app.client.upload(parts);
+const waitFor = (id: string, key: string) => app.client.waitFor(id, key);
 
 describe('image documents over HTTP', () => {
   it('translates the text of a PNG en→es in place; the result is a PNG of the same size; not billed', async () => {

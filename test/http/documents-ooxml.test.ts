@@ -2,50 +2,22 @@
 // formatting, untouched parts are byte-identical, the 50,000-character minimum is billed, and bad packages end in error.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createAccount, authHeaders, createTestApp, type TestAccount, type TestContext } from '../helpers/harness.js';
-import { multipart, type Part } from '../documents/multipart.js';
+import { authHeaders, type TestAccount, type TestContext } from '../helpers/harness.js';
+import { createDocumentsTestApp, fixture, type DocumentsTestApp } from '../helpers/documents.js';
+import type { Part } from '../documents/multipart.js';
 import { unzipAll, zipOf } from '../helpers/zip.js';
 
-const FIXTURES = new URL('../../../test/fixtures/documents/', import.meta.url);
-const fixture = (name: string) => readFileSync(new URL(name, FIXTURES));
-
+let app: DocumentsTestApp;
 let ctx: TestContext;
 let pro: TestAccount;
-let dataDir: string;
-
 before(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'tolk-docs-ooxml-'));
-  ctx = await createTestApp({ env: { TOLK_DATA_DIR: dataDir } });
-  pro = await createAccount(ctx);
+  app = await createDocumentsTestApp();
+  ({ ctx, account: pro } = app);
 });
-after(async () => {
-  await ctx.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+after(async () => app.close());
 
 /** Uploads, waits for the job to end and returns its final status and (when done) the downloaded file. */
-async function translateFile(parts: Part[]): Promise<{ status: Record<string, unknown>; file?: { type: string; data: Buffer } }> {
-  const { payload, contentType } = multipart(parts);
-  const up = await ctx.app.inject({ method: 'POST', url: '/v2/document', headers: { ...authHeaders(pro), 'content-type': contentType }, payload });
-  assert.equal(up.statusCode, 200, up.body);
-  const { document_id, document_key } = up.json();
-  const started = Date.now();
-  for (;;) {
-    const res = await ctx.app.inject({ method: 'POST', url: `/v2/document/${document_id}`, headers: authHeaders(pro), payload: { document_key } });
-    const status = res.json();
-    if (status.status === 'error') return { status };
-    if (status.status === 'done') {
-      const dl = await ctx.app.inject({ method: 'POST', url: `/v2/document/${document_id}/result`, headers: authHeaders(pro), payload: { document_key } });
-      assert.equal(dl.statusCode, 200, dl.body);
-      return { status, file: { type: String(dl.headers['content-type']), data: dl.rawPayload } };
-    }
-    if (Date.now() - started > 60_000) assert.fail(`document still ${status.status}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const translateFile = (parts: Part[]) => app.client.translateFile(parts);
 
 const textOf = (xml: string, t: string) => [...xml.matchAll(new RegExp(`<${t}(?: [^>]*)?>([^<]*)</${t}>`, 'g'))].map((m) => m[1]).join(' ');
 

@@ -2,61 +2,29 @@
 // reads as Spanish (pdf.js and poppler), bills the reference minimum; bad PDFs end in a clear error status.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createAccount, authHeaders, createTestApp, type TestAccount, type TestContext } from '../helpers/harness.js';
-import { multipart, type Part } from '../documents/multipart.js';
+import { authHeaders, type TestAccount, type TestContext } from '../helpers/harness.js';
+import { createDocumentsTestApp, fixture, type DocumentsTestApp } from '../helpers/documents.js';
+import type { Part } from '../documents/multipart.js';
 import { flat, inspectPdf, pdftotext } from '../documents/pdf-inspect.js';
 
-const FIXTURES = new URL('../../../test/fixtures/documents/', import.meta.url);
-const fixture = (name: string) => readFileSync(new URL(name, FIXTURES));
-
+let app: DocumentsTestApp;
 let ctx: TestContext;
 let pro: TestAccount;
-let dataDir: string;
-
 before(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'tolk-docs-pdf-'));
-  ctx = await createTestApp({ env: { TOLK_DATA_DIR: dataDir } });
-  pro = await createAccount(ctx);
+  app = await createDocumentsTestApp();
+  ({ ctx, account: pro } = app);
 });
-after(async () => {
-  await ctx.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+after(async () => app.close());
 
-async function upload(parts: Part[]) {
-  const { payload, contentType } = multipart(parts);
-  return ctx.app.inject({ method: 'POST', url: '/v2/document', headers: { ...authHeaders(pro), 'content-type': contentType }, payload });
-}
+const upload = (parts: Part[]) => app.client.upload(parts);
+const download = (id: string, key: string) => app.client.download(id, key);
 
+/** Uploads a sample file en→es and waits for the job to end (without downloading it). */
 async function translate(file: string, extra: Part[] = []) {
-  const res = await upload([
-    { name: 'file', filename: file, content: fixture(file) },
-    { name: 'source_lang', value: 'EN' },
-    { name: 'target_lang', value: 'ES' },
-    ...extra,
-  ]);
+  const res = await upload([{ name: 'file', filename: file, content: fixture(file) }, { name: 'source_lang', value: 'EN' }, { name: 'target_lang', value: 'ES' }, ...extra]);
   assert.equal(res.statusCode, 200, res.body);
-  const { document_id, document_key } = res.json();
-  const start = Date.now();
-  for (;;) {
-    const st = await ctx.app.inject({ method: 'POST', url: `/v2/document/${document_id}`, headers: authHeaders(pro), payload: { document_key } });
-    const body = st.json();
-    if (body.status === 'done' || body.status === 'error') return { id: document_id as string, key: document_key as string, status: body };
-    if (Date.now() - start > 60_000) assert.fail(`document still ${body.status}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-async function download(id: string, key: string) {
-  return ctx.app.inject({
-    method: 'POST',
-    url: `/v2/document/${id}/result`,
-    headers: { ...authHeaders(pro), 'content-type': 'application/x-www-form-urlencoded' },
-    payload: `document_key=${key}`,
-  });
+  const { document_id: id, document_key: key } = res.json() as { document_id: string; document_key: string };
+  return { id, key, status: await app.client.waitFor(id, key) };
 }
 
 /** Sentences of sample.pdf that a translation must not leave in English. */

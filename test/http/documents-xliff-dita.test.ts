@@ -2,59 +2,26 @@
 // codes keep their ids, code and translate="no" content is untouched, billing counts the source text only.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createAccount, authHeaders, createTestApp, type TestAccount, type TestContext } from '../helpers/harness.js';
-import { multipart } from '../documents/multipart.js';
+import { authHeaders, type TestAccount, type TestContext } from '../helpers/harness.js';
+import { createDocumentsTestApp, fixture, type DocumentsTestApp } from '../helpers/documents.js';
+import type { Part } from '../documents/multipart.js';
 import { checkXliff, HAS_XMLLINT, validateXliff } from '../documents/xliff-check.js';
 import { xliffFormat } from '../../src/documents/formats/xliff.js';
 
-const FIXTURES = new URL('../../../test/fixtures/documents/', import.meta.url);
-const fixture = (name: string) => readFileSync(new URL(name, FIXTURES));
-
+let app: DocumentsTestApp;
 let ctx: TestContext;
 let pro: TestAccount;
-let dataDir: string;
-
 before(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'tolk-xliff-'));
-  ctx = await createTestApp({ env: { TOLK_DATA_DIR: dataDir } });
-  pro = await createAccount(ctx);
+  app = await createDocumentsTestApp();
+  ({ ctx, account: pro } = app);
 });
-after(async () => {
-  await ctx.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+after(async () => app.close());
 
 /** Uploads en→es, waits for the job, downloads the result. */
 async function translateFile(filename: string, content: Buffer): Promise<{ body: string; contentType: string; billed: number; status: string; error?: string }> {
-  const { payload, contentType } = multipart([
-    { name: 'file', filename, content },
-    { name: 'source_lang', value: 'EN' },
-    { name: 'target_lang', value: 'ES' },
-  ]);
-  const up = await ctx.app.inject({ method: 'POST', url: '/v2/document', headers: { ...authHeaders(pro), 'content-type': contentType }, payload });
-  assert.equal(up.statusCode, 200, up.body);
-  const { document_id, document_key } = up.json();
-  const start = Date.now();
-  for (;;) {
-    const res = await ctx.app.inject({ method: 'POST', url: `/v2/document/${document_id}`, headers: authHeaders(pro), payload: { document_key } });
-    const body = res.json();
-    if (body.status === 'error') return { body: '', contentType: '', billed: 0, status: 'error', error: body.error_message };
-    if (body.status === 'done') {
-      const dl = await ctx.app.inject({
-        method: 'POST',
-        url: `/v2/document/${document_id}/result`,
-        headers: { ...authHeaders(pro), 'content-type': 'application/x-www-form-urlencoded' },
-        payload: `document_key=${document_key}`,
-      });
-      assert.equal(dl.statusCode, 200, dl.body);
-      return { body: dl.body, contentType: String(dl.headers['content-type']), billed: body.billed_characters, status: 'done' };
-    }
-    if (Date.now() - start > 20_000) assert.fail(`document still ${body.status}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  const { status, file } = await app.client.translateFile([{ name: 'file', filename, content }, { name: 'source_lang', value: 'EN' }, { name: 'target_lang', value: 'ES' }]);
+  if (!file) return { body: '', contentType: '', billed: 0, status: status.status, error: status.error_message };
+  return { body: file.data.toString('utf8'), contentType: file.type, billed: status.billed_characters, status: 'done' };
 }
 
 const sourceCharacters = async (content: Buffer) => (await xliffFormat.extract(content, { targetLang: 'es' })).characters;

@@ -1,14 +1,13 @@
 // /v2/document over HTTP (inject): upload (multipart, fields after the file), status, one-time download, every error.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAccount, authHeaders, createTestApp, type TestAccount, type TestContext } from '../helpers/harness.js';
-import { multipart, type Part } from '../documents/multipart.js';
+import type { Part } from '../documents/multipart.js';
+import { DocumentClient, fixture } from '../helpers/documents.js';
 
-const FIXTURES = new URL('../../../test/fixtures/documents/', import.meta.url);
-const fixture = (name: string) => readFileSync(new URL(name, FIXTURES));
 
 let ctx: TestContext;
 let pro: TestAccount;
@@ -24,35 +23,11 @@ after(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function upload(parts: Part[], account: TestAccount = pro, headers: Record<string, string> = {}) {
-  const { payload, contentType } = multipart(parts);
-  return ctx.app.inject({ method: 'POST', url: '/v2/document', headers: { ...authHeaders(account), 'content-type': contentType, ...headers }, payload });
-}
-
-async function status(id: string, key: string, account: TestAccount = pro) {
-  return ctx.app.inject({ method: 'POST', url: `/v2/document/${id}`, headers: authHeaders(account), payload: { document_key: key } });
-}
-
-async function result(id: string, key: string, account: TestAccount = pro) {
-  return ctx.app.inject({
-    method: 'POST',
-    url: `/v2/document/${id}/result`,
-    headers: { ...authHeaders(account), 'content-type': 'application/x-www-form-urlencoded' },
-    payload: `document_key=${key}`,
-  });
-}
-
-async function waitFor(id: string, key: string, account: TestAccount = pro, timeoutMs = 10_000) {
-  const start = Date.now();
-  for (;;) {
-    const res = await status(id, key, account);
-    assert.equal(res.statusCode, 200, res.body);
-    const body = res.json();
-    if (body.status === 'done' || body.status === 'error') return body;
-    if (Date.now() - start > timeoutMs) assert.fail(`document still ${body.status}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const client = (account: TestAccount) => new DocumentClient(ctx, account);
+const upload = (parts: Part[], account: TestAccount = pro, headers: Record<string, string> = {}) => client(account).upload(parts, headers);
+const status = (id: string, key: string, account: TestAccount = pro) => client(account).status(id, key);
+const result = (id: string, key: string, account: TestAccount = pro) => client(account).download(id, key);
+const waitFor = (id: string, key: string, account: TestAccount = pro, timeoutMs = 10_000) => client(account).waitFor(id, key, timeoutMs);
 
 describe('upload, status, download', () => {
   it('applies the glossary and style rule list of the upload to the document', async () => {

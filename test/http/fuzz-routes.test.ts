@@ -4,6 +4,7 @@
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAccount, createTestApp, testEngines, type TestAccount, type TestContext } from '../helpers/harness.js';
+import { prng } from '../helpers/prng.js';
 
 let ctx: TestContext;
 let account: TestAccount;
@@ -45,15 +46,6 @@ const NAMES = [
   'include', 'token',
 ];
 
-function prng(seed: number): (n: number) => number {
-  let s = seed >>> 0 || 1;
-  return (n) => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) % n;
-  };
-}
 
 function hostileValue(rand: (n: number) => number, depth = 0): unknown {
   const pool: (() => unknown)[] = [
