@@ -1,0 +1,97 @@
+// Formats whose text must always sit inside a formatting run (IDML character ranges, MIF font spans) fix up the inline
+// tags the markup layer placed on a translation: runs whose tag lies outside the rewritten region stay pinned to its
+// edges, and text that ended up between runs is absorbed by a neighbouring run so that no text is left unformatted.
+import { markTree, treeMarks, type MarkNode, type TaggedText } from '../../translate/markup/tagged-text.js';
+
+export interface RunRules {
+  /** Pairs whose open tag lies before the region: they must start at the region's start (first among siblings). */
+  pinnedStart: ReadonlySet<number>;
+  /** Pairs whose close tag lies after the region: they must end at the region's end (last among siblings). */
+  pinnedEnd: ReadonlySet<number>;
+  /** Pairs that may hold text directly; text directly inside any other pair (or at top level) is absorbed. */
+  holdsText(id: number): boolean;
+}
+
+const WORDS = /[\p{L}\p{N}]/u;
+
+/** Facts of the source unit that steer the arrangement of its translation. */
+interface SourceFacts {
+  /** Pairs whose source text starts / ends with a blank: a blank gap next to them belongs to them. */
+  leadingBlank: Set<number>;
+  trailingBlank: Set<number>;
+  /** Top-level pairs holding only the unit's final punctuation (e.g. a plain "." after italic words). */
+  tail: Map<number, string>;
+}
+
+function sourceFacts(source: TaggedText): SourceFacts {
+  const facts: SourceFacts = { leadingBlank: new Set(), trailingBlank: new Set(), tail: new Map() };
+  const walk = (nodes: MarkNode[], top: boolean) => {
+    for (const n of nodes) {
+      if (n.kind !== 'pair') continue;
+      const span = source.text.slice(n.start, n.end);
+      if (/^\s/u.test(span)) facts.leadingBlank.add(n.id);
+      if (/\s$/u.test(span)) facts.trailingBlank.add(n.id);
+      if (top && span.trim() !== '' && !WORDS.test(span) && source.text.slice(n.end).trim() === '') facts.tail.set(n.id, span.trim());
+      walk(n.children, false);
+    }
+  };
+  walk(markTree(source.marks), true);
+  return facts;
+}
+
+/** Re-nests the marks of a translated unit under the rules; the text is unchanged. */
+export function arrangeRuns(unit: TaggedText, rules: RunRules, source: TaggedText): TaggedText {
+  const tree = markTree(unit.marks);
+  const facts = sourceFacts(source);
+  // A trailing punctuation run keeps the translation's final punctuation when the engine kept it.
+  const body = unit.text.trimEnd();
+  for (const n of tree) {
+    const tail = facts.tail.get(n.id);
+    if (tail === undefined || !body.endsWith(tail)) continue;
+    const at = body.length - tail.length;
+    walk(tree, (m) => {
+      if (m === n) return;
+      m.start = Math.min(m.start, at);
+      m.end = Math.min(m.end, at);
+    });
+    n.start = at;
+    n.end = Math.max(n.end, body.length);
+  }
+  arrange(tree, 0, unit.text.length, false, rules, facts, unit.text);
+  return { text: unit.text, marks: treeMarks(tree) };
+}
+
+function walk(nodes: MarkNode[], fn: (n: MarkNode) => void): void {
+  for (const n of nodes) {
+    fn(n);
+    walk(n.children, fn);
+  }
+}
+
+function arrange(nodes: MarkNode[], lo: number, hi: number, parentHolds: boolean, rules: RunRules, facts: SourceFacts, text: string): void {
+  const first = nodes.filter((n) => n.kind === 'pair' && rules.pinnedStart.has(n.id));
+  const last = nodes.filter((n) => n.kind === 'pair' && rules.pinnedEnd.has(n.id) && !rules.pinnedStart.has(n.id));
+  const middle = nodes.filter((n) => !first.includes(n) && !last.includes(n)).sort((a, b) => a.start - b.start || a.end - b.end);
+  const order = [...first, ...middle, ...last];
+  let cursor = lo;
+  for (const n of order) {
+    n.start = rules.pinnedStart.has(n.id) && n.kind === 'pair' ? lo : Math.min(Math.max(n.start, cursor), hi);
+    if (n.kind === 'empty') n.end = n.start;
+    else n.end = rules.pinnedEnd.has(n.id) ? hi : Math.min(Math.max(n.end, n.start), hi);
+    cursor = n.end;
+  }
+  nodes.splice(0, nodes.length, ...order);
+  if (!parentHolds) {
+    // Text between (or around) the runs of a level that cannot hold text joins the run before it (or the first run);
+    // a blank joins the run that had the blank in the source.
+    const pairs = order.filter((n) => n.kind === 'pair');
+    pairs.forEach((p, i) => {
+      if (i === 0) p.start = lo;
+      const next = pairs[i + 1];
+      if (!next) p.end = hi;
+      else if (text.slice(p.end, next.start).trim() === '' && facts.leadingBlank.has(next.id) && !facts.trailingBlank.has(p.id)) next.start = p.end;
+      else p.end = next.start;
+    });
+  }
+  for (const n of order) if (n.kind === 'pair') arrange(n.children, n.start, n.end, rules.holdsText(n.id), rules, facts, text);
+}
