@@ -1,7 +1,9 @@
 // The format registry: every extension of the spec, the formats built so far, and the limits of those to come.
 import type { DocumentFormat } from './format.js';
+import { idmlFormat } from './idml/idml-format.js';
 import { jsonFormat } from './json.js';
 import { htmlFormat, xmlFormat } from './markup-formats.js';
+import { mifFormat } from './mif/mif-format.js';
 import { srtFormat } from './srt.js';
 import { txtFormat } from './txt.js';
 
@@ -10,7 +12,7 @@ export { DocumentFormatError, countCodePoints } from './format.js';
 
 /** Extensions of the spec whose formats are not built yet (they need the markup layer or converters). */
 export const PLANNED_EXTENSIONS: ReadonlySet<string> = new Set([
-  'docx', 'doc', 'pptx', 'xlsx', 'pdf', 'xlf', 'xliff', 'idml', 'dita', 'mif', 'jpeg', 'jpg', 'png',
+  'docx', 'doc', 'pptx', 'xlsx', 'pdf', 'xlf', 'xliff', 'dita', 'jpeg', 'jpg', 'png',
 ]);
 
 /**
@@ -23,7 +25,7 @@ export const MINIMUM_BILLED_EXTENSIONS: ReadonlySet<string> = new Set(['docx', '
 export class DocumentFormats {
   private readonly byExtension = new Map<string, DocumentFormat>();
 
-  constructor(formats: readonly DocumentFormat[] = [txtFormat, srtFormat, jsonFormat, htmlFormat, xmlFormat]) {
+  constructor(formats: readonly DocumentFormat[] = [txtFormat, srtFormat, jsonFormat, htmlFormat, xmlFormat, idmlFormat, mifFormat]) {
     for (const f of formats) for (const ext of f.extensions) this.byExtension.set(ext, f);
   }
 

@@ -95,3 +95,26 @@ function arrange(nodes: MarkNode[], lo: number, hi: number, parentHolds: boolean
   }
   for (const n of order) if (n.kind === 'pair') arrange(n.children, n.start, n.end, rules.holdsText(n.id), rules, facts, text);
 }
+
+const blank = (c: string | undefined) => c !== undefined && /\s/u.test(c);
+
+/**
+ * Empty tags that stand for content (page numbers, variables, cross-references) keep their place at the start of a
+ * paragraph and the blanks around them, which the engine's placeholder handling may have moved or merged.
+ */
+export function keepBlanksAroundAtoms(source: TaggedText, out: TaggedText, isAtom: (id: number) => boolean): TaggedText {
+  let text = out.text;
+  const marks = out.marks.map((m) => ({ ...m }));
+  for (const sm of source.marks) {
+    if (sm.kind !== 'empty' || !isAtom(sm.id)) continue;
+    const k = marks.findIndex((m) => m.id === sm.id && m.kind === 'empty');
+    const om = marks[k];
+    if (!om) continue;
+    if (source.text.slice(0, sm.pos).trim() === '' && text.slice(0, om.pos).trim() === '') om.pos = 0;
+    else if (blank(source.text[sm.pos - 1]) && blank(source.text[sm.pos]) && blank(text[om.pos - 1]) && !blank(text[om.pos]) && om.pos < text.length) {
+      text = `${text.slice(0, om.pos)} ${text.slice(om.pos)}`;
+      for (let j = k + 1; j < marks.length; j++) if (marks[j]!.pos >= om.pos) marks[j]!.pos++;
+    }
+  }
+  return { text, marks };
+}

@@ -2,7 +2,7 @@
 // its CharacterStyleRanges, is one tagged unit whose style ranges are paired inline tags; untouched markup is kept
 // byte for byte, and a translated paragraph is written back with the same ranges around the words they carry.
 import type { TaggedText, TagMark } from '../../../translate/markup/tagged-text.js';
-import { arrangeRuns } from '../run-arrangement.js';
+import { arrangeRuns, keepBlanksAroundAtoms } from '../run-arrangement.js';
 import { parseXmlTree, type XElement, type XNode } from './xml-tree.js';
 
 /** Verbatim text, or a paragraph rendered from its translated unit. */
@@ -32,29 +32,6 @@ export function renderPieces(pieces: Piece[], outputs: TaggedText[]): string {
 }
 
 const escapeXml = (s: string) => s.replace(/[&<>]/gu, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
-
-const blank = (c: string | undefined) => c !== undefined && /\s/u.test(c);
-
-/**
- * Characters written as processing instructions (page numbers, footnote numbers) keep their place at the start of a
- * paragraph and the blanks around them, which the engine's placeholder handling may have moved or merged.
- */
-function keepBlanksAroundAtoms(source: TaggedText, out: TaggedText, isAtom: (id: number) => boolean): TaggedText {
-  let text = out.text;
-  const marks = out.marks.map((m) => ({ ...m }));
-  for (const sm of source.marks) {
-    if (sm.kind !== 'empty' || !isAtom(sm.id)) continue;
-    const k = marks.findIndex((m) => m.id === sm.id && m.kind === 'empty');
-    const om = marks[k];
-    if (!om) continue;
-    if (source.text.slice(0, sm.pos).trim() === '' && text.slice(0, om.pos).trim() === '') om.pos = 0;
-    else if (blank(source.text[sm.pos - 1]) && blank(source.text[sm.pos]) && blank(text[om.pos - 1]) && !blank(text[om.pos]) && om.pos < text.length) {
-      text = `${text.slice(0, om.pos)} ${text.slice(om.pos)}`;
-      for (let j = k + 1; j < marks.length; j++) if (marks[j]!.pos >= om.pos) marks[j]!.pos++;
-    }
-  }
-  return { text, marks };
-}
 
 /** Plans a story: pieces to render, its paragraphs appended to `units` (indices into that shared array). */
 export function planStory(text: string, units: TaggedText[], what: string): Piece[] {
