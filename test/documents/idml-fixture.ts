@@ -58,6 +58,30 @@ export const STORY_U2 = `${HEAD}<idPkg:Story ${NS} DOMVersion="16.0">
 		<ParagraphStyleRange AppliedParagraphStyle="ParagraphStyle/Caption">
 			<CharacterStyleRange AppliedCharacterStyle="CharacterStyle/$ID/[No character style]" PointSize="9">
 				<Content>A photo of the big house</Content>
+				<Br />
+			</CharacterStyleRange>
+		</ParagraphStyleRange>
+		<ParagraphStyleRange AppliedParagraphStyle="ParagraphStyle/$ID/NormalParagraphStyle">
+			<CharacterStyleRange AppliedCharacterStyle="CharacterStyle/$ID/[No character style]">
+				<Table Self="uf" HeaderRowCount="0" FooterRowCount="0" BodyRowCount="1" ColumnCount="2" AppliedTableStyle="TableStyle/$ID/[Basic Table]" TableDirection="LeftToRightDirection">
+					<Row Self="uf0" Name="0" SingleRowHeight="20" />
+					<Column Self="ufc0" Name="0" SingleColumnWidth="200" />
+					<Column Self="ufc1" Name="1" SingleColumnWidth="200" />
+					<Cell Self="ufi0i0" Name="0:0" RowSpan="1" ColumnSpan="1" AppliedCellStyle="CellStyle/$ID/[None]">
+						<ParagraphStyleRange AppliedParagraphStyle="ParagraphStyle/$ID/NormalParagraphStyle">
+							<CharacterStyleRange AppliedCharacterStyle="CharacterStyle/$ID/[No character style]">
+								<Content>The kitchen</Content>
+							</CharacterStyleRange>
+						</ParagraphStyleRange>
+					</Cell>
+					<Cell Self="ufi1i0" Name="1:0" RowSpan="1" ColumnSpan="1" AppliedCellStyle="CellStyle/$ID/[None]">
+						<ParagraphStyleRange AppliedParagraphStyle="ParagraphStyle/$ID/NormalParagraphStyle">
+							<CharacterStyleRange AppliedCharacterStyle="CharacterStyle/$ID/[No character style]">
+								<Content>12</Content>
+							</CharacterStyleRange>
+						</ParagraphStyleRange>
+					</Cell>
+				</Table>
 			</CharacterStyleRange>
 		</ParagraphStyleRange>
 	</Story>

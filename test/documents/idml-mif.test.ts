@@ -63,6 +63,8 @@ describe('idml', () => {
       'The dog is in the garden.',
       'See page  of the book.',
       'A photo of the big house',
+      'The kitchen',
+      '12',
     ]);
     assert.equal(doc.characters, doc.segments.reduce((n, s) => n + [...s.text].length, 0));
   });

@@ -21,7 +21,7 @@ export interface ZipLimits {
   maxRatio: number;
 }
 
-export const DEFAULT_ZIP_LIMITS: ZipLimits = { maxEntries: 10_000, maxTotalBytes: 512 * 1024 * 1024, maxRatio: 200 };
+export const DEFAULT_ZIP_LIMITS: ZipLimits = { maxEntries: 10_000, maxTotalBytes: 256 * 1024 * 1024, maxRatio: 200 };
 
 /** Reads every entry of a zip archive into memory; any damage or limit breach is a DocumentFormatError. */
 export async function readZip(input: Buffer, what: string, limits: ZipLimits = DEFAULT_ZIP_LIMITS): Promise<ZipPart[]> {
