@@ -203,6 +203,14 @@ describe('mif', () => {
     assert.match(out, /<String `Tengo un '>\s*<Font\s*<FTag `'>\s*<FWeight `Bold'>\s*<FLocked No>\s*>\s*<String `coche rojo'>\s*<Font\s*<FTag `'>\s*<FLocked No>\s*>\s*<String ` y un perro grande\.'>/u);
   });
 
+  it('rebuild (no tag placement) still writes MIF with the font changes', async () => {
+    const doc = await mifFormat.extract(src, ES);
+    const out = (await doc.rebuild(doc.segments.map((s) => shout(s.text)))).toString('utf8');
+    assert.match(out, /<FWeight `Bold'>\s*<FLocked No>\s*>\s*<String `RED CAR'>/u);
+    const again = await mifFormat.extract(Buffer.from(out, 'utf8'), ES);
+    assert.deepEqual(again.segments.map((s) => s.text), doc.segments.map((s) => shout(s.text)));
+  });
+
   it('string escapes decode and encode; legacy MIF writes FrameRoman \\xNN codes, Unicode MIF writes UTF-8', async () => {
     assert.equal(decodeMifString("`a\\tb \\> \\q\\Q \\\\ caf\\x8e  \\xc0 Qu\\x8e ?'"), "a\tb > '` \\ café ¿Qué?");
     assert.equal(encodeMifString("a\tb > '` \\ café ¿Qué?", false), "`a\\tb \\> \\q\\Q \\\\ caf\\x8e  \\xc0 Qu\\x8e ?'");
