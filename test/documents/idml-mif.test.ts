@@ -239,3 +239,35 @@ describe('mif', () => {
     assert.equal(parseMif("<MIFFile 2015> # c\n<A <B `x\\'y'> # > not closing\n>\n")[1]!.children[0]!.name, 'B');
   });
 });
+
+describe('damaged input never crashes', () => {
+  /** Extracts and translates; only a DocumentFormatError may come out. */
+  const survive = async (extract: () => ExtractedDocument | Promise<ExtractedDocument>) => {
+    try {
+      const doc = await extract();
+      if (doc.segments.length > 0) await doc.translateWith!(shoutAll);
+      return 'ok';
+    } catch (err) {
+      assert.ok(err instanceof DocumentFormatError, `crashed: ${(err as Error).stack}`);
+      return 'error';
+    }
+  };
+
+  it('mif with bytes cut out anywhere, idml stories with bytes cut out, idml zips with flipped bytes', async () => {
+    const seen = new Set<string>();
+    const mif = fixture('sample.mif').toString('utf8');
+    for (let i = 0; i < mif.length; i += 11) seen.add(await survive(() => mifFormat.extract(Buffer.from(mif.slice(0, i) + mif.slice(i + 3)), ES)));
+    for (let i = 0; i < STORY_U1.length; i += 37) {
+      const story = STORY_U1.slice(0, i) + STORY_U1.slice(i + 5);
+      const zip = await zipParts(idmlParts().map(([n, c]) => [n, n === 'Stories/Story_u1.xml' ? story : c] as [string, string | Buffer]));
+      seen.add(await survive(() => idmlFormat.extract(zip, ES)));
+    }
+    const zip = await buildIdml();
+    for (let i = 0; i < zip.length; i += 61) {
+      const damaged = Buffer.from(zip);
+      damaged[i] = damaged[i]! ^ 0x5a;
+      seen.add(await survive(() => idmlFormat.extract(damaged, ES)));
+    }
+    assert.deepEqual([...seen].sort(), ['error', 'ok']);
+  });
+});
