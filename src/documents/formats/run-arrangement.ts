@@ -1,7 +1,7 @@
 // Formats whose text must always sit inside a formatting run (IDML character ranges, MIF font spans) fix up the inline
 // tags the markup layer placed on a translation: runs whose tag lies outside the rewritten region stay pinned to its
 // edges, and text that ended up between runs is absorbed by a neighbouring run so that no text is left unformatted.
-import { markTree, treeMarks, type MarkNode, type TaggedText } from '../../translate/markup/tagged-text.js';
+import { markTree, treeMarks, type MarkNode, type TaggedText, type TagMark } from '../../translate/markup/tagged-text.js';
 
 export interface RunRules {
   /** Pairs whose open tag lies before the region: they must start at the region's start (first among siblings). */
@@ -21,14 +21,17 @@ interface SourceFacts {
   trailingBlank: Set<number>;
   /** Top-level pairs holding only the unit's final punctuation (e.g. a plain "." after italic words). */
   tail: Map<number, string>;
+  /** Length of each pair's source text: a gap between two runs goes to the longer one (usually the plain text). */
+  length: Map<number, number>;
 }
 
 function sourceFacts(source: TaggedText): SourceFacts {
-  const facts: SourceFacts = { leadingBlank: new Set(), trailingBlank: new Set(), tail: new Map() };
+  const facts: SourceFacts = { leadingBlank: new Set(), trailingBlank: new Set(), tail: new Map(), length: new Map() };
   const walk = (nodes: MarkNode[], top: boolean) => {
     for (const n of nodes) {
       if (n.kind !== 'pair') continue;
       const span = source.text.slice(n.start, n.end);
+      facts.length.set(n.id, span.trim().length);
       if (/^\s/u.test(span)) facts.leadingBlank.add(n.id);
       if (/\s$/u.test(span)) facts.trailingBlank.add(n.id);
       if (top && span.trim() !== '' && !WORDS.test(span) && source.text.slice(n.end).trim() === '') facts.tail.set(n.id, span.trim());
@@ -37,6 +40,64 @@ function sourceFacts(source: TaggedText): SourceFacts {
   };
   walk(markTree(source.marks), true);
   return facts;
+}
+
+/** Top-level pinned pairs of a unit: their place is fixed, so the engine need not (and should not) locate them. */
+function topPinned(source: TaggedText, rules: RunRules): MarkNode[] {
+  return markTree(source.marks).filter((n) => n.kind === 'pair' && (rules.pinnedStart.has(n.id) || rules.pinnedEnd.has(n.id)));
+}
+
+/** The unit sent for translation: without the tags of top-level pinned runs (long runs that cross the region's edges). */
+export function withoutPinned(source: TaggedText, rules: RunRules): TaggedText {
+  const ids = new Set(topPinned(source, rules).map((n) => n.id));
+  return { text: source.text, marks: source.marks.filter((m) => !ids.has(m.id)) };
+}
+
+/**
+ * Puts the top-level pinned runs back around a translation of `withoutPinned(source)`: a run pinned to the start takes
+ * the text up to the first tag that is not its own, a run pinned to the end the text after the last such tag. Its own
+ * tags that the translation moved past another run's stay inside it, empty at its edge.
+ */
+export function restorePinned(out: TaggedText, source: TaggedText, rules: RunRules): TaggedText {
+  const len = out.text.length;
+  const top = topPinned(source, rules);
+  const owner = new Map<number, number>();
+  for (const p of top) walk(p.children, (d) => owner.set(d.id, p.id));
+  const both = top.find((p) => rules.pinnedStart.has(p.id) && rules.pinnedEnd.has(p.id));
+  const open = (id: number, pos: number): TagMark => ({ id, kind: 'open', pos });
+  const close = (id: number, pos: number): TagMark => ({ id, kind: 'close', pos });
+  if (both) return { text: out.text, marks: [open(both.id, 0), ...out.marks, close(both.id, len)] };
+  // The translation's top-level subtrees, each owned by a pinned run or by none.
+  const blocks: TagMark[][] = [];
+  let depth = 0;
+  for (const m of out.marks) {
+    if (depth === 0) blocks.push([]);
+    blocks[blocks.length - 1]!.push(m);
+    depth += m.kind === 'open' ? 1 : m.kind === 'close' ? -1 : 0;
+  }
+  const ownerOf = (b: TagMark[]) => owner.get(b[0]!.id);
+  const at = (b: TagMark[], pos: number) => b.map((m) => ({ ...m, pos }));
+  const marks: TagMark[] = [];
+  let rest = blocks;
+  let cut = 0;
+  const start = top.find((p) => rules.pinnedStart.has(p.id));
+  if (start) {
+    const first = rest.findIndex((b) => ownerOf(b) !== start.id);
+    cut = first < 0 ? len : rest[first]![0]!.pos;
+    const own = rest.flatMap((b, i) => (ownerOf(b) !== start.id ? [] : i > first && first >= 0 ? at(b, cut) : b));
+    marks.push(open(start.id, 0), ...own, close(start.id, cut));
+    rest = rest.filter((b) => ownerOf(b) !== start.id);
+  }
+  const end = top.find((p) => rules.pinnedEnd.has(p.id));
+  if (!end) return { text: out.text, marks: [...marks, ...rest.flat()] };
+  let last = -1;
+  rest.forEach((b, i) => {
+    if (ownerOf(b) !== end.id) last = i;
+  });
+  const from = last < 0 ? cut : rest[last]![rest[last]!.length - 1]!.pos;
+  const others = rest.filter((b) => ownerOf(b) !== end.id).flat();
+  const own = rest.flatMap((b, i) => (ownerOf(b) !== end.id ? [] : i < last ? at(b, from) : b));
+  return { text: out.text, marks: [...marks, ...others, open(end.id, from), ...own, close(end.id, len)] };
 }
 
 /** Re-nests the marks of a translated unit under the rules; the text is unchanged. */
@@ -89,7 +150,10 @@ function arrange(nodes: MarkNode[], lo: number, hi: number, parentHolds: boolean
       if (i === 0) p.start = lo;
       const next = pairs[i + 1];
       if (!next) p.end = hi;
-      else if (text.slice(p.end, next.start).trim() === '' && facts.leadingBlank.has(next.id) && !facts.trailingBlank.has(p.id)) next.start = p.end;
+      else if (text.slice(p.end, next.start).trim() === '') {
+        if (facts.leadingBlank.has(next.id) && !facts.trailingBlank.has(p.id)) next.start = p.end;
+        else p.end = next.start;
+      } else if ((facts.length.get(next.id) ?? 0) > (facts.length.get(p.id) ?? 0)) next.start = p.end;
       else p.end = next.start;
     });
   }

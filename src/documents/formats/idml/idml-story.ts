@@ -2,7 +2,7 @@
 // its CharacterStyleRanges, is one tagged unit whose style ranges are paired inline tags; untouched markup is kept
 // byte for byte, and a translated paragraph is written back with the same ranges around the words they carry.
 import type { TaggedText, TagMark } from '../../../translate/markup/tagged-text.js';
-import { arrangeRuns, keepBlanksAroundAtoms } from '../run-arrangement.js';
+import { arrangeRuns, keepBlanksAroundAtoms, restorePinned, withoutPinned } from '../run-arrangement.js';
 import { parseXmlTree, type XElement, type XNode } from './xml-tree.js';
 
 /** Verbatim text, or a paragraph rendered from its translated unit. */
@@ -173,16 +173,18 @@ export function planStory(text: string, units: TaggedText[], what: string): Piec
         else suffix.unshift(...info[m.id]!.openRaw);
       } else final.unshift(m);
     }
-    const unit = units.push({ text: utext, marks: final }) - 1;
+    const full: TaggedText = { text: utext, marks: final };
     const rules = { pinnedStart, pinnedEnd, holdsText: (id: number) => info[id]!.holds };
+    const sent = withoutPinned(full, rules);
+    const unit = units.push(sent) - 1;
     return [
       ...prefix,
       {
         render(outputs: TaggedText[]): string {
           // Nested paragraphs (a footnote inside this one) render from the same outputs.
           const pieceText = (p: Piece[]) => renderPieces(p, outputs);
-          const source = units[unit]!;
-          const arranged = arrangeRuns(keepBlanksAroundAtoms(source, outputs[unit] ?? source, (id) => info[id]!.inContent), rules, source);
+          const out = keepBlanksAroundAtoms(sent, outputs[unit] ?? sent, (id) => info[id]!.inContent);
+          const arranged = arrangeRuns(restorePinned(out, full, rules), rules, full);
           let s = '';
           let inContent = false;
           let k = 0;

@@ -2,7 +2,7 @@
 // and its Char/Variable/XRef/Marker/anchor statements as empty tags; everything outside those Paras is kept byte for byte.
 import { translateTagged, type TaggedText, type TagMark } from '../../../translate/markup/index.js';
 import { countCodePoints, DocumentFormatError, type DocumentFormat, type ExtractedDocument } from '../format.js';
-import { arrangeRuns, keepBlanksAroundAtoms } from '../run-arrangement.js';
+import { arrangeRuns, keepBlanksAroundAtoms, restorePinned, withoutPinned } from '../run-arrangement.js';
 import { decodeMifString, encodeMifString, parseMif, type MifStatement } from './mif-syntax.js';
 
 /** Containers whose Paras are document text (not catalogs, variable or cross-reference formats, master data). */
@@ -136,7 +136,9 @@ function planPara(text: string, para: MifStatement, units: TaggedText[], unicode
     marks.splice(marks.length - 2, 1);
   }
   const source: TaggedText = { text: utext, marks };
-  const unit = units.push(source) - 1;
+  const rules = { pinnedStart, pinnedEnd: new Set<number>(), holdsText: () => true };
+  const sent = withoutPinned(source, rules);
+  const unit = units.push(sent) - 1;
 
   const first = groups[0]!;
   const last = groups[groups.length - 1]!;
@@ -145,13 +147,12 @@ function planPara(text: string, para: MifStatement, units: TaggedText[], unicode
   // Between content statements: the ParaLine boundaries and line statements are kept; blanks and comments are not.
   const glue = groups.slice(1).map((g, i) => text.slice(groups[i]!.end, g.start)).filter((g) => /[<>]/u.test(g.replace(/#[^\n]*/gu, '')));
   const tail = text.slice(last.end, para.end);
-  const rules = { pinnedStart, pinnedEnd: new Set<number>(), holdsText: () => true };
 
   return {
     para,
     unit,
     render(out) {
-      const arranged = arrangeRuns(keepBlanksAroundAtoms(source, out, () => true), rules, source);
+      const arranged = arrangeRuns(restorePinned(keepBlanksAroundAtoms(sent, out, () => true), source, rules), rules, source);
       // An unchanged paragraph is written back as it was (line breaks, comments and all).
       if (arranged.text === source.text && JSON.stringify(arranged.marks) === JSON.stringify(source.marks)) return text.slice(para.start, para.end);
       const statements = [...prefix];
