@@ -118,6 +118,34 @@ describe('idml', () => {
     assert.match(xml, /<Content>El siguiente\.<\/Content><\/CharacterStyleRange>/u);
   });
 
+  it('ranges that continue across <Br/> keep their place; the ranges between them follow their words', async () => {
+    const N = 'AppliedCharacterStyle="CharacterStyle/$ID/[No character style]"';
+    const story = STORY_U2.replace(
+      /<CharacterStyleRange[\s\S]*<\/CharacterStyleRange>/u,
+      `<CharacterStyleRange ${N}><Content>Intro.</Content><Br/><Content>I have a </Content></CharacterStyleRange>` +
+        `<CharacterStyleRange FontStyle="Bold"><Content>red</Content></CharacterStyleRange><CharacterStyleRange ${N}><Content> car and the </Content></CharacterStyleRange>` +
+        `<CharacterStyleRange FontStyle="Italic"><Content>old</Content></CharacterStyleRange>` +
+        `<CharacterStyleRange ${N}><Content> house is big.<?ACE 18?></Content><Br/><Content>Next.</Content></CharacterStyleRange>`,
+    );
+    const parts = idmlParts()
+      .filter(([n]) => n !== 'Stories/Story_u1.xml')
+      .map(([n, c]) => [n, n === 'Stories/Story_u2.xml' ? story : c] as [string, string | Buffer]);
+    const doc = await idmlFormat.extract(await zipParts(parts), ES);
+    const sent: string[] = [];
+    const table: Record<string, string> = { red: 'rojo', old: 'vieja' };
+    const out = await doc.translateWith!(async (texts) => {
+      sent.push(...texts);
+      return texts.map((t) => (t.startsWith('I have a red') ? t.replace('I have a red car and the old house is big.', 'Tengo un coche rojo y la casa vieja es grande.') : (table[t] ?? shout(t))));
+    });
+    // plain ranges (including those that cross the <Br/>s) are not sent as tags: only the bold and italic ones are
+    assert.deepEqual(sent.filter((t) => !/^(Intro\.|Next\.)$/.test(t)).slice(1).sort(), ['old', 'red']);
+    const xml = await storyOf(out, 'Stories/Story_u2.xml');
+    assert.match(xml, /FontStyle="Bold"><Content>rojo<\/Content>/u);
+    assert.match(xml, /FontStyle="Italic"><Content>vieja<\/Content>/u);
+    assert.match(xml, /<Content>INTRO\.<\/Content><Br\/><Content>Tengo un coche <\/Content><\/CharacterStyleRange>/u);
+    assert.match(xml, /<Content> es grande\.<\?ACE 18\?><\/Content><Br\/><Content>NEXT\.<\/Content><\/CharacterStyleRange>/u);
+  });
+
   it('rebuild (no tag placement) still writes a valid package', async () => {
     const doc = (await idmlFormat.extract(await buildIdml(), ES)) as ExtractedDocument;
     const out = await doc.rebuild(doc.segments.map((s) => shout(s.text)));
@@ -201,6 +229,12 @@ describe('mif', () => {
       await doc.translateWith!(dictionary({ 'I have a red car and a big dog.': 'Tengo un coche rojo y un perro grande.', 'I have a': 'Tengo un', 'red car': 'coche rojo', 'and a big dog.': 'y un perro grande.' }))
     ).toString('utf8');
     assert.match(out, /<String `Tengo un '>\s*<Font\s*<FTag `'>\s*<FWeight `Bold'>\s*<FLocked No>\s*>\s*<String `coche rojo'>\s*<Font\s*<FTag `'>\s*<FLocked No>\s*>\s*<String ` y un perro grande\.'>/u);
+    // "big" moved behind the bold word: the words between the runs go to the longer (plain) run, not to the bold one
+    const big = Buffer.from(text.replace("`I have a '", "`I have a big '").replace("`red car'", "`red'").replace("` and a big dog.'", "` car and a dog.'"));
+    const out2 = (
+      await (await mifFormat.extract(big, ES)).translateWith!(dictionary({ 'I have a big red car and a dog.': 'Tengo un coche rojo grande y un perro.', red: 'rojo', 'car and a dog.': 'coche y un perro.' }))
+    ).toString('utf8');
+    assert.match(out2, /<String `Tengo un coche '>\s*<Font\s*<FTag `'>\s*<FWeight `Bold'>\s*<FLocked No>\s*>\s*<String `rojo'>\s*<Font\s*<FTag `'>\s*<FLocked No>\s*>\s*<String ` grande y un perro\.'>/u);
   });
 
   it('rebuild (no tag placement) still writes MIF with the font changes', async () => {

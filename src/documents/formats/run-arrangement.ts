@@ -10,6 +10,8 @@ export interface RunRules {
   pinnedEnd: ReadonlySet<number>;
   /** Pairs that may hold text directly; text directly inside any other pair (or at top level) is absorbed. */
   holdsText(id: number): boolean;
+  /** Runs in the paragraph's own formatting (no character style, no overrides). */
+  plain?(id: number): boolean;
 }
 
 const WORDS = /[\p{L}\p{N}]/u;
@@ -42,32 +44,40 @@ function sourceFacts(source: TaggedText): SourceFacts {
   return facts;
 }
 
-/** Top-level pinned pairs of a unit: their place is fixed, so the engine need not (and should not) locate them. */
-function topPinned(source: TaggedText, rules: RunRules): MarkNode[] {
-  return markTree(source.marks).filter((n) => n.kind === 'pair' && (rules.pinnedStart.has(n.id) || rules.pinnedEnd.has(n.id)));
+/**
+ * Top-level runs the engine is not asked to place: pinned runs (their place is fixed) and plain runs (the paragraph's
+ * own formatting). Long plain runs located by fuzzy matching would push the formatted runs off their words; instead
+ * they take the text the formatted runs leave.
+ */
+function unsentRuns(source: TaggedText, rules: RunRules): MarkNode[] {
+  return markTree(source.marks).filter(
+    (n) => n.kind === 'pair' && (rules.pinnedStart.has(n.id) || rules.pinnedEnd.has(n.id) || (rules.plain?.(n.id) ?? false)),
+  );
 }
 
-/** The unit sent for translation: without the tags of top-level pinned runs (long runs that cross the region's edges). */
-export function withoutPinned(source: TaggedText, rules: RunRules): TaggedText {
-  const ids = new Set(topPinned(source, rules).map((n) => n.id));
+/** The unit sent for translation: without the tags of unsent runs. */
+export function withoutRuns(source: TaggedText, rules: RunRules): TaggedText {
+  const ids = new Set(unsentRuns(source, rules).map((n) => n.id));
   return { text: source.text, marks: source.marks.filter((m) => !ids.has(m.id)) };
 }
 
 /**
- * Puts the top-level pinned runs back around a translation of `withoutPinned(source)`: a run pinned to the start takes
- * the text up to the first tag that is not its own, a run pinned to the end the text after the last such tag. Its own
- * tags that the translation moved past another run's stay inside it, empty at its edge.
+ * Puts the unsent runs back into a translation of `withoutRuns(source)`, as empty runs that the arrangement then
+ * grows over the text around them: a start-pinned run first, an end-pinned run last, any other one right after the
+ * tag that preceded it in the source. Tags inside an unsent run (a page number in plain text) stay inside it.
  */
-export function restorePinned(out: TaggedText, source: TaggedText, rules: RunRules): TaggedText {
-  const len = out.text.length;
-  const top = topPinned(source, rules);
+export function restoreRuns(out: TaggedText, source: TaggedText, rules: RunRules): TaggedText {
+  const tree = markTree(source.marks);
+  const unsent = new Set(unsentRuns(source, rules).map((n) => n.id));
   const owner = new Map<number, number>();
-  for (const p of top) walk(p.children, (d) => owner.set(d.id, p.id));
-  const both = top.find((p) => rules.pinnedStart.has(p.id) && rules.pinnedEnd.has(p.id));
-  const open = (id: number, pos: number): TagMark => ({ id, kind: 'open', pos });
-  const close = (id: number, pos: number): TagMark => ({ id, kind: 'close', pos });
-  if (both) return { text: out.text, marks: [open(both.id, 0), ...out.marks, close(both.id, len)] };
-  // The translation's top-level subtrees, each owned by a pinned run or by none.
+  const anchorOf = new Map<number, number | undefined>();
+  let previous: number | undefined;
+  for (const n of tree) {
+    if (unsent.has(n.id)) {
+      walk(n.children, (d) => owner.set(d.id, n.id));
+      anchorOf.set(n.id, previous);
+    } else previous = n.id;
+  }
   const blocks: TagMark[][] = [];
   let depth = 0;
   for (const m of out.marks) {
@@ -75,29 +85,26 @@ export function restorePinned(out: TaggedText, source: TaggedText, rules: RunRul
     blocks[blocks.length - 1]!.push(m);
     depth += m.kind === 'open' ? 1 : m.kind === 'close' ? -1 : 0;
   }
-  const ownerOf = (b: TagMark[]) => owner.get(b[0]!.id);
-  const at = (b: TagMark[], pos: number) => b.map((m) => ({ ...m, pos }));
-  const marks: TagMark[] = [];
-  let rest = blocks;
-  let cut = 0;
-  const start = top.find((p) => rules.pinnedStart.has(p.id));
-  if (start) {
-    const first = rest.findIndex((b) => ownerOf(b) !== start.id);
-    cut = first < 0 ? len : rest[first]![0]!.pos;
-    const own = rest.flatMap((b, i) => (ownerOf(b) !== start.id ? [] : i > first && first >= 0 ? at(b, cut) : b));
-    marks.push(open(start.id, 0), ...own, close(start.id, cut));
-    rest = rest.filter((b) => ownerOf(b) !== start.id);
+  const owned = new Map<number, TagMark[]>();
+  const free: TagMark[][] = [];
+  for (const b of blocks) {
+    const o = owner.get(b[0]!.id);
+    if (o === undefined) free.push(b);
+    else owned.set(o, [...(owned.get(o) ?? []), ...b]);
   }
-  const end = top.find((p) => rules.pinnedEnd.has(p.id));
-  if (!end) return { text: out.text, marks: [...marks, ...rest.flat()] };
-  let last = -1;
-  rest.forEach((b, i) => {
-    if (ownerOf(b) !== end.id) last = i;
-  });
-  const from = last < 0 ? cut : rest[last]![rest[last]!.length - 1]!.pos;
-  const others = rest.filter((b) => ownerOf(b) !== end.id).flat();
-  const own = rest.flatMap((b, i) => (ownerOf(b) !== end.id ? [] : i < last ? at(b, from) : b));
-  return { text: out.text, marks: [...marks, ...others, open(end.id, from), ...own, close(end.id, len)] };
+  const marks: TagMark[] = [];
+  const emit = (id: number, pos: number) => marks.push({ id, kind: 'open', pos }, ...(owned.get(id) ?? []), { id, kind: 'close', pos });
+  const runs = tree.filter((n) => unsent.has(n.id)).map((n) => n.id);
+  const isEnd = (id: number) => rules.pinnedEnd.has(id) && !rules.pinnedStart.has(id);
+  for (const id of runs) if (!isEnd(id) && (rules.pinnedStart.has(id) || anchorOf.get(id) === undefined)) emit(id, 0);
+  let pos = 0;
+  for (const b of free) {
+    marks.push(...b);
+    pos = b[b.length - 1]!.pos;
+    for (const id of runs) if (!isEnd(id) && !rules.pinnedStart.has(id) && anchorOf.get(id) === b[0]!.id) emit(id, pos);
+  }
+  for (const id of runs) if (isEnd(id)) emit(id, pos);
+  return { text: out.text, marks };
 }
 
 /** Re-nests the marks of a translated unit under the rules; the text is unchanged. */

@@ -2,7 +2,7 @@
 // its CharacterStyleRanges, is one tagged unit whose style ranges are paired inline tags; untouched markup is kept
 // byte for byte, and a translated paragraph is written back with the same ranges around the words they carry.
 import type { TaggedText, TagMark } from '../../../translate/markup/tagged-text.js';
-import { arrangeRuns, keepBlanksAroundAtoms, restorePinned, withoutPinned } from '../run-arrangement.js';
+import { arrangeRuns, keepBlanksAroundAtoms, restoreRuns, withoutRuns } from '../run-arrangement.js';
 import { parseXmlTree, type XElement, type XNode } from './xml-tree.js';
 
 /** Verbatim text, or a paragraph rendered from its translated unit. */
@@ -24,6 +24,7 @@ interface MarkInfo {
 
 const PSR = 'ParagraphStyleRange';
 const CSR = 'CharacterStyleRange';
+const PLAIN_RANGE = /^<CharacterStyleRange\s+AppliedCharacterStyle="CharacterStyle\/\$ID\/\[No character style\]"\s*>$/u;
 
 export function renderPieces(pieces: Piece[], outputs: TaggedText[]): string {
   let out = '';
@@ -111,8 +112,8 @@ export function planStory(text: string, units: TaggedText[], what: string): Piec
 
   /** One paragraph: verbatim when it has no words, else a unit rendered from its translation. */
   const paragraph = (toks: Tok[], openAtStart: XElement[]): Piece[] => {
-    const plain = toks.map((t) => (t.t === 'text' ? t.text : '')).join('');
-    if (!/[\p{L}\p{N}]/u.test(plain)) return toks.flatMap((t) => t.raw);
+    const words = toks.map((t) => (t.t === 'text' ? t.text : '')).join('');
+    if (!/[\p{L}\p{N}]/u.test(words)) return toks.flatMap((t) => t.raw);
     const info: MarkInfo[] = [];
     const marks: TagMark[] = [];
     const ids = new Map<XElement, number>();
@@ -123,9 +124,16 @@ export function planStory(text: string, units: TaggedText[], what: string): Piec
     const contentCloses: Piece[][] = [];
     let utext = '';
     const add = (m: MarkInfo) => info.push(m) - 1;
+    // A range in the paragraph's own formatting: no character style, no overrides, no <Properties>.
+    const plain = new Set<number>();
+    const notePlain = (el: XElement, id: number) => {
+      const own = el.children.some((c) => c.type === 'element' && c.name === 'Properties');
+      if (el.name === CSR && !own && PLAIN_RANGE.test(slice(el.openStart, el.openEnd))) plain.add(id);
+    };
     for (const el of openAtStart) {
       const id = add({ openRaw: [], closeRaw: [], holds: el.name === CSR || stack.some((s) => s.name === CSR), inContent: false });
       ids.set(el, id);
+      notePlain(el, id);
       pinnedStart.add(id);
       stack.push(el);
       marks.push({ id, kind: 'open', pos: 0 });
@@ -137,6 +145,7 @@ export function planStory(text: string, units: TaggedText[], what: string): Piec
       else if (tok.t === 'open') {
         const id = add({ openRaw: tok.raw, closeRaw: [], holds: tok.holds, inContent: false });
         ids.set(tok.el, id);
+        notePlain(tok.el, id);
         stack.push(tok.el);
         marks.push({ id, kind: 'open', pos: utext.length });
       } else if (tok.t === 'close') {
@@ -174,8 +183,8 @@ export function planStory(text: string, units: TaggedText[], what: string): Piec
       } else final.unshift(m);
     }
     const full: TaggedText = { text: utext, marks: final };
-    const rules = { pinnedStart, pinnedEnd, holdsText: (id: number) => info[id]!.holds };
-    const sent = withoutPinned(full, rules);
+    const rules = { pinnedStart, pinnedEnd, holdsText: (id: number) => info[id]!.holds, plain: (id: number) => plain.has(id) };
+    const sent = withoutRuns(full, rules);
     const unit = units.push(sent) - 1;
     return [
       ...prefix,
@@ -184,7 +193,7 @@ export function planStory(text: string, units: TaggedText[], what: string): Piec
           // Nested paragraphs (a footnote inside this one) render from the same outputs.
           const pieceText = (p: Piece[]) => renderPieces(p, outputs);
           const out = keepBlanksAroundAtoms(sent, outputs[unit] ?? sent, (id) => info[id]!.inContent);
-          const arranged = arrangeRuns(restorePinned(out, full, rules), rules, full);
+          const arranged = arrangeRuns(restoreRuns(out, full, rules), rules, full);
           let s = '';
           let inContent = false;
           let k = 0;

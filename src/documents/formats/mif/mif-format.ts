@@ -2,7 +2,7 @@
 // and its Char/Variable/XRef/Marker/anchor statements as empty tags; everything outside those Paras is kept byte for byte.
 import { translateTagged, type TaggedText, type TagMark } from '../../../translate/markup/index.js';
 import { countCodePoints, DocumentFormatError, type DocumentFormat, type ExtractedDocument } from '../format.js';
-import { arrangeRuns, keepBlanksAroundAtoms, restorePinned, withoutPinned } from '../run-arrangement.js';
+import { arrangeRuns, keepBlanksAroundAtoms, restoreRuns, withoutRuns } from '../run-arrangement.js';
 import { decodeMifString, encodeMifString, parseMif, type MifStatement } from './mif-syntax.js';
 
 /** Containers whose Paras are document text (not catalogs, variable or cross-reference formats, master data). */
@@ -136,8 +136,10 @@ function planPara(text: string, para: MifStatement, units: TaggedText[], unicode
     marks.splice(marks.length - 2, 1);
   }
   const source: TaggedText = { text: utext, marks };
-  const rules = { pinnedStart, pinnedEnd: new Set<number>(), holdsText: () => true };
-  const sent = withoutPinned(source, rules);
+  // The paragraph's own font: the text before any Font statement, or a Font statement that only resets to it.
+  const plain = (id: number) => raws[id]!.replace(/#[^\n]*/gu, '').replace(/<FTag `'>|<FLocked No>|\s+/gu, '') === (raws[id] ? '<Font>' : '');
+  const rules = { pinnedStart, pinnedEnd: new Set<number>(), holdsText: () => true, plain };
+  const sent = withoutRuns(source, rules);
   const unit = units.push(sent) - 1;
 
   const first = groups[0]!;
@@ -152,7 +154,7 @@ function planPara(text: string, para: MifStatement, units: TaggedText[], unicode
     para,
     unit,
     render(out) {
-      const arranged = arrangeRuns(restorePinned(keepBlanksAroundAtoms(sent, out, () => true), source, rules), rules, source);
+      const arranged = arrangeRuns(restoreRuns(keepBlanksAroundAtoms(sent, out, () => true), source, rules), rules, source);
       // An unchanged paragraph is written back as it was (line breaks, comments and all).
       if (arranged.text === source.text && JSON.stringify(arranged.marks) === JSON.stringify(source.marks)) return text.slice(para.start, para.end);
       const statements = [...prefix];
