@@ -1,10 +1,12 @@
 // The format registry: every extension of the spec, the formats built so far, and the limits of those to come.
 import { ditaFormat } from './dita.js';
 import type { DocumentFormat } from './format.js';
+import { idmlFormat } from './idml/idml-format.js';
 import { createImageFormat } from './image/image-format.js';
 import { TesseractRecognizer } from '../ocr/tesseract-recognizer.js';
 import { jsonFormat } from './json.js';
 import { htmlFormat, xmlFormat } from './markup-formats.js';
+import { mifFormat } from './mif/mif-format.js';
 import { docxFormat, pptxFormat, xlsxFormat } from './ooxml.js';
 import { pdfFormat } from './pdf.js';
 import { srtFormat } from './srt.js';
@@ -16,7 +18,7 @@ export { DocumentFormatError, countCodePoints, REFERENCE_MINIMUM_BILLED_CHARACTE
 
 /** Extensions of the spec whose formats are not built yet (they need the markup layer or converters). */
 export const PLANNED_EXTENSIONS: ReadonlySet<string> = new Set([
-  'doc', 'idml', 'mif',
+  'doc',
 ]);
 
 export const MINIMUM_BILLED_EXTENSIONS: ReadonlySet<string> = new Set(['docx', 'doc', 'pptx', 'xlsx', 'pdf']);
@@ -32,7 +34,7 @@ export class DocumentFormats {
   constructor(
     formats: readonly DocumentFormat[] = [
       txtFormat, srtFormat, jsonFormat, htmlFormat, xmlFormat, xliffFormat, ditaFormat, pdfFormat, docxFormat, pptxFormat, xlsxFormat,
-      pngFormat, jpegFormat,
+      idmlFormat, mifFormat, pngFormat, jpegFormat,
     ],
   ) {
     for (const f of formats) for (const ext of f.extensions) this.byExtension.set(ext, f);
