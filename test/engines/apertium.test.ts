@@ -231,12 +231,12 @@ describe('apertium engine (fake modes)', () => {
   });
 
   it('fails every request in flight on a pipeline killed at a deadline, and retries them on a fresh one', async () => {
-    const engine = new ApertiumEngine({ modesDir: dir, pairs: ['en-es'], maxPipelinesPerPair: 1, maxInFlightPerPipeline: 4, requestTimeoutMs: 2000 });
+    const engine = new ApertiumEngine({ modesDir: dir, pairs: ['en-es'], maxPipelinesPerPair: 1, maxInFlightPerPipeline: 4, requestTimeoutMs: 4000 });
     await engine.start();
     try {
       const slow = engine.translate({ source: 'en', target: 'es' }, ['SLOW'], {}).catch((e: unknown) => e);
-      // Queued late enough that their own deadline leaves a loaded machine time to start the fresh pipeline.
-      await new Promise((r) => setTimeout(r, 1200));
+      // Queued late enough that their own deadline leaves a loaded machine (2.4 s) time to start the fresh pipeline.
+      await new Promise((r) => setTimeout(r, 2400));
       const before = engine.childPids();
       const behind = ['one', 'two', 'three'].map((t) => engine.translate({ source: 'en', target: 'es' }, [t], {}));
       assert.equal(((await slow) as EngineError).kind, 'timeout');
