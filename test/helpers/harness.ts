@@ -55,7 +55,15 @@ export interface TestAppOptions {
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestContext> {
   const location = testStoreLocation();
-  const config = loadConfig({ TOLK_DATABASE_URL: location.url, TOLK_PORT: '8080', TOLK_FREE_PORT: '8081', ...options.env });
+  // Each app gets its own data directory (uploads, memories) unless the test names one.
+  const ownDataDir = options.env?.TOLK_DATA_DIR === undefined ? mkdtempSync(join(tmpdir(), 'tolk-data-')) : undefined;
+  const config = loadConfig({
+    TOLK_DATABASE_URL: location.url,
+    TOLK_PORT: '8080',
+    TOLK_FREE_PORT: '8081',
+    ...(ownDataDir ? { TOLK_DATA_DIR: ownDataDir } : {}),
+    ...options.env,
+  });
   const services = await buildServices(config, {
     engineOverride: options.engines ?? testEngines(),
     ...(location.pgSchema ? { pgSchema: location.pgSchema } : {}),
@@ -71,6 +79,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestC
       await app.close();
       await services.close({ dropSchema: true });
       location.cleanup();
+      if (ownDataDir) rmSync(ownDataDir, { recursive: true, force: true });
     },
   };
 }
