@@ -9,6 +9,8 @@ import {
   type ExtractedDocument,
   type ExtractOptions,
 } from './format.js';
+import { watermarkParagraph } from './ooxml.js';
+import { writeTranslatedDocx } from './pdf/docx-output.js';
 import { layoutPage, type TextBlock } from './pdf/layout.js';
 import { readPageTexts } from './pdf/page-text.js';
 import { loadPdf, writeTranslatedPdf } from './pdf/pdf-output.js';
@@ -27,6 +29,7 @@ export const pdfFormat: DocumentFormat = {
   contentType: 'application/pdf',
   maxBytes: 100 * 1024 * 1024,
   minimumBilledCharacters: REFERENCE_MINIMUM_BILLED_CHARACTERS,
+  outputFormats: ['docx'],
   async extract(input: Buffer, options: ExtractOptions): Promise<ExtractedDocument> {
     if (!looksLikePdf(input)) throw new DocumentFormatError('The file is not a PDF document.');
     // pdf-lib first: it refuses encrypted files, which pdf.js would open when only an owner password is set
@@ -38,18 +41,26 @@ export const pdfFormat: DocumentFormat = {
     if (translatable.length === 0) {
       throw new DocumentFormatError('The PDF file has no text to translate (a scanned document needs text recognition first).');
     }
+    /** Each page's blocks with what they say in the result. */
+    const translatedPages = (translations: string[]) => {
+      const byBlock = new Map(translatable.map((b, i) => [b, translations[i] ?? b.text]));
+      return blocks.map((page) => ({ blocks: page, texts: page.map((b) => byBlock.get(b) ?? b.text) }));
+    };
     return {
       segments: translatable.map((b) => ({ text: b.text, kind: 'text' as const })),
       characters: translatable.reduce((n, b) => n + countCodePoints(b.text), 0),
       async rebuild(translations) {
-        const byBlock = new Map(translatable.map((b, i) => [b, translations[i] ?? b.text]));
         // the loaded document is rewritten in place, so a second rebuild starts from the input again
         const doc = output ?? (await loadPdf(input));
         output = undefined;
-        return writeTranslatedPdf(
-          doc,
-          blocks.map((page) => ({ blocks: page, texts: page.map((b) => byBlock.get(b) ?? b.text) })),
-          { watermark: options.watermark === true },
+        return writeTranslatedPdf(doc, translatedPages(translations), { watermark: options.watermark === true });
+      },
+      rebuildAs(outputFormat, translations) {
+        if (outputFormat !== 'docx') throw new DocumentFormatError(`Conversion from 'pdf' to '${outputFormat}' is not supported.`);
+        output = undefined; // the PDF writer's document is not needed
+        return writeTranslatedDocx(
+          translatedPages(translations).map((p, n) => ({ ...p, view: pages[n]!.view })),
+          { lang: options.targetLang, ...(options.watermark === true ? { appendParagraph: watermarkParagraph } : {}) },
         );
       },
     };
