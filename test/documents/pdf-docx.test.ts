@@ -53,7 +53,8 @@ describe('pdf → docx', () => {
 
   it('writes the translated blocks as paragraphs in reading order: headings, bold, list items, a page break', async () => {
     const { doc, translations, docx } = await convert();
-    const paras = await paragraphs(docx);
+    const all = await paragraphs(docx);
+    const paras = all.filter((p) => !p.xml.includes('<w:drawing>'));
     const list = new Set(['The kitchen is big and bright.', 'The garden has three old trees.', 'The road to the city is very long.']);
     const expected = doc.segments.map((s, i) => (list.has(s.text) ? `•\t${translations[i]}` : translations[i]));
     assert.deepEqual(paras.map((p) => p.text), expected);
@@ -74,6 +75,28 @@ describe('pdf → docx', () => {
     // page 2 starts at "The Garden": the only page break
     assert.deepEqual(paras.filter((p) => p.xml.includes('<w:pageBreakBefore/>')).map((p) => p.text), [standIn('The Garden')]);
     assert.ok(!paras.some((p) => p.text.includes(WATERMARK_TEXT)));
+  });
+
+  it('embeds the page image as a PNG where it was: after the list, before the table, at its size on the page', async () => {
+    const { docx } = await convert();
+    const all = await paragraphs(docx);
+    const drawings = all.flatMap((p, i) => (p.xml.includes('<w:drawing>') ? [i] : []));
+    assert.equal(drawings.length, 1);
+    const at = drawings[0]!;
+    assert.equal(all[at - 1]!.text, `•\t${standIn('The road to the city is very long.')}`);
+    assert.equal(all[at + 1]!.text, standIn('Room'));
+    // painted at 120 × 75 pt: 12,700 EMU per point
+    assert.match(all[at]!.xml, /<wp:extent cx="1524000" cy="952500"\/>/);
+    const pkg = await openPackage(docx, 'docx');
+    const media = pkg.entries.filter((e) => e.name.startsWith('word/media/'));
+    assert.deepEqual(media.map((e) => e.name), ['word/media/image1.png']);
+    const png = await pkg.read(media[0]!);
+    assert.equal(png.subarray(1, 4).toString('latin1'), 'PNG');
+    // IHDR: the image's own pixels, 160 × 100
+    assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [160, 100]);
+    const rels = (await pkg.read(pkg.entries.find((e) => e.name === 'word/_rels/document.xml.rels')!)).toString('utf8');
+    const id = /r:embed="([^"]+)"/.exec(all[at]!.xml)![1]!;
+    assert.match(rels, new RegExp(`Id="${id}" Type="[^"]+/image" Target="media/image1.png"`));
   });
 
   it('is read back by the docx format: the same texts as segments', async () => {

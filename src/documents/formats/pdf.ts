@@ -12,11 +12,14 @@ import {
 import { watermarkParagraph } from './ooxml.js';
 import { writeTranslatedDocx } from './pdf/docx-output.js';
 import { layoutPage, type TextBlock } from './pdf/layout.js';
+import { readPageImages } from './pdf/page-images.js';
 import { readPageTexts } from './pdf/page-text.js';
 import { loadPdf, writeTranslatedPdf } from './pdf/pdf-output.js';
 
 export const PDF_MAX_PAGES = 500;
 const PDF_MAX_CHARACTERS = 5_000_000;
+/** Images a conversion embeds: each up to 16 megapixels, 100 megapixels in all (the rest are left out). */
+const DOCX_IMAGE_LIMITS = { maxPixels: 16_000_000, maxTotalPixels: 100_000_000 };
 
 function looksLikePdf(input: Buffer): boolean {
   // readers accept the header anywhere in the first kilobyte
@@ -55,11 +58,12 @@ export const pdfFormat: DocumentFormat = {
         output = undefined;
         return writeTranslatedPdf(doc, translatedPages(translations), { watermark: options.watermark === true });
       },
-      rebuildAs(outputFormat, translations) {
+      async rebuildAs(outputFormat, translations) {
         if (outputFormat !== 'docx') throw new DocumentFormatError(`Conversion from 'pdf' to '${outputFormat}' is not supported.`);
         output = undefined; // the PDF writer's document is not needed
+        const images = await readPageImages(input, DOCX_IMAGE_LIMITS);
         return writeTranslatedDocx(
-          translatedPages(translations).map((p, n) => ({ ...p, view: pages[n]!.view })),
+          translatedPages(translations).map((p, n) => ({ ...p, view: pages[n]!.view, images: images[n] ?? [] })),
           { lang: options.targetLang, ...(options.watermark === true ? { appendParagraph: watermarkParagraph } : {}) },
         );
       },

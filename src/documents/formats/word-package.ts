@@ -3,6 +3,7 @@
 import yazl from 'yazl';
 
 export const W_NS = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
+const WP_NS = 'http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing';
 const R_NS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 const PKG_RELS = 'http://schemas.openxmlformats.org/package/2006/relationships';
 const OFFICE_RELS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
@@ -15,9 +16,17 @@ export interface WordPage {
   margin: { top: number; right: number; bottom: number; left: number };
 }
 
+export interface WordImage {
+  /** Relationship id the body's drawing refers to (see `imageParagraph`). */
+  id: string;
+  png: Buffer;
+}
+
 export interface WordDocument {
   /** The body's paragraphs (`<w:p>` elements with the `w:` prefix), in order. */
   body: string;
+  /** PNG images the body shows (word/media). */
+  images?: readonly WordImage[];
   page: WordPage;
   /** Language of the text ("es", "pt-BR"), written as the default run language. */
   lang: string;
@@ -29,6 +38,7 @@ const CONTENT_TYPES =
   `${XML_DECL}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
   '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>' +
   '<Default Extension="xml" ContentType="application/xml"/>' +
+  '<Default Extension="png" ContentType="image/png"/>' +
   '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>' +
   '<Override PartName="/word/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.styles+xml"/>' +
   '<Override PartName="/docProps/core.xml" ContentType="application/vnd.openxmlformats-package.core-properties+xml"/>' +
@@ -40,10 +50,34 @@ const PACKAGE_RELS =
   '<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/package/2006/relationships/metadata/core-properties" Target="docProps/core.xml"/>' +
   '</Relationships>';
 
-const DOCUMENT_RELS =
-  `${XML_DECL}<Relationships xmlns="${PKG_RELS}">` +
-  `<Relationship Id="rId1" Type="${OFFICE_RELS}/styles" Target="styles.xml"/>` +
-  '</Relationships>';
+const mediaName = (n: number) => `media/image${n + 1}.png`;
+
+function documentRels(images: readonly WordImage[]): string {
+  return (
+    `${XML_DECL}<Relationships xmlns="${PKG_RELS}">` +
+    `<Relationship Id="rId1" Type="${OFFICE_RELS}/styles" Target="styles.xml"/>` +
+    images.map((img, n) => `<Relationship Id="${attr(img.id)}" Type="${OFFICE_RELS}/image" Target="${mediaName(n)}"/>`).join('') +
+    '</Relationships>'
+  );
+}
+
+const EMU_PER_POINT = 12_700;
+
+/** A paragraph showing one image inline, `width` × `height` points; `n` numbers the drawing (unique, from 1). */
+export function imageParagraph(relationshipId: string, n: number, width: number, height: number): string {
+  const cx = Math.max(1, Math.round(width * EMU_PER_POINT));
+  const cy = Math.max(1, Math.round(height * EMU_PER_POINT));
+  const a = 'http://schemas.openxmlformats.org/drawingml/2006/main';
+  const pic = 'http://schemas.openxmlformats.org/drawingml/2006/picture';
+  return (
+    `<w:p><w:r><w:drawing><wp:inline distT="0" distB="0" distL="0" distR="0"><wp:extent cx="${cx}" cy="${cy}"/>` +
+    `<wp:docPr id="${n}" name="Picture ${n}"/><a:graphic xmlns:a="${a}"><a:graphicData uri="${pic}"><pic:pic xmlns:pic="${pic}">` +
+    `<pic:nvPicPr><pic:cNvPr id="${n}" name="image${n}.png"/><pic:cNvPicPr/></pic:nvPicPr>` +
+    `<pic:blipFill><a:blip r:embed="${attr(relationshipId)}"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill>` +
+    `<pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="${cx}" cy="${cy}"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></pic:spPr>` +
+    '</pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>'
+  );
+}
 
 const CORE =
   `${XML_DECL}<cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" ` +
@@ -77,7 +111,7 @@ function documentXml(doc: WordDocument): string {
   const { width, height, margin } = doc.page;
   const r = (n: number) => Math.max(0, Math.round(n));
   return (
-    `${XML_DECL}<w:document xmlns:w="${W_NS}" xmlns:r="${R_NS}"><w:body>${doc.body}` +
+    `${XML_DECL}<w:document xmlns:w="${W_NS}" xmlns:r="${R_NS}" xmlns:wp="${WP_NS}"><w:body>${doc.body}` +
     `<w:sectPr><w:pgSz w:w="${r(width)}" w:h="${r(height)}"/>` +
     `<w:pgMar w:top="${r(margin.top)}" w:right="${r(margin.right)}" w:bottom="${r(margin.bottom)}" w:left="${r(margin.left)}" ` +
     'w:header="720" w:footer="720" w:gutter="0"/></w:sectPr></w:body></w:document>'
@@ -100,7 +134,9 @@ export function writeWordPackage(doc: WordDocument): Promise<Buffer> {
     add('docProps/core.xml', CORE);
     add('word/document.xml', documentXml(doc));
     add('word/styles.xml', styles(doc.lang));
-    add('word/_rels/document.xml.rels', DOCUMENT_RELS);
+    add('word/_rels/document.xml.rels', documentRels(doc.images ?? []));
+    // PNG is compressed already
+    (doc.images ?? []).forEach((img, n) => zip.addBuffer(img.png, `word/${mediaName(n)}`, { mtime, compress: false }));
     zip.end();
   });
 }

@@ -1,8 +1,9 @@
 // A translated PDF as an editable Word document: each text block becomes a paragraph in reading order, with its
 // size, weight, slant, colour and alignment; larger blocks become headings, list items keep their markers.
 import { escapeXmlText } from '../ooxml-text.js';
-import { writeWordPackage, type WordPage } from '../word-package.js';
+import { imageParagraph, writeWordPackage, type WordImage, type WordPage } from '../word-package.js';
 import type { FontFamily, TextBlock } from './layout.js';
+import type { PageImage } from './page-images.js';
 
 export interface DocxPage {
   /** The page box [x0, y0, x1, y1] in points. */
@@ -10,6 +11,8 @@ export interface DocxPage {
   blocks: TextBlock[];
   /** texts[i] is what block i says in the result (its translation, or its own text when it is not translated). */
   texts: string[];
+  /** The page's images, shown before the first block below their top edge. */
+  images?: readonly PageImage[];
 }
 
 export interface DocxOptions {
@@ -95,11 +98,34 @@ function pageSetup(pages: readonly DocxPage[]): WordPage {
 /** The Word document's bytes. */
 export function writeTranslatedDocx(pages: readonly DocxPage[], options: DocxOptions): Promise<Buffer> {
   const level = headingLevels(pages);
+  const setup = pageSetup(pages);
+  const textWidth = (setup.width - setup.margin.left - setup.margin.right) / TWIPS_PER_POINT;
   const body: string[] = [];
+  const media: WordImage[] = [];
   pages.forEach((page, n) => {
     let pageBreak = n > 0;
+    const pending = [...(page.images ?? [])];
+    /** Images whose top is above `top` (all remaining ones when undefined), each as its own paragraph. */
+    const placeImages = (top?: number) => {
+      for (let k = 0; k < pending.length; ) {
+        const image = pending[k]!;
+        if (top !== undefined && image.top < top) {
+          k++;
+          continue;
+        }
+        pending.splice(k, 1);
+        const id = `rIdImage${media.length + 1}`;
+        media.push({ id, png: image.png });
+        // no wider than the text column
+        const scale = Math.min(1, textWidth / image.width);
+        const xml = imageParagraph(id, media.length, image.width * scale, image.height * scale);
+        body.push(pageBreak ? xml.replace('<w:p>', '<w:p><w:pPr><w:pageBreakBefore/></w:pPr>') : xml);
+        pageBreak = false;
+      }
+    };
     for (let i = 0; i < page.blocks.length; i++) {
       const block = page.blocks[i]!;
+      if (Math.abs(block.angle) < 0.01) placeImages(block.top);
       const text = page.texts[i] ?? block.text;
       const next = page.blocks[i + 1];
       if (isMarker(block) && next?.translatable) {
@@ -113,9 +139,10 @@ export function writeTranslatedDocx(pages: readonly DocxPage[], options: DocxOpt
       }
       pageBreak = false;
     }
+    placeImages();
     // a page without text still starts a new page
     if (pageBreak) body.push(paragraph({ pageBreak, align: 'left' }, ''));
   });
   if (options.appendParagraph) body.push(options.appendParagraph('w'));
-  return writeWordPackage({ body: body.join(''), page: pageSetup(pages), lang: options.lang });
+  return writeWordPackage({ body: body.join(''), images: media, page: setup, lang: options.lang });
 }
