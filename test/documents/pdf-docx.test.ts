@@ -12,6 +12,8 @@ import { pdfFormat } from '../../src/documents/formats/pdf.js';
 import { docxFormat, WATERMARK_TEXT } from '../../src/documents/formats/ooxml.js';
 import { openPackage } from '../../src/documents/formats/ooxml-package.js';
 import { DocumentFormatError } from '../../src/documents/formats/format.js';
+import { layoutPage, type TextPiece } from '../../src/documents/formats/pdf/layout.js';
+import { writeTranslatedDocx } from '../../src/documents/formats/pdf/docx-output.js';
 
 const FIXTURES = new URL('../../../test/fixtures/documents/', import.meta.url);
 const sample = () => readFileSync(new URL('sample.pdf', FIXTURES));
@@ -106,6 +108,35 @@ describe('pdf → docx', () => {
     // list items keep their marker (the tab between is an inline tag for the docx format); the watermark ends the body
     assert.deepEqual(texts, [...translations.map((t) => (texts.includes(`•${t}`) ? `•${t}` : t)), WATERMARK_TEXT]);
     assert.equal(texts.filter((t) => t.startsWith('•')).length, 3);
+  });
+
+  it('keeps italic, colour, centring and heading levels by size (synthetic page)', async () => {
+    const SANS = { family: 'sans' as const, bold: false, italic: false };
+    const piece = (text: string, x: number, y: number, size = 10, extra: Partial<TextPiece> = {}): TextPiece =>
+      ({ text, x, y, angle: 0, size, width: text.length * size * 0.5, font: SANS, ...extra });
+    const blocks = layoutPage(
+      [
+        piece('Big title here', 100, 760, 24),
+        piece('Smaller section title', 50, 720, 16),
+        piece('A red italic sentence for the body text.', 50, 690, 10, { color: '#cc0000', font: { ...SANS, italic: true } }),
+        piece('A centred line of text', 250, 660), piece('under another one', 262.5, 648), piece('and the third one', 262, 636),
+        piece('Plain body text that is long enough to be the body size.', 50, 600),
+      ],
+      [0, 0, 612, 792],
+    );
+    const texts = blocks.map((b) => standIn(b.text));
+    const docx = await writeTranslatedDocx([{ view: [0, 0, 612, 792], blocks, texts }], { lang: 'es' });
+    const paras = await paragraphs(docx);
+    assert.deepEqual(paras.map((p) => p.text), texts);
+    assert.deepEqual(paras.map((p) => p.style), ['Heading1', 'Heading2', undefined, undefined, undefined]);
+    assert.match(paras[2]!.xml, /<w:i\/>.*<w:color w:val="CC0000"\/>/);
+    assert.doesNotMatch(paras[4]!.xml, /<w:i\/>|<w:color/);
+    assert.match(paras[3]!.xml, /<w:jc w:val="center"\/>/);
+    assert.doesNotMatch(paras[4]!.xml, /<w:jc/);
+    const pkg = await openPackage(docx, 'docx');
+    const styles = (await pkg.read(pkg.entries.find((e) => e.name === 'word/styles.xml')!)).toString('utf8');
+    for (const id of ['Normal', 'Heading1', 'Heading2', 'Heading3', 'ListParagraph']) assert.match(styles, new RegExp(`w:styleId="${id}"`));
+    assert.match(styles, /<w:lang w:val="es"\/>/);
   });
 
   it('refuses a conversion it does not declare', async () => {
