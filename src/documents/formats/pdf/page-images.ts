@@ -30,8 +30,8 @@ type Matrix = [number, number, number, number, number, number];
 const IDENTITY: Matrix = [1, 0, 0, 1, 0, 0];
 /** Images smaller than this (points) are rules, dots or spacers, not pictures. */
 const MIN_SIDE = 4;
-/** How long a decoded image is waited for; one pdf.js cannot decode is left out. */
-const DECODE_WAIT_MS = 10_000;
+/** How long images are waited for in all; those pdf.js has not decoded by then are left out. */
+const DECODE_BUDGET_MS = 60_000;
 // pdf.js ImageKind
 const GRAYSCALE_1BPP = 1;
 const RGB_24BPP = 2;
@@ -75,10 +75,11 @@ function rgba(image: DecodedImage): Uint8ClampedArray | undefined {
   return out;
 }
 
-function decoded(page: PDFPageProxy, id: string): Promise<DecodedImage | undefined> {
+function decoded(page: PDFPageProxy, id: string, waitMs: number): Promise<DecodedImage | undefined> {
   const objects = id.startsWith('g_') ? page.commonObjs : page.objs;
+  if (waitMs <= 0) return Promise.resolve(undefined);
   return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(undefined), DECODE_WAIT_MS);
+    const timer = setTimeout(() => resolve(undefined), waitMs);
     timer.unref();
     try {
       objects.get(id, (obj: unknown) => {
@@ -118,6 +119,7 @@ export async function readPageImages(input: Buffer, limits: ImageLimits): Promis
   }
   const pages: PageImage[][] = [];
   let pixels = 0;
+  const deadline = Date.now() + DECODE_BUDGET_MS;
   try {
     for (let n = 1; n <= doc.numPages; n++) {
       const page = await doc.getPage(n);
@@ -142,7 +144,7 @@ export async function readPageImages(input: Buffer, limits: ImageLimits): Promis
           const height = Math.hypot(ctm[2], ctm[3]);
           if (width < MIN_SIDE || height < MIN_SIDE) continue;
           const id = args?.[0];
-          const image = typeof id === 'string' ? await decoded(page, id) : (id as DecodedImage | undefined);
+          const image = typeof id === 'string' ? await decoded(page, id, deadline - Date.now()) : (id as DecodedImage | undefined);
           if (!image || pixels + image.width * image.height > limits.maxTotalPixels) continue;
           const data = await png(image).catch(() => undefined);
           if (!data) continue;
