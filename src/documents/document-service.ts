@@ -69,6 +69,13 @@ export interface DocumentDownload {
   release(): Promise<void>;
 }
 
+/** The format id the result is written in: the upload's own, or a conversion the format declares (400 otherwise). */
+function outputFormatFor(format: DocumentFormat, requested: string | undefined): string {
+  if (requested === undefined || requested === format.id || format.extensions.includes(requested)) return format.id;
+  if (format.outputFormats?.includes(requested)) return requested;
+  throw invalid(`Conversion from '${format.id}' to '${requested}' is not supported.`);
+}
+
 export class DocumentService {
   readonly formats: DocumentFormats;
   readonly repository: DocumentRepository;
@@ -156,9 +163,7 @@ export class DocumentService {
       throw new ServiceError('payload_too_large', `Document too large: ${format.id} documents may have at most ${format.maxBytes} bytes.`);
     }
     if (file.bytes === 0) throw invalid(INVALID_FILE);
-    if (req.outputFormat !== undefined && req.outputFormat !== format.id && !format.extensions.includes(req.outputFormat)) {
-      throw invalid(`Conversion from '${format.id}' to '${req.outputFormat}' is not supported.`);
-    }
+    const outputFormat = outputFormatFor(format, req.outputFormat);
     // Same validation as text: language pair, formality; glossaries, style rule list and memory exist and fit the
     // pair (404/400 at upload, not later as a failed job).
     const text = textRequest(req.sourceLang === undefined ? [] : [''], req);
@@ -172,7 +177,7 @@ export class DocumentService {
       key_id: ctx.key.id,
       status: 'queued',
       format: format.id,
-      output_format: format.id,
+      output_format: outputFormat,
       source_lang: req.sourceLang ?? null,
       target_lang: req.targetLang,
       formality: req.formality,

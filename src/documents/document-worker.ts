@@ -233,9 +233,14 @@ export class DocumentWorker {
       }
       return out;
     };
-    const output = doc.translateWith
-      ? await doc.translateWith(translator('nonewlines'))
-      : await doc.rebuild(await translator('1')(doc.segments.map((s) => s.text)));
+    // output_format names another format (a conversion the format declared at upload): its segments, then rebuildAs
+    const convertTo = row.output_format !== format.id ? row.output_format : undefined;
+    if (convertTo !== undefined && !doc.rebuildAs) throw new JobFailure(`Conversion from '${format.id}' to '${convertTo}' is not supported.`);
+    const output = convertTo !== undefined
+      ? await doc.rebuildAs!(convertTo, await translator('1')(doc.segments.map((s) => s.text)))
+      : doc.translateWith
+        ? await doc.translateWith(translator('nonewlines'))
+        : await doc.rebuild(await translator('1')(doc.segments.map((s) => s.text)));
     const part = this.o.files.partPath(`${row.id}-result`);
     await pipeline(Readable.from([output]), encryptStream(documentKey, 'result'), createWriteStream(part, { mode: 0o600 }));
     await rename(part, this.o.files.resultPath(row.id));

@@ -6,6 +6,7 @@ import { authHeaders, type TestAccount, type TestContext } from '../helpers/harn
 import { createDocumentsTestApp, fixture, type DocumentsTestApp } from '../helpers/documents.js';
 import type { Part } from '../documents/multipart.js';
 import { flat, inspectPdf, pdftotext } from '../documents/pdf-inspect.js';
+import { docxFormat } from '../../src/documents/formats/ooxml.js';
 
 let app: DocumentsTestApp;
 let ctx: TestContext;
@@ -97,13 +98,29 @@ describe('pdf documents over HTTP', () => {
     }
   });
 
-  it('refuses conversion of a PDF to docx', async () => {
+  it('converts a PDF to an editable Word document with output_format=docx (billed as the PDF)', async () => {
+    const { id, key, status } = await translate('sample.pdf', [{ name: 'output_format', value: 'docx' }, { name: 'enable_watermark', value: 'true' }]);
+    assert.equal(status.status, 'done', status.error_message);
+    assert.equal(status.billed_characters, 50_000);
+    const dl = await download(id, key);
+    assert.equal(dl.statusCode, 200, dl.body);
+    assert.equal(dl.headers['content-type'], 'application/vnd.openxmlformats-officedocument.wordprocessingml.document');
+    // Tolk's own docx format reads the result: the Spanish paragraphs, then the watermark
+    const back = await docxFormat.extract(dl.rawPayload, { targetLang: 'en' });
+    const texts = back.segments.map((s) => s.text);
+    assert.equal(texts.at(-1), 'Translated by Tolk');
+    const text = flat(texts.join(' '));
+    for (const word of ['casa', 'río', 'abuela', 'perros', 'pueblo', 'cocina', 'jardín']) assert.match(text, new RegExp(`\\b${word}\\b`, 'iu'), word);
+    for (const sentence of ENGLISH) assert.ok(!text.includes(sentence), sentence);
+  });
+
+  it('refuses conversions the PDF format does not declare', async () => {
     const res = await upload([
       { name: 'file', filename: 'sample.pdf', content: fixture('sample.pdf') },
       { name: 'target_lang', value: 'ES' },
-      { name: 'output_format', value: 'docx' },
+      { name: 'output_format', value: 'xlsx' },
     ]);
     assert.equal(res.statusCode, 400);
-    assert.match(res.json().message, /Conversion from 'pdf' to 'docx'/);
+    assert.match(res.json().message, /Conversion from 'pdf' to 'xlsx'/);
   });
 });

@@ -27,6 +27,8 @@ export interface ExtractedDocument {
    * the pipeline's plain-text translator; the pipeline then uses this instead of translating `segments` + rebuild.
    */
   translateWith?(translate: (texts: string[]) => Promise<string[]>): Promise<Buffer>;
+  /** Builds the translated file in another format (one of the format's `outputFormats`, for output_format). */
+  rebuildAs?(outputFormat: string, translations: string[]): Buffer | Promise<Buffer>;
 }
 
 export interface ExtractOptions {
@@ -49,6 +51,8 @@ export interface DocumentFormat {
   readonly maxBytes: number;
   /** Characters billed at least per document (0 = none). */
   readonly minimumBilledCharacters: number;
+  /** Ids of the other formats its documents can be converted to (output_format); `rebuildAs` builds them. */
+  readonly outputFormats?: readonly string[];
   /** Parses the file; throws DocumentFormatError for a file it cannot read. */
   extract(input: Buffer, options: ExtractOptions): ExtractedDocument | Promise<ExtractedDocument>;
 }

@@ -104,7 +104,7 @@ function nearestBoundary(text: string, pos: number): number {
 }
 
 /** A Word paragraph saying the document was machine translated (enable_watermark). */
-function watermarkParagraph(prefix: string): string {
+export function watermarkParagraph(prefix: string): string {
   const w = prefix ? `${prefix}:` : '';
   return `<${w}p><${w}pPr><${w}jc ${w}val="center"/></${w}pPr><${w}r><${w}rPr><${w}i/><${w}color ${w}val="808080"/></${w}rPr><${w}t>${escapeXmlText(WATERMARK_TEXT)}</${w}t></${w}r></${w}p>`;
 }

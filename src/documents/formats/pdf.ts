@@ -9,12 +9,17 @@ import {
   type ExtractedDocument,
   type ExtractOptions,
 } from './format.js';
+import { watermarkParagraph } from './ooxml.js';
+import { writeTranslatedDocx } from './pdf/docx-output.js';
 import { layoutPage, type TextBlock } from './pdf/layout.js';
+import { readPageImages } from './pdf/page-images.js';
 import { readPageTexts } from './pdf/page-text.js';
 import { loadPdf, writeTranslatedPdf } from './pdf/pdf-output.js';
 
 export const PDF_MAX_PAGES = 500;
 const PDF_MAX_CHARACTERS = 5_000_000;
+/** Images a conversion embeds: each up to 16 megapixels, 100 megapixels in all (the rest are left out). */
+const DOCX_IMAGE_LIMITS = { maxPixels: 16_000_000, maxTotalPixels: 100_000_000 };
 
 function looksLikePdf(input: Buffer): boolean {
   // readers accept the header anywhere in the first kilobyte
@@ -27,6 +32,7 @@ export const pdfFormat: DocumentFormat = {
   contentType: 'application/pdf',
   maxBytes: 100 * 1024 * 1024,
   minimumBilledCharacters: REFERENCE_MINIMUM_BILLED_CHARACTERS,
+  outputFormats: ['docx'],
   async extract(input: Buffer, options: ExtractOptions): Promise<ExtractedDocument> {
     if (!looksLikePdf(input)) throw new DocumentFormatError('The file is not a PDF document.');
     // pdf-lib first: it refuses encrypted files, which pdf.js would open when only an owner password is set
@@ -38,18 +44,27 @@ export const pdfFormat: DocumentFormat = {
     if (translatable.length === 0) {
       throw new DocumentFormatError('The PDF file has no text to translate (a scanned document needs text recognition first).');
     }
+    /** Each page's blocks with what they say in the result. */
+    const translatedPages = (translations: string[]) => {
+      const byBlock = new Map(translatable.map((b, i) => [b, translations[i] ?? b.text]));
+      return blocks.map((page) => ({ blocks: page, texts: page.map((b) => byBlock.get(b) ?? b.text) }));
+    };
     return {
       segments: translatable.map((b) => ({ text: b.text, kind: 'text' as const })),
       characters: translatable.reduce((n, b) => n + countCodePoints(b.text), 0),
       async rebuild(translations) {
-        const byBlock = new Map(translatable.map((b, i) => [b, translations[i] ?? b.text]));
         // the loaded document is rewritten in place, so a second rebuild starts from the input again
         const doc = output ?? (await loadPdf(input));
         output = undefined;
-        return writeTranslatedPdf(
-          doc,
-          blocks.map((page) => ({ blocks: page, texts: page.map((b) => byBlock.get(b) ?? b.text) })),
-          { watermark: options.watermark === true },
+        return writeTranslatedPdf(doc, translatedPages(translations), { watermark: options.watermark === true });
+      },
+      async rebuildAs(outputFormat, translations) {
+        if (outputFormat !== 'docx') throw new DocumentFormatError(`Conversion from 'pdf' to '${outputFormat}' is not supported.`);
+        output = undefined; // the PDF writer's document is not needed
+        const images = await readPageImages(input, DOCX_IMAGE_LIMITS);
+        return writeTranslatedDocx(
+          translatedPages(translations).map((p, n) => ({ ...p, view: pages[n]!.view, images: images[n] ?? [] })),
+          { lang: options.targetLang, ...(options.watermark === true ? { appendParagraph: watermarkParagraph } : {}) },
         );
       },
     };
