@@ -94,6 +94,9 @@ async function serve(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  // A promise some library leaves unhandled (pdf.js can, after reading a damaged file) must not take every request
+  // and queued job down with it: log it with its stack and keep serving.
+  process.on('unhandledRejection', (reason) => server.app.log.error({ err: reason }, 'unhandled promise rejection'));
 }
 
 export async function main(argv: string[]): Promise<number> {

@@ -180,9 +180,8 @@ export class Store {
    */
   async charge(charge: UsageCharge, limits: ChargeLimits): Promise<ChargeOutcome> {
     if (this.sqlite) {
-      const chargeSqlite = (this.sqliteCharge ??= prepareSqliteCharge(this.sqlite));
-      // Holding Kysely's (only) SQLite connection keeps any Kysely transaction off it while this one runs.
-      return this.db.connection().execute(async () => chargeSqlite(charge, limits));
+      this.sqliteCharges ??= new SqliteChargeBatcher(this.db, prepareSqliteCharge(this.sqlite));
+      return this.sqliteCharges.add(charge, limits);
     }
     return this.db.transaction().execute(async (trx) => {
       // Serialise charges per account across nodes.
@@ -221,7 +220,7 @@ export class Store {
     });
   }
 
-  private sqliteCharge: ((charge: UsageCharge, limits: ChargeLimits) => ChargeOutcome) | undefined;
+  private sqliteCharges: SqliteChargeBatcher | undefined;
 
   private async periodTotals(trx: Transaction<Database>, subjectId: string, periodStart: number): Promise<UsageTotals> {
     const q = trx
@@ -250,11 +249,46 @@ function chargeRefused(charge: UsageCharge, limits: ChargeLimits, account: Usage
   return null;
 }
 
+type PendingCharge = { charge: UsageCharge; limits: ChargeLimits; resolve: (o: ChargeOutcome) => void; reject: (e: unknown) => void };
+
+/**
+ * Group commit for SQLite: the charges of one event-loop turn run in one transaction, each decided after the one
+ * before it (so quotas hold exactly as with one transaction each), with one commit and one WAL write for all.
+ */
+class SqliteChargeBatcher {
+  private queue: PendingCharge[] = [];
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly run: (items: readonly { charge: UsageCharge; limits: ChargeLimits }[]) => ChargeOutcome[],
+  ) {}
+
+  add(charge: UsageCharge, limits: ChargeLimits): Promise<ChargeOutcome> {
+    return new Promise((resolve, reject) => {
+      if (this.queue.push({ charge, limits, resolve, reject }) === 1) setImmediate(() => void this.flush());
+    });
+  }
+
+  private async flush(): Promise<void> {
+    const items = this.queue;
+    this.queue = [];
+    // Holding Kysely's (only) SQLite connection keeps any Kysely transaction off it while this one runs.
+    const runAlone = (batch: PendingCharge[]) => this.db.connection().execute(async () => this.run(batch));
+    try {
+      const outcomes = await runAlone(items);
+      items.forEach((item, i) => item.resolve(outcomes[i]!));
+    } catch {
+      // One failing charge must not fail the others of its batch: each again on its own.
+      for (const item of items) await runAlone([item]).then(([o]) => item.resolve(o!), item.reject);
+    }
+  }
+}
+
 /**
  * charge() on SQLite as one synchronous better-sqlite3 transaction (BEGIN IMMEDIATE … COMMIT) over statements prepared
  * once: same reads, decision and writes as the Kysely path, without re-preparing and re-compiling six queries per call.
  */
-function prepareSqliteCharge(db: SqliteDatabase.Database): (charge: UsageCharge, limits: ChargeLimits) => ChargeOutcome {
+function prepareSqliteCharge(db: SqliteDatabase.Database): (items: readonly { charge: UsageCharge; limits: ChargeLimits }[]) => ChargeOutcome[] {
   const totals = db.prepare<[string, number], { characters: number; speech_to_text_ms: number }>(
     'select characters, speech_to_text_ms from usage_counters where subject_id = ? and period_start = ?',
   );
@@ -270,13 +304,14 @@ function prepareSqliteCharge(db: SqliteDatabase.Database): (charge: UsageCharge,
     const row = totals.get(subjectId, periodStart);
     return { characters: row?.characters ?? 0, speechToTextMs: row?.speech_to_text_ms ?? 0 };
   };
-  const tx = db.transaction((charge: UsageCharge, limits: ChargeLimits): ChargeOutcome => {
+  const chargeOne = (charge: UsageCharge, limits: ChargeLimits): ChargeOutcome => {
     const refused = chargeRefused(charge, limits, periodTotals(charge.accountId, charge.periodStart), periodTotals(charge.keyId, charge.periodStart));
     if (refused) return refused;
     insertEvent.run(charge.accountId, charge.keyId, charge.product, charge.units, charge.reportingTag, charge.at);
     const { chars, ms } = chargeUnits(charge);
     for (const subject of [charge.accountId, charge.keyId]) bumpCounter.run(subject, charge.periodStart, chars, ms);
     return { ok: true };
-  });
-  return (charge, limits) => tx.immediate(charge, limits);
+  };
+  const tx = db.transaction((items: readonly { charge: UsageCharge; limits: ChargeLimits }[]) => items.map((i) => chargeOne(i.charge, i.limits)));
+  return (items) => tx.immediate(items);
 }

@@ -1,7 +1,7 @@
 // The images a PDF's pages paint (image XObjects and inline images), decoded by pdf.js and encoded as PNG, with the
 // size and place they have on the page: a conversion to another format embeds them where they were.
 import { createCanvas, ImageData } from '@napi-rs/canvas';
-import { getDocument, OPS, type PDFDocumentProxy, type PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { getDocument, OPS, type PDFDocumentLoadingTask, type PDFDocumentProxy, type PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 
 export interface PageImage {
   png: Buffer;
@@ -104,8 +104,9 @@ async function png(image: DecodedImage): Promise<Buffer | undefined> {
 /** Every page's images in painting order; a document or image pdf.js cannot read yields no images, never an error. */
 export async function readPageImages(input: Buffer, limits: ImageLimits): Promise<PageImage[][]> {
   let doc: PDFDocumentProxy;
+  let loading: PDFDocumentLoadingTask | undefined;
   try {
-    doc = await getDocument({
+    loading = getDocument({
       data: new Uint8Array(input),
       verbosity: 0,
       isEvalSupported: false,
@@ -113,8 +114,11 @@ export async function readPageImages(input: Buffer, limits: ImageLimits): Promis
       useSystemFonts: false,
       stopAtErrors: false,
       maxImageSize: limits.maxPixels,
-    }).promise;
+    });
+    doc = await loading.promise;
   } catch {
+    // a document that failed to open still has a loading task working on it: stop it
+    await loading?.destroy().catch(() => {});
     return [];
   }
   const pages: PageImage[][] = [];

@@ -1,5 +1,5 @@
 // Reads a PDF's pages and positioned text with pdf.js (legacy build: runs in Node with its in-process fake worker).
-import { getDocument, OPS, type PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { getDocument, OPS, type PDFDocumentLoadingTask, type PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { DocumentFormatError } from '../format.js';
 import { styleOfFontName } from './fonts.js';
 import type { TextPiece } from './layout.js';
@@ -25,8 +25,9 @@ export interface ReadLimits {
 /** Every page's text pieces; unreadable, encrypted or oversized documents throw a DocumentFormatError. */
 export async function readPageTexts(input: Buffer, limits: ReadLimits): Promise<PageText[]> {
   let doc: PDFDocumentProxy;
+  let loading: PDFDocumentLoadingTask | undefined;
   try {
-    doc = await getDocument({
+    loading = getDocument({
       // pdf.js takes ownership of (detaches) the buffer it is given
       data: new Uint8Array(input),
       verbosity: 0,
@@ -36,8 +37,11 @@ export async function readPageTexts(input: Buffer, limits: ReadLimits): Promise<
       stopAtErrors: false,
       // images are not needed for text; a tiny limit makes pdf.js skip decoding them
       maxImageSize: 1,
-    }).promise;
+    });
+    doc = await loading.promise;
   } catch (err) {
+    // a document that failed to open still has a loading task working on it: stop it
+    await loading?.destroy().catch(() => {});
     const name = (err as Error)?.name;
     if (name === 'PasswordException') throw new DocumentFormatError('The PDF file is password-protected. Remove the password and upload it again.');
     throw new DocumentFormatError('The PDF file cannot be read: it is damaged or not a valid PDF.');
