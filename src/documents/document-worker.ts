@@ -23,6 +23,8 @@ export const SOURCE_EQUALS_TARGET = 'Source and target language are equal.';
 const CHUNK_SEGMENTS = 40;
 const CHUNK_CHARACTERS = 8000;
 const ENGINE_RETRIES = 3;
+/** Chunks of one document translated at once (the engine keeps two warm pipelines per pair by default). */
+const CHUNKS_IN_FLIGHT = 4;
 const DETECTION_SAMPLE = 2000;
 
 export interface DocumentWorkerOptions {
@@ -221,17 +223,24 @@ export class DocumentWorker {
     });
 
     // Plain-text translation in bounded chunks with progress; markup formats call it for their tagged units.
+    // A few chunks are in flight at once, so every warm pipeline of the pair is busy; results keep their order.
     const translator = (splitSentences: '1' | 'nonewlines') => async (texts: string[]) => {
-      const out: string[] = [];
-      for (const chunk of chunks(texts)) {
-        if (signal.aborted) throw new JobFailure('Translation was cancelled.');
-        const req = { ...textRequest(chunk, { targetLang: target, sourceLang: source, formality, ...customization }), splitSentences };
-        const res = await this.withRetries(() => this.o.translate.translate(req, chunk.map(() => source!), signal, hook));
-        for (const r of res.results) out.push(r.text);
-        progress.done += chunk.length;
-        progress.total = Math.max(progress.total, progress.done);
-      }
-      return out;
+      const pending = [...chunks(texts)];
+      const results: string[][] = new Array(pending.length);
+      let next = 0;
+      const lane = async () => {
+        for (let i = next++; i < pending.length; i = next++) {
+          if (signal.aborted) throw new JobFailure('Translation was cancelled.');
+          const chunk = pending[i]!;
+          const req = { ...textRequest(chunk, { targetLang: target, sourceLang: source, formality, ...customization }), splitSentences };
+          const res = await this.withRetries(() => this.o.translate.translate(req, chunk.map(() => source!), signal, hook));
+          results[i] = res.results.map((r) => r.text);
+          progress.done += chunk.length;
+          progress.total = Math.max(progress.total, progress.done);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(CHUNKS_IN_FLIGHT, pending.length) }, lane));
+      return results.flat();
     };
     // output_format names another format (a conversion the format declared at upload): its segments, then rebuildAs
     const convertTo = row.output_format !== format.id ? row.output_format : undefined;
