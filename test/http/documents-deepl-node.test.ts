@@ -55,6 +55,20 @@ describe('deepl-node document translation against Tolk', () => {
     assert.equal(text.split('\n').length, 3);
   });
 
+  it('translateDocument translates an html file; markup, script and code stay as they were', async () => {
+    const input = new URL('../../../test/fixtures/documents/sample.html', import.meta.url);
+    const output = join(dir, 'sample.es.html');
+    const translator = new deepl.Translator(pro.key, { serverUrl: url });
+    const status = await translator.translateDocument(readFileSync(input), output, 'en', 'es', { filename: 'sample.html' });
+    assert.ok(status.done());
+    const html = readFileSync(output, 'utf8');
+    assert.match(html, /<html lang="es">/);
+    assert.match(html, /<h1>[^<]*perro[^<]*jard[ií]n[^<]*<\/h1>/i);
+    assert.match(html, /<b>roj[oa]<\/b>/);
+    assert.ok(html.includes('<script>var house = "The house is big";</script>'), 'script untouched');
+    assert.ok(html.includes('<code>The house is big</code>'), 'code untouched');
+  });
+
   it('translateDocument translates a docx file; the result is a Word package in Spanish', async () => {
     const input = new URL('../../../test/fixtures/documents/sample.docx', import.meta.url);
     const output = join(dir, 'sample.es.docx');
