@@ -239,6 +239,7 @@ async function tolkProcessVariant(): Promise<Variant> {
     TOLK_FREE_PORT: String(await freePort()),
     TOLK_RATE_LIMIT_PER_MINUTE: '100000000',
     TOLK_APERTIUM_PAIRS: 'en-es',
+    ...(ENGINE_OPTS.maxPipelinesPerPair !== undefined ? { TOLK_APERTIUM_PIPELINES_PER_PAIR: String(ENGINE_OPTS.maxPipelinesPerPair) } : {}),
   };
   const created = await new Promise<string>((resolve, reject) => {
     const c = spawn(process.execPath, [cli, 'account', 'create', '--plan', 'pro', '--character-limit', 'unlimited', '--json'], { env });

@@ -7,7 +7,7 @@ import type { Config } from './config.js';
 import type { Services } from './services.js';
 import { newTraceId } from './lib/ids.js';
 import { ServiceError } from './lib/errors.js';
-import { errorHandler } from './http/errors.js';
+import { clientErrorHandler, errorHandler } from './http/errors.js';
 import { traceIdPlugin } from './http/plugins/trace-id.js';
 import { authenticationPlugin } from './http/plugins/auth.js';
 import { translateRoutes } from './http/routes/translate.js';
@@ -27,6 +27,8 @@ import { spokenTermsRoutes } from './http/routes/spoken-terms.js';
 
 /** Longest request target accepted before 414 (the reference's gateways use 8 KiB). */
 export const MAX_URI_LENGTH = 8 * 1024;
+/** Largest request head (request line and headers) Node's parser accepts; beyond it the client error handler answers. */
+export const MAX_HEADER_BYTES = 32 * 1024;
 /** Default body limit for routes that set none. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
@@ -67,6 +69,8 @@ export async function buildApp({ config, services, logger, loggerInstance }: Bui
     // Headers may be long (the URI check below answers 414 itself); beyond this Node answers 431.
     routerOptions: { maxParamLength: 500 },
     return503OnClosing: true,
+    http: { maxHeaderSize: MAX_HEADER_BYTES },
+    clientErrorHandler: clientErrorHandler(MAX_URI_LENGTH),
     ajv: { customOptions: { allErrors: false, coerceTypes: false } },
     // Errors Fastify raises before routing (a malformed percent-encoding in the path) skip the hooks: give them the
     // trace id and the API's error body here.

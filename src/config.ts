@@ -53,7 +53,7 @@ export interface Config {
   /** "en-es=apertium,*=apertium": which engine serves which pair. */
   engineRoutes: { pair: string; engine: string }[];
   /** `pairs`: only these Apertium pairs ("en-es"), default every installed pair that works. */
-  apertium: { modesDir: string; memoryBudgetMb: number; maxPipelinesPerPair: number; pairs: string[] | undefined };
+  apertium: { modesDir: string; memoryBudgetMb: number; maxPipelinesPerPair: number | undefined; pairs: string[] | undefined };
   /** Document translation: concurrent jobs per node (0 = none here) and hours before undownloaded documents are purged. */
   documents: { workers: number; retentionHours: number };
   /** The language-model engine (OpenAI-compatible Chat Completions), when TOLK_LLM_URL is set. */
@@ -112,7 +112,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     apertium: {
       modesDir: e.TOLK_APERTIUM_MODES_DIR ?? '/usr/share/apertium/modes',
       memoryBudgetMb: e.TOLK_APERTIUM_MEMORY_MB ?? 4096,
-      maxPipelinesPerPair: e.TOLK_APERTIUM_PIPELINES_PER_PAIR ?? 2,
+      maxPipelinesPerPair: e.TOLK_APERTIUM_PIPELINES_PER_PAIR,
       pairs: e.TOLK_APERTIUM_PAIRS?.split(','),
     },
     documents: { workers: e.TOLK_DOCUMENT_WORKERS ?? 2, retentionHours: e.TOLK_DOCUMENT_RETENTION_HOURS ?? 24 },
@@ -129,3 +129,4 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     hunspellDir: e.TOLK_HUNSPELL_DIR ?? '/usr/share/hunspell',
   };
 }
+

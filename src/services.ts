@@ -19,6 +19,7 @@ import { EldLanguageDetector, type LanguageDetector } from './detect/language-de
 import { ServiceError } from './lib/errors.js';
 import { silentLogger, type Logger } from './lib/logger.js';
 import { DEFAULT_TARGET_VARIANT, baseLang } from './translate/languages.js';
+import { UrlSigner } from './lib/url-signer.js';
 import { buildCustomization, type Customization } from './customization/index.js';
 import { buildVoiceService, SpokenTermsService, type VoiceService } from './voice/index.js';
 import { SpokenTermsRepository } from './store/spoken-terms-repository.js';
@@ -51,6 +52,8 @@ export interface Services {
   voice: VoiceService;
   /** Spoken terms collections (/v3/spoken-terms), used by voice sessions. */
   spokenTerms: SpokenTermsService;
+  /** Signs the upload and download URLs of jobs, which work without the API key. */
+  urlSigner: UrlSigner;
   /** Languages the engines can translate from/to (pivots included), computed once after start. */
   languages(): LanguageCatalogue;
   /** Source languages the detector can recognise (for the auto_detection feature). */
@@ -116,7 +119,11 @@ function buildCatalogue(router: EngineRouter): LanguageCatalogue {
 
 export async function buildServices(config: Config, options: BuildServicesOptions = {}): Promise<Services> {
   const logger = options.logger ?? silentLogger;
-  const store = await Store.open({ url: config.databaseUrl, ...(options.pgSchema ? { pgSchema: options.pgSchema } : {}) });
+  const store = await Store.open({
+    url: config.databaseUrl,
+    backgroundCheckpoints: true,
+    ...(options.pgSchema ? { pgSchema: options.pgSchema } : {}),
+  });
   const accounts = new AccountsService(store, options.now ? { now: options.now } : {});
   const usage = new UsageService(store, accounts);
   const adminRepository = new AdminRepository(store);
@@ -229,6 +236,7 @@ export async function buildServices(config: Config, options: BuildServicesOption
     write,
     voice,
     spokenTerms,
+    urlSigner: new UrlSigner(await store.serverSecret('url_signing')),
     languages: () => catalogue,
     detectableSources: new Set(catalogue.sources.filter((s) => detector.languages.has(s))),
     async close(closeOptions = {}) {

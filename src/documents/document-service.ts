@@ -221,7 +221,8 @@ export class DocumentService {
   async status(ctx: AuthContext, id: string, key: unknown): Promise<DocumentStatusView> {
     let row = await this.authorized(ctx, id, key);
     if (row.status === 'queued' || row.status === 'translating') row = await this.awaitEnd(row);
-    const view: DocumentStatusView = { document_id: row.id, status: 'queued' };
+    // the id as the client sent it (ids match case-insensitively)
+    const view: DocumentStatusView = { document_id: id, status: 'queued' };
     switch (row.status) {
       case 'queued':
         return view;
@@ -279,7 +280,7 @@ export class DocumentService {
   async download(ctx: AuthContext, id: string, key: unknown): Promise<DocumentDownload> {
     const row = await this.authorized(ctx, id, key);
     if (row.status === 'queued' || row.status === 'translating') throw new ServiceError('not_ready', DOCUMENT_NOT_DONE);
-    if (row.status === 'error') throw new ServiceError('conflict', `Document translation failed: ${row.error_message ?? 'unknown error'}`);
+    if (row.status === 'error') throw new ServiceError('invalid_request', `Document translation failed: ${row.error_message ?? 'unknown error'}`);
     const owner = `d-${randomBytes(6).toString('hex')}`;
     if (row.status !== 'done' || !(await this.repository.claimDownload(row.id, owner, this.now(), this.leaseMs))) {
       throw notFound(DOCUMENT_NOT_FOUND);

@@ -1,16 +1,21 @@
 // The one error registry: domain error codes → HTTP statuses, and Fastify's own errors → the API's error bodies.
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError, type ErrorCode } from '../lib/errors.js';
+import { newTraceId } from '../lib/ids.js';
 
 export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   invalid_request: 400,
   feature_not_available: 400,
   forbidden: 403,
   not_found: 404,
+  request_timeout: 408,
   conflict: 409,
   payload_too_large: 413,
   uri_too_long: 414,
   unsupported_media_type: 415,
+  header_too_large: 431,
   too_many_requests: 429,
   quota_exceeded: 456,
   internal: 500,
@@ -71,4 +76,34 @@ export function errorHandler(err: FastifyError | ServiceError | Error, request: 
   const body: ErrorBody = { message: serviceError.message, code: serviceError.code };
   if (serviceError.details?.detail) body.detail = serviceError.details.detail;
   void reply.status(status).send(body);
+}
+
+/**
+ * Requests Node's HTTP parser rejects before Fastify sees them (a head over the size limit, a malformed request line, a
+ * timeout) get the API's error body and a trace id too, written straight to the socket, which is then closed.
+ */
+export function clientErrorHandler(maxUriLength: number) {
+  return (err: Error & { code?: string; rawPacket?: unknown }, socket: Duplex): void => {
+    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    let error: ServiceError;
+    if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') error = new ServiceError('request_timeout', 'Request timeout.');
+    else if (err.code === 'HPE_HEADER_OVERFLOW') {
+      // the request line alone over the URI limit is a long URI, not long headers
+      const head = Buffer.isBuffer(err.rawPacket) ? err.rawPacket.subarray(0, maxUriLength + 64).toString('latin1') : '';
+      const lineEnd = head.indexOf('\r\n');
+      error =
+        lineEnd === -1 || lineEnd > maxUriLength
+          ? new ServiceError('uri_too_long', 'URI too long.')
+          : new ServiceError('header_too_large', 'Request header fields too large.');
+    } else error = new ServiceError('invalid_request', 'Bad request. The HTTP request could not be parsed.');
+    const status = STATUS_BY_CODE[error.code];
+    const body = JSON.stringify({ message: error.message, code: error.code } satisfies ErrorBody);
+    if (socket.writable) {
+      socket.write(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\nX-Trace-ID: ${newTraceId()}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    }
+    socket.destroy();
+  };
 }

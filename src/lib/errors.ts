@@ -5,10 +5,12 @@ export type ErrorCode =
   | 'feature_not_available' // 400: a parameter whose feature this server does not provide (yet)
   | 'forbidden' // 403
   | 'not_found' // 404
+  | 'request_timeout' // 408: the request did not arrive in time (HTTP parser)
   | 'conflict' // 409
   | 'payload_too_large' // 413
   | 'uri_too_long' // 414
   | 'unsupported_media_type' // 415
+  | 'header_too_large' // 431: request head beyond the parser's limit
   | 'too_many_requests' // 429
   | 'quota_exceeded' // 456
   | 'internal' // 500

@@ -60,8 +60,11 @@ export class MemoryRepository {
     await this.db.insertInto('tm_jobs').values(row).execute();
   }
 
-  async getJob(accountId: string, id: string): Promise<JobRow | undefined> {
-    return this.db.selectFrom('tm_jobs').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+  /** `accountId` null: the job whatever its account (signed URLs). */
+  async getJob(accountId: string | null, id: string): Promise<JobRow | undefined> {
+    let q = this.db.selectFrom('tm_jobs').selectAll().where('id', '=', id);
+    if (accountId !== null) q = q.where('account_id', '=', accountId);
+    return q.executeTakeFirst();
   }
 
   async updateJob(id: string, changes: Partial<Omit<JobRow, 'id'>>): Promise<void> {

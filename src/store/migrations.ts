@@ -6,6 +6,7 @@ import { documentsMigration } from './documents-migration.js';
 import { documentsWatermarkMigration } from './documents-watermark-migration.js';
 import { spokenTermsMigration } from './spoken-terms-migration.js';
 import { documentsCustomizationMigration } from './documents-customization-migration.js';
+import { serverSecretsMigration } from './server-secrets-migration.js';
 
 export type SqlDialect = 'sqlite' | 'postgres';
 
@@ -67,5 +68,6 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
   '0008_documents_watermark': documentsWatermarkMigration(),
   '0009_spoken_terms': spokenTermsMigration(),
   '0010_documents_customization': documentsCustomizationMigration(),
+  '0011_server_secrets': serverSecretsMigration(),
   };
 }

@@ -212,4 +212,11 @@ export interface Database {
   documents: DocumentsTable;
   spoken_terms: SpokenTermsTable;
   spoken_term_lists: SpokenTermListsTable;
+  server_secrets: ServerSecretsTable;
+}
+
+/** Keys the server holds (e.g. `url_signing`), hex; created by migration 0011. */
+export interface ServerSecretsTable {
+  name: string;
+  value: string;
 }

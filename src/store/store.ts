@@ -1,10 +1,12 @@
 // The data layer: one Kysely-based implementation over SQLite (embedded default) and PostgreSQL (multi-node).
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration, type Transaction } from 'kysely';
+import { Kysely, Migrator, SqliteDialect, sql, type Migration, type Transaction } from 'kysely';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import { migrationsFor, type SqlDialect } from './migrations.js';
+import { WalCheckpointer } from './wal-checkpointer.js';
+import { CurrentSchemaPostgresDialect } from './postgres-dialect.js';
 import type { AccountsTable, ApiKeysTable, Database, UsageProduct } from './schema.js';
 
 export type AccountRow = AccountsTable;
@@ -38,6 +40,11 @@ export interface StoreOptions {
   url: string;
   /** PostgreSQL schema to use (created if missing); lets tests and tenants share one database. */
   pgSchema?: string;
+  /**
+   * SQLite file: checkpoint the WAL from a worker thread instead of on commits (for the long-lived server; short
+   * CLI commands keep SQLite's own checkpoints).
+   */
+  backgroundCheckpoints?: boolean;
 }
 
 export class Store {
@@ -47,12 +54,14 @@ export class Store {
     private readonly pgSchema: string | undefined,
     /** The SQLite handle behind `db` (undefined on PostgreSQL), for the prepared-statement fast path of charge(). */
     private readonly sqlite?: SqliteDatabase.Database,
+    private readonly checkpointer?: WalCheckpointer,
   ) {}
 
   static async open(options: StoreOptions): Promise<Store> {
     const isPg = /^postgres(ql)?:\/\//.test(options.url);
     let db: Kysely<Database>;
     let sqlite: SqliteDatabase.Database | undefined;
+    let checkpointer: WalCheckpointer | undefined;
     if (isPg) {
       const schema = options.pgSchema;
       if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`Invalid PostgreSQL schema name: ${schema}`);
@@ -74,7 +83,7 @@ export class Store {
           client.release();
         }
       }
-      db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+      db = new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
     } else {
       if (options.url !== ':memory:') mkdirSync(dirname(options.url), { recursive: true });
       sqlite = new SqliteDatabase(options.url);
@@ -82,9 +91,16 @@ export class Store {
       sqlite.pragma('synchronous = NORMAL');
       sqlite.pragma('foreign_keys = ON');
       sqlite.pragma('busy_timeout = 5000');
+      if (options.backgroundCheckpoints && options.url !== ':memory:') {
+        const conn = sqlite;
+        checkpointer = new WalCheckpointer(options.url, () => conn.open && conn.pragma('wal_autocheckpoint = 1000'));
+        sqlite.pragma('wal_autocheckpoint = 0');
+        // the WAL file is reused after each checkpoint; this trims what a burst grew it to
+        sqlite.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
+      }
       db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
     }
-    const store = new Store(db, isPg ? 'postgres' : 'sqlite', options.pgSchema, sqlite);
+    const store = new Store(db, isPg ? 'postgres' : 'sqlite', options.pgSchema, sqlite, checkpointer);
     await store.migrate();
     return store;
   }
@@ -108,7 +124,16 @@ export class Store {
     if (options.dropSchema && this.dialect === 'postgres' && this.pgSchema) {
       await sql`DROP SCHEMA IF EXISTS ${sql.id(this.pgSchema)} CASCADE`.execute(this.db);
     }
+    await this.checkpointer?.stop();
+    // closing the last connection checkpoints what is left and removes the WAL
     await this.db.destroy();
+  }
+
+  /** A key the server holds (see migration 0011). */
+  async serverSecret(name: string): Promise<Buffer> {
+    const row = await this.db.selectFrom('server_secrets').select('value').where('name', '=', name).executeTakeFirst();
+    if (!row) throw new Error(`server secret ${name} is missing`);
+    return Buffer.from(row.value, 'hex');
   }
 
   // ---- accounts

@@ -38,11 +38,6 @@ export interface TranslateRequest {
   ignoreTags: string[];
 }
 
-export interface ParseOptions {
-  /** Form bodies cannot carry the JSON-only parameters (style_id, custom_instructions, tag_handling_version). */
-  isJson: boolean;
-}
-
 type Body = Record<string, unknown>;
 
 function present(v: unknown): boolean {
@@ -118,7 +113,7 @@ export function parseSourceLang(body: Body): string | undefined {
   return code.split('-')[0]!;
 }
 
-export function parseTranslateRequest(body: unknown, options: ParseOptions): TranslateRequest {
+export function parseTranslateRequest(body: unknown): TranslateRequest {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw invalid("Parameter 'text' not specified");
   const b = body as Body;
   const texts = parseTexts(b);
@@ -135,7 +130,9 @@ export function parseTranslateRequest(body: unknown, options: ParseOptions): Tra
     optionalEnum(b, 'formality', ['default', 'more', 'less', 'prefer_more', 'prefer_less'] as const) ?? 'default';
   const modelType = optionalEnum(b, 'model_type', ['quality_optimized', 'prefer_quality_optimized', 'latency_optimized'] as const);
   const outlineDetection = optionalBoolean(b, 'outline_detection') ?? true;
-  const tagHandlingVersion = options.isJson ? optionalEnum(b, 'tag_handling_version', ['v1', 'v2'] as const) : undefined;
+  // The reference documents style_id, custom_instructions and tag_handling_version for JSON bodies only; client
+  // libraries (deepl-node) send them in forms too, so both are read.
+  const tagHandlingVersion = optionalEnum(b, 'tag_handling_version', ['v1', 'v2'] as const);
   const nonSplittingTags = stringList(b, 'non_splitting_tags');
   const splittingTags = stringList(b, 'splitting_tags');
   const ignoreTags = stringList(b, 'ignore_tags');
@@ -145,7 +142,7 @@ export function parseTranslateRequest(body: unknown, options: ParseOptions): Tra
   const glossaryIds = glossaryIdsOf(optionalString(b, 'glossary_id'), stringList(b, 'glossary_ids'), sourceLang);
 
   // Style rules, translation memory, custom instructions
-  const styleId = options.isJson ? optionalString(b, 'style_id') : undefined;
+  const styleId = optionalString(b, 'style_id');
   if (styleId !== undefined && !UUID.test(styleId)) throw unsupportedValue('style_id');
   const translationMemoryId = optionalString(b, 'translation_memory_id');
   if (translationMemoryId !== undefined && !UUID.test(translationMemoryId)) throw unsupportedValue('translation_memory_id');
@@ -159,8 +156,9 @@ export function parseTranslateRequest(body: unknown, options: ParseOptions): Tra
     translationMemoryThreshold = n;
   }
   let customInstructions: string[] = [];
-  if (options.isJson && present(b.custom_instructions)) {
-    const ci = b.custom_instructions;
+  if (present(b.custom_instructions)) {
+    // a form body carries one instruction as a string, several as repeated fields
+    const ci = typeof b.custom_instructions === 'string' ? [b.custom_instructions] : b.custom_instructions;
     if (!Array.isArray(ci) || ci.some((s) => typeof s !== 'string')) throw unsupportedValue('custom_instructions');
     if (ci.length > MAX_CUSTOM_INSTRUCTIONS) throw invalid(`Parameter 'custom_instructions' accepts at most ${MAX_CUSTOM_INSTRUCTIONS} entries.`);
     for (const s of ci as string[]) {

@@ -108,6 +108,12 @@ export class WriteService {
   private languagesOf(req: WriteRequest): { lang: string; detected: string }[] {
     return req.texts.map((text) => {
       const detected = this.deps.detector.detect(text);
+      // Improvement stays within one language (variants may change: en-US → en-GB); it never translates.
+      if (req.targetLang !== undefined && detected !== undefined && baseOf(detected) !== baseOf(req.targetLang)) {
+        throw invalid(
+          `The text is in '${toBcp47(detected)}', not in the target language '${req.targetLangRaw}': text improvement works within one language.`,
+        );
+      }
       const lang = req.targetLang ?? detected ?? 'en';
       return { lang, detected: detected ?? baseOf(lang) };
     });

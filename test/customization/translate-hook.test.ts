@@ -26,7 +26,7 @@ describe('TranslateCustomization', () => {
   it('glossary + translation memory + style rule change real Apertium output', async () => {
     const g = await ctx.services.glossaries.create(acc.accountId, 'Cars', [{ source_lang: 'en', target_lang: 'es', entries: 'car\tautomóvil' }]);
     const style = await ctx.services.styleRules.create(acc.accountId, { name: 'S', language: 'es', configured_rules: { numbers: { decimal_separator: 'use_comma_as_decimal_separator' } } });
-    const job = await ctx.services.memories.startImport(acc.accountId, { source_file: { file_name: 'a.tmx' }, parameters: { display_name: 'TM' } }, 'http://x');
+    const job = await ctx.services.memories.startImport(acc.accountId, { source_file: { file_name: 'a.tmx' }, parameters: { display_name: 'TM' } }, (p: string) => `http://x${p}`);
     await ctx.services.memories.receiveUpload(acc.accountId, job.job_id, Readable.from([readFileSync(new URL('../../../test/fixtures/customization/small.tmx', import.meta.url))]));
     await ctx.services.memories.idle();
     const memoryId = (await ctx.services.memories.list(acc.accountId, 0, 10)).translation_memories[0]!.translation_memory_id;

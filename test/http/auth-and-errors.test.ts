@@ -1,6 +1,7 @@
 // Authentication, plan endpoints, trace ids, limits and error bodies across routes.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { connect, type AddressInfo } from 'node:net';
 import { createAccount, authHeaders, createTestApp, type TestAccount, type TestContext } from '../helpers/harness.js';
 
 let ctx: TestContext;
@@ -186,5 +187,51 @@ describe('rate limit', () => {
     } finally {
       await limited.close();
     }
+  });
+});
+
+describe('requests the HTTP parser rejects (over a real socket)', () => {
+  /** Sends raw bytes and returns the status line, headers and body of the answer. */
+  async function raw(payload: string): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+    const address = ctx.app.server.address() as AddressInfo;
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(address.port, '127.0.0.1');
+      let data = '';
+      socket.on('data', (d) => (data += d.toString('latin1')));
+      socket.on('close', () => resolve(data));
+      socket.on('error', (err) => (data ? resolve(data) : reject(err)));
+      socket.write(payload);
+    });
+    const [head = '', body = ''] = answer.split('\r\n\r\n');
+    const [statusLine = '', ...lines] = head.split('\r\n');
+    const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+    return { status: Number(statusLine.split(' ')[1]), headers, body };
+  }
+
+  before(async () => {
+    await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+  });
+
+  for (const size of [20_000, 40_000]) {
+    it(`414 with a trace id for a ${size}-byte URI (beyond Fastify's own check)`, async () => {
+      const res = await raw(`GET /v2/usage?x=${'a'.repeat(size)} HTTP/1.1\r\nHost: ${pro.host}\r\n\r\n`);
+      assert.equal(res.status, 414);
+      assert.match(res.headers['x-trace-id'] ?? '', /^[0-9a-f]{32}$/);
+      assert.deepEqual(JSON.parse(res.body), { message: 'URI too long.', code: 'uri_too_long' });
+    });
+  }
+
+  it('431 with a trace id for headers beyond 32 KiB', async () => {
+    const res = await raw(`GET /v2/usage HTTP/1.1\r\nHost: ${pro.host}\r\nX-Big: ${'b'.repeat(40_000)}\r\n\r\n`);
+    assert.equal(res.status, 431);
+    assert.ok(res.headers['x-trace-id']);
+    assert.equal(JSON.parse(res.body).code, 'header_too_large');
+  });
+
+  it('400 with a trace id for a request line that is not HTTP', async () => {
+    const res = await raw('HELLO THERE\r\n\r\n');
+    assert.equal(res.status, 400);
+    assert.ok(res.headers['x-trace-id']);
+    assert.match(JSON.parse(res.body).message, /could not be parsed/);
   });
 });

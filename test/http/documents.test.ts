@@ -61,6 +61,8 @@ describe('upload, status, download', () => {
     assert.ok(Date.now() - started < 1000, `took ${Date.now() - started} ms`);
     assert.equal(done.status, 'done');
     assert.equal(done.document_id, document_id);
+    const lower = (await status(document_id.toLowerCase(), document_key)).json();
+    assert.equal(lower.document_id, document_id.toLowerCase(), 'the id comes back as sent');
     const source = fixture('sample.txt').toString('utf8');
     const expectedChars = source.split(/\r?\n/).map((l) => l.trim()).join('').length;
     assert.equal(done.billed_characters, expectedChars);
@@ -129,7 +131,8 @@ describe('upload, status, download', () => {
     assert.equal(body.status, 'error');
     assert.equal(body.error_message, 'Source and target language are equal.');
     const dl = await result(document_id, document_key);
-    assert.equal(dl.statusCode, 409);
+    assert.equal(dl.statusCode, 400);
+    assert.equal(dl.json().message, 'Document translation failed: Source and target language are equal.');
   });
 
   it('detects the source language when source_lang is omitted', async () => {

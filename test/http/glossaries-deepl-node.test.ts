@@ -3,6 +3,9 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as deepl from 'deepl-node';
 import { createServer, type AddressInfo } from 'node:net';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createAccount, createTestApp, type TestAccount, type TestContext } from '../helpers/harness.js';
 
 let ctx: TestContext;
@@ -55,5 +58,25 @@ describe('deepl-node glossaries against Tolk', () => {
     assert.equal((await c.updateMultilingualGlossaryName(g, 'Renamed')).name, 'Renamed');
     assert.ok((await c.listMultilingualGlossaries()).some((x) => x.glossaryId === g.glossaryId));
     await c.deleteMultilingualGlossary(g);
+  });
+});
+
+describe('deepl-node translation memories against Tolk', () => {
+  it('imports a TMX file and exports it again through the signed upload and download URLs', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tolk-tm-'));
+    try {
+      const client = new deepl.DeepLClient(pro.key, { serverUrl: url });
+      const tmx = path.join(dir, 'legal.tmx');
+      writeFileSync(tmx, readFileSync(new URL('../../../test/fixtures/customization/small.tmx', import.meta.url)));
+      const imported = await client.importTranslationMemoryFromFilepath(tmx, { displayName: 'Legal', timeoutMs: 60_000 });
+      assert.equal(imported.results[0]?.status, 'completed', JSON.stringify(imported));
+      const memory = (await client.listTranslationMemories()).find((m) => m.name === 'Legal');
+      assert.ok(memory, 'imported memory listed');
+      const out = path.join(dir, 'export.tmx');
+      await client.exportTranslationMemoryToFilepath(memory!, out);
+      assert.match(readFileSync(out, 'utf8'), /<seg>La impresora no tiene papel\.<\/seg>/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -63,10 +63,55 @@ describe('/v3/languages', () => {
     assert.equal(bad.json().message, "Value for 'resource' not supported.");
   });
 
-  it('resources not provided by any engine yet list no languages', async () => {
-    const res = await ctx.app.inject({ method: 'GET', url: '/v3/languages?resource=voice&include=beta&include=external', headers: authHeaders(pro) });
-    assert.equal(res.statusCode, 200);
-    assert.deepEqual(res.json(), []);
+  type Entry = { lang: string; usable_as_source: boolean; usable_as_target: boolean; features: Record<string, { status: string }> };
+  const list = async (query: string): Promise<Entry[]> => {
+    const res = await ctx.app.inject({ method: 'GET', url: `/v3/languages?${query}`, headers: authHeaders(pro) });
+    assert.equal(res.statusCode, 200, res.body);
+    return res.json() as Entry[];
+  };
+  const byLang = (entries: Entry[], lang: string) => entries.find((l) => l.lang === lang);
+
+  it('translate_text and translate_document name the customization features each language has', async () => {
+    const text = await list('resource=translate_text');
+    const en = byLang(text, 'en')!;
+    for (const f of ['glossary', 'tag_handling', 'translation_memory']) assert.ok(en.features[f], `en lacks ${f}`);
+    assert.ok(byLang(text, 'es')!.features.style_rules, 'es targets take style rules');
+    // Catalan is translated but has no glossaries, style rules or memories in the reference's lists
+    const ca = byLang(text, 'ca')!;
+    assert.ok(ca.usable_as_source && ca.usable_as_target);
+    assert.equal(ca.features.glossary, undefined);
+    assert.equal(ca.features.style_rules, undefined);
+    const docs = await list('resource=translate_document');
+    assert.deepEqual(docs.map((l) => l.lang), text.map((l) => l.lang), 'documents use the same engines');
+    assert.ok(byLang(docs, 'en')!.features.glossary);
+    assert.ok(docs.every((l) => !l.features.tag_handling), 'documents take no tag_handling parameter');
+  });
+
+  it('glossary, style_rules and translation_memory list the languages those resources accept', async () => {
+    const glossary = await list('resource=glossary');
+    assert.ok(byLang(glossary, 'ja')?.usable_as_source && byLang(glossary, 'ja')?.usable_as_target, 'glossaries exist for languages no engine translates');
+    assert.equal(byLang(glossary, 'ca'), undefined);
+    const style = await list('resource=style_rules');
+    assert.deepEqual(style.map((l) => l.lang).sort(), ['de', 'en', 'es', 'fr', 'it', 'ja', 'ko', 'zh']);
+    assert.ok(style.every((l) => l.usable_as_target && !l.usable_as_source));
+    const tm = await list('resource=translation_memory');
+    assert.ok(byLang(tm, 'en')?.usable_as_source);
+    assert.equal(byLang(tm, 'ca')?.usable_as_source, false, 'Catalan memories cannot be imported');
+  });
+
+  it('voice lists the transcribed languages and the targets they translate to', async () => {
+    const caps = ctx.services.voice.capabilities();
+    const voice = await list('resource=voice');
+    const sources = voice.filter((l) => l.usable_as_source).map((l) => l.lang);
+    assert.deepEqual(sources, [...caps.transcribable].sort());
+    for (const l of voice.filter((v) => v.usable_as_source)) assert.ok(l.features.transcription);
+    if (caps.transcribable.has('en')) {
+      const es = byLang(voice, 'es')!;
+      assert.ok(es.usable_as_target && !es.usable_as_source);
+      assert.equal(Boolean(es.features.translated_speech), caps.canSpeak('es'));
+      assert.equal(byLang(voice, 'en')!.features.spoken_terms, undefined, 'beta features need include=beta');
+      assert.equal(byLang(await list('resource=voice&include=beta'), 'en')!.features.spoken_terms?.status, 'beta');
+    }
   });
 
   it('lists the resources', async () => {

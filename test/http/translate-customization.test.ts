@@ -62,7 +62,7 @@ describe('customization through /v2/translate', () => {
   });
 
   it('a translation memory answers exact and fuzzy hits; a missing memory is 404', async () => {
-    const job = await ctx.services.memories.startImport(acc.accountId, { source_file: { file_name: 'a.tmx' }, parameters: { display_name: 'TM' } }, 'http://x');
+    const job = await ctx.services.memories.startImport(acc.accountId, { source_file: { file_name: 'a.tmx' }, parameters: { display_name: 'TM' } }, (p: string) => `http://x${p}`);
     await ctx.services.memories.receiveUpload(acc.accountId, job.job_id, Readable.from([readFileSync(new URL('../../../test/fixtures/customization/small.tmx', import.meta.url))]));
     await ctx.services.memories.idle();
     const memoryId = (await ctx.services.memories.list(acc.accountId, 0, 10)).translation_memories[0]!.translation_memory_id;
@@ -75,6 +75,28 @@ describe('customization through /v2/translate', () => {
     const strict = (await translate({ text: ['The printer is out of ink.'], translation_memory_id: memoryId, translation_memory_threshold: 100 })).json();
     assert.notEqual(strict.translations[0].text, 'La impresora no tiene papel.');
     assert.equal((await translate({ text: ['Hello.'], translation_memory_id: '00000000-0000-4000-8000-000000000000' })).statusCode, 404);
+  });
+
+  it('form bodies carry style_id, custom_instructions and tag_handling_version too (deepl-node sends forms)', async () => {
+    const form = (fields: [string, string][]) =>
+      ctx.app.inject({
+        method: 'POST',
+        url: '/v2/translate',
+        headers: { ...authHeaders(acc), 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams([['source_lang', 'EN'], ['target_lang', 'ES'], ...fields]).toString(),
+      });
+    const style = (await api('POST', '/v3/style_rules', { name: 'Form', language: 'es', configured_rules: { numbers: { decimal_separator: 'use_comma_as_decimal_separator' } } })).json();
+    const styled = await form([['text', 'The price is 3.5 euros.'], ['style_id', style.style_id]]);
+    assert.equal(styled.statusCode, 200, styled.body);
+    assert.match(styled.json().translations[0].text, /3,5/);
+    assert.equal((await form([['text', 'Hello.'], ['style_id', 'not-a-uuid']])).statusCode, 400);
+    const instructed = await form([['text', 'Hello.'], ['custom_instructions', 'Be formal.'], ['custom_instructions', 'Be brief.']]);
+    assert.equal(instructed.statusCode, 400);
+    assert.match(instructed.json().message, /custom_instructions/);
+    const v1 = await form([['text', 'The <b>red</b> car.'], ['tag_handling', 'xml'], ['tag_handling_version', 'v1']]);
+    assert.equal(v1.statusCode, 200, v1.body);
+    assert.equal(v1.json().translations[0].tag_handling_version, 'v1');
+    assert.equal((await form([['text', 'Hi.'], ['tag_handling', 'xml'], ['tag_handling_version', 'v9']])).statusCode, 400);
   });
 
   it('custom instructions need a language-model route: 400 on Apertium, never ignored', async () => {

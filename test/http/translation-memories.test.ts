@@ -16,13 +16,20 @@ after(async () => ctx.close());
 const req = (method: string, url: string, payload?: unknown, headers: Record<string, string> = {}) =>
   ctx.app.inject({ method: method as 'GET', url, headers: { ...authHeaders(acc), ...headers }, ...(payload !== undefined ? { payload: payload as string } : {}) });
 
+/** A request to a full URL handed out by the server, with no Authorization header. */
+const noKey = (method: string, url: string, payload?: unknown, headers: Record<string, string> = {}) => {
+  const u = new URL(url);
+  return ctx.app.inject({ method: method as 'GET', url: u.pathname + u.search, headers: { host: acc.host, ...headers }, ...(payload !== undefined ? { payload: payload as string } : {}) });
+};
+
 async function importTmx(body: Buffer | string, name = 'Legal') {
   const start = await req('POST', '/v3/translation_memories/import', { source_file: { file_name: 'legal.tmx', content_type: 'application/xml', content_length: Buffer.byteLength(body) }, parameters: { display_name: name } });
   assert.equal(start.statusCode, 200, start.body);
   const { job_id, upload_url, expires_at } = start.json();
   assert.ok(Date.parse(expires_at) > Date.now());
   assert.equal((await req('GET', `/v3/translation_memories/jobs/${job_id}`)).json().results[0].status, 'awaiting_input');
-  const up = await req('PUT', new URL(upload_url).pathname, body, { 'content-type': 'application/xml' });
+  // the upload URL is signed: it works without the API key, as client libraries use it
+  const up = await noKey('PUT', upload_url, body, { 'content-type': 'application/xml' });
   assert.equal(up.statusCode, 204, up.body);
   await ctx.services.memories.idle();
   return (await req('GET', `/v3/translation_memories/jobs/${job_id}`)).json();
@@ -50,8 +57,8 @@ describe('translation memories', () => {
     const done = (await req('GET', `/v3/translation_memories/jobs/${exp.json().job_id}`)).json();
     assert.equal(done.results[0].status, 'completed');
     assert.equal((await req('POST', `/v3/translation_memories/${r.translation_memory_id}/export`)).statusCode, 200);
-    const file = await req('GET', new URL(done.results[0].download_url).pathname);
-    assert.equal(file.statusCode, 200);
+    const file = await noKey('GET', done.results[0].download_url);
+    assert.equal(file.statusCode, 200, file.body);
     assert.match(file.body, /<seg>La impresora no tiene papel\.<\/seg>/);
     // the exported TMX imports again
     assert.equal((await importTmx(file.body, 'Again')).results[0].status, 'completed');
@@ -67,10 +74,24 @@ describe('translation memories', () => {
     assert.equal((await req('GET', '/v3/translation_memories/jobs/00000000-0000-0000-0000-000000000000')).statusCode, 404);
     assert.equal((await req('POST', '/v3/translation_memories/00000000-0000-0000-0000-000000000000/export')).statusCode, 404);
     const start = (await req('POST', '/v3/translation_memories/import', { source_file: { file_name: 'a.tmx', content_length: 10 }, parameters: { display_name: 'x' } })).json();
-    const tooBig = await req('PUT', new URL(start.upload_url).pathname, 'x'.repeat(11), { 'content-type': 'application/xml' });
+    const tooBig = await noKey('PUT', start.upload_url, 'x'.repeat(11), { 'content-type': 'application/xml' });
     assert.equal(tooBig.statusCode, 413);
-    const noAuth = await ctx.app.inject({ method: 'PUT', url: new URL(start.upload_url).pathname, payload: 'x', headers: { host: acc.host } });
-    assert.equal(noAuth.statusCode, 403);
+    // without its signature, or with one for another job or another expiry, the URL is refused (even with a key)
+    const unsigned = await req('PUT', new URL(start.upload_url).pathname, 'x', { 'content-type': 'application/xml' });
+    assert.equal(unsigned.statusCode, 403);
+    const other = (await req('POST', '/v3/translation_memories/import', { source_file: { file_name: 'b.tmx' }, parameters: { display_name: 'y' } })).json();
+    const swapped = new URL(start.upload_url);
+    swapped.pathname = new URL(other.upload_url).pathname;
+    assert.equal((await noKey('PUT', swapped.toString(), 'x', { 'content-type': 'application/xml' })).statusCode, 403);
+    const later = new URL(start.upload_url);
+    later.searchParams.set('expires', String(Number(later.searchParams.get('expires')) + 3_600_000));
+    assert.equal((await noKey('PUT', later.toString(), 'x', { 'content-type': 'application/xml' })).statusCode, 403);
+    const expired = new URL(start.upload_url);
+    const path = expired.pathname;
+    expired.search = ctx.services.urlSigner.sign(path, Date.now() - 1000);
+    const late = await noKey('PUT', expired.toString(), 'x', { 'content-type': 'application/xml' });
+    assert.equal(late.statusCode, 403);
+    assert.match(late.json().message, /expired/);
   });
 
   it('a job interrupted by a restart ends failed with a message', async () => {

@@ -52,7 +52,7 @@ describe('POST /v2/write/rephrase', () => {
   });
 
   it('passes writing_style and tone; prefer_* and default fall back quietly', async () => {
-    assert.equal((await post(withLlm, pro, 'rephrase', { text: ['We meet at noon.'], target_lang: 'de', writing_style: 'business' })).statusCode, 200);
+    assert.equal((await post(withLlm, pro, 'rephrase', { text: ['Wir treffen uns am Mittag im Büro.'], target_lang: 'de', writing_style: 'business' })).statusCode, 200);
     assert.match(server.requests[0]!.system, /business style/);
     assert.equal((await post(withLlm, pro, 'rephrase', { text: ['We meet at noon.'], target_lang: 'en-GB', tone: 'prefer_friendly' })).statusCode, 200);
     assert.match(server.requests[1]!.system, /friendly tone/);
@@ -168,6 +168,17 @@ describe('POST /v2/write/correct', () => {
     const [imp] = res.json().improvements;
     assert.equal(imp.text, "Aujourd'hui, j'ai développé beaucoup de choses intéressantes avec mes amis.");
     assert.equal(imp.detected_source_language, 'fr');
+  });
+
+  it('400 for text in another language than target_lang (no translation, nothing billed); variants may differ', async () => {
+    const account = await createAccount(offline);
+    const res = await post(offline, account, 'correct', { text: ['Das ist ein Haus und ich wohne dort seit vielen Jahren.'], target_lang: 'en-US' });
+    assert.equal(res.statusCode, 400, res.body);
+    assert.equal(res.json().message, "The text is in 'de', not in the target language 'en-US': text improvement works within one language.");
+    const usage = (await offline.app.inject({ method: 'GET', url: '/v2/usage', headers: authHeaders(account) })).json();
+    assert.equal(usage.character_count, 0);
+    const variant = await post(offline, account, 'correct', { text: ['I recieve the colour of the sky every morning.'], target_lang: 'en-GB' });
+    assert.equal(variant.statusCode, 200, variant.body);
   });
 
   it('offline: a language without a dictionary needs a language model', async () => {

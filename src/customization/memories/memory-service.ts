@@ -16,6 +16,9 @@ export const TM_SOURCE_LANGUAGES = ['de', 'en', 'es', 'fr', 'it', 'ja', 'ko', 'z
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const INTERRUPTED = 'The job was interrupted by a server restart. Please start it again.';
 
+/** Turns a job's path into the URL handed to the client, valid until `expiresAt` (epoch ms). */
+export type UrlFor = (path: string, expiresAt: number) => string;
+
 export interface MemoryServiceOptions {
   dataDir: string;
   now?: () => number;
@@ -59,7 +62,11 @@ export class MemoryService {
     this.running.add(wrapped);
   }
 
-  async startImport(accountId: string, body: Record<string, unknown>, baseUrl: string) {
+  /**
+   * Starts an import job; `urlFor(path, expiresAt)` turns a path into the URL handed out (the HTTP layer signs it, so
+   * the upload needs no API key).
+   */
+  async startImport(accountId: string, body: Record<string, unknown>, urlFor: UrlFor) {
     const file = body.source_file as Record<string, unknown> | undefined;
     if (typeof file !== 'object' || file === null) throw invalid("Parameter 'source_file' not specified");
     const params = (body.parameters ?? {}) as Record<string, unknown>;
@@ -77,17 +84,18 @@ export class MemoryService {
       skipped_segment_count: 0, created_at: at, updated_at: at, expires_at: at + UPLOAD_TTL_MS,
     };
     await this.repo.insertJob(job);
-    return { job_id: job.id, upload_url: `${baseUrl}/v3/translation_memories/jobs/${job.id}/upload`, expires_at: iso(job.expires_at)! };
+    return { job_id: job.id, upload_url: urlFor(`/v3/translation_memories/jobs/${job.id}/upload`, job.expires_at!), expires_at: iso(job.expires_at)! };
   }
 
-  private async job(accountId: string, id: string): Promise<JobRow> {
+  /** A job of the account, or any job when `accountId` is null (the caller holds a signed URL for it). */
+  private async job(accountId: string | null, id: string): Promise<JobRow> {
     const job = UUID.test(id) ? await this.repo.getJob(accountId, id.toLowerCase()) : undefined;
     if (!job) throw notFound('Job not found');
     return job;
   }
 
   /** The upload of an import: streamed to disk with a size limit, then processed in the background. */
-  async receiveUpload(accountId: string, jobId: string, body: Readable): Promise<void> {
+  async receiveUpload(accountId: string | null, jobId: string, body: Readable): Promise<void> {
     const job = await this.job(accountId, jobId);
     if (job.operation !== 'import' || job.status !== 'awaiting_input') throw new ServiceError('conflict', 'This job does not await an upload.');
     if (job.expires_at !== null && Number(job.expires_at) < this.now()) {
@@ -161,7 +169,7 @@ export class MemoryService {
     }
   }
 
-  async getJob(accountId: string, id: string, baseUrl: string) {
+  async getJob(accountId: string, id: string, urlFor: UrlFor) {
     let job = await this.job(accountId, id);
     if (job.status === 'awaiting_input' && job.expires_at !== null && Number(job.expires_at) < this.now()) {
       await this.repo.updateJob(job.id, { status: 'expired', updated_at: this.now() });
@@ -173,7 +181,7 @@ export class MemoryService {
     if (job.error_message) result.error_message = job.error_message;
     if (job.operation === 'import') result.skipped_segment_count = Number(job.skipped_segment_count);
     if (job.operation === 'export' && job.status === 'completed') {
-      result.download_url = `${baseUrl}/v3/translation_memories/jobs/${job.id}/download`;
+      result.download_url = urlFor(`/v3/translation_memories/jobs/${job.id}/download`, Number(job.expires_at));
       result.expires_at = iso(job.expires_at);
     }
     if (job.operation === 'import' && job.status === 'awaiting_input') result.expires_at = iso(job.expires_at);
@@ -239,7 +247,7 @@ export class MemoryService {
   }
 
   /** Path of a finished export; the job becomes `downloaded`. */
-  async download(accountId: string, jobId: string): Promise<string> {
+  async download(accountId: string | null, jobId: string): Promise<string> {
     const job = await this.job(accountId, jobId);
     if (job.operation !== 'export') throw notFound('Job not found');
     if (job.status === 'processing') throw new ServiceError('not_ready', 'The export is not done yet.');

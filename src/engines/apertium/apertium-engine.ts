@@ -1,5 +1,6 @@
 // The Apertium engine: rule-based MT from installed Debian pair packages, kept warm in null-flush pipelines.
 
+import { availableParallelism } from 'node:os';
 import {
   EngineError,
   type EnginePairInfo,
@@ -19,7 +20,7 @@ export interface ApertiumEngineOptions {
   modesDir?: string;
   /** Upper bound for the summed RSS of all warm pipelines, in MiB; idle pairs are evicted LRU to stay below. Default 3072. */
   memoryBudgetMb?: number;
-  /** Pipelines per pair when requests queue up. Default 2 (one per core on a 2-core box). */
+  /** Pipelines per pair when requests queue up. Default 1 on a machine with ≤ 2 cores, else 2. */
   maxPipelinesPerPair?: number;
   /** Whole-request limit (queue wait + translation); a pipeline still working at the deadline is killed and replaced. Default 15000. */
   requestTimeoutMs?: number;
@@ -50,7 +51,9 @@ export interface ApertiumEngineOptions {
 const DEFAULTS = {
   modesDir: '/usr/share/apertium/modes',
   memoryBudgetMb: 3072,
-  maxPipelinesPerPair: 2,
+  // One warm pipeline already keeps two cores busy (its stages run in parallel); a second one only pays off with more
+  // cores: on 2 cores it cost HTTP throughput (8 concurrent short requests, docs/benchmarks.md).
+  maxPipelinesPerPair: availableParallelism() <= 2 ? 1 : 2,
   requestTimeoutMs: 15_000,
   maxQueuePerPair: 64,
   maxInFlightPerPipeline: 8,

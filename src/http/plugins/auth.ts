@@ -32,19 +32,21 @@ export interface AuthPluginOptions {
 const SCHEME = /^\s*(?:Service-Auth-Key|DeepL-Auth-Key)\s+(\S+)\s*$/i;
 
 /** Which plan's endpoint a request reached: by local port when the two differ, else by Host header. */
-function endpointPlan(request: FastifyRequest, opts: AuthPluginOptions['endpoints']): 'free' | 'pro' | 'any' {
-  const paid = new URL(opts.baseUrl);
-  const free = new URL(opts.freeBaseUrl);
-  if (paid.host === free.host && opts.port === opts.freePort) return 'any';
-  const localPort = request.socket?.localPort;
-  if (opts.port !== opts.freePort && localPort !== undefined) {
-    if (localPort === opts.freePort) return 'free';
-    if (localPort === opts.port) return 'pro';
-  }
-  const host = (request.headers.host ?? '').toLowerCase();
-  if (host === free.host) return 'free';
-  if (host === paid.host) return 'pro';
-  return 'any';
+function endpointPlanOf(opts: AuthPluginOptions['endpoints']): (request: FastifyRequest) => 'free' | 'pro' | 'any' {
+  const paidHost = new URL(opts.baseUrl).host;
+  const freeHost = new URL(opts.freeBaseUrl).host;
+  if (paidHost === freeHost && opts.port === opts.freePort) return () => 'any';
+  return (request) => {
+    const localPort = request.socket?.localPort;
+    if (opts.port !== opts.freePort && localPort !== undefined) {
+      if (localPort === opts.freePort) return 'free';
+      if (localPort === opts.port) return 'pro';
+    }
+    const host = (request.headers.host ?? '').toLowerCase();
+    if (host === freeHost) return 'free';
+    if (host === paidHost) return 'pro';
+    return 'any';
+  };
 }
 
 function hasLegacyAuthKey(request: FastifyRequest): boolean {
@@ -58,6 +60,7 @@ function hasLegacyAuthKey(request: FastifyRequest): boolean {
 
 async function authPlugin(app: FastifyInstance, opts: AuthPluginOptions): Promise<void> {
   app.decorateRequest('auth', null);
+  const endpointPlan = endpointPlanOf(opts.endpoints);
   // preValidation: the body is parsed by now, so a legacy auth_key in a form body is seen too.
   app.addHook('preValidation', async (request) => {
     const mode = request.routeOptions.config?.auth ?? 'key';
@@ -75,7 +78,7 @@ async function authPlugin(app: FastifyInstance, opts: AuthPluginOptions): Promis
     if (!m) throw forbidden("Authorization failed. Use the header format 'Authorization: Service-Auth-Key <key>'.");
     const ctx = await opts.accounts.authenticate(m[1]!);
     if (!ctx) throw forbidden('Authorization failed. The key is unknown or has been deactivated.');
-    const plan = endpointPlan(request, opts.endpoints);
+    const plan = endpointPlan(request);
     if (plan === 'pro' && ctx.account.plan === 'free') {
       throw forbidden(`Wrong endpoint. Free-plan keys must use ${opts.endpoints.freeBaseUrl}`);
     }

@@ -26,7 +26,7 @@ const DocumentStatus = Type.Object({
   message: Type.Optional(Type.String()),
 });
 const DocumentParams = Type.Object({ document_id: Type.String({ maxLength: 100 }) });
-const documentErrors = { ...errorResponses, 409: ErrorBody };
+const documentErrors = errorResponses;
 
 /** Multipart failures are the client's: malformed bodies are 400, oversized ones 413, never 500. */
 function multipartError(err: unknown): unknown {

@@ -1,8 +1,11 @@
 // GET /v2/languages and /v3/languages: exactly what the installed engines and the detector can do.
 import type { FastifyInstance } from 'fastify';
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { unsupportedValue, invalid } from '../../lib/errors.js';
-import { languageName, toApiCode, toBcp47 } from '../../translate/languages.js';
+import { baseLang, languageName, toApiCode, toBcp47 } from '../../translate/languages.js';
+import { GLOSSARY_LANGUAGES } from '../../customization/glossaries/glossary-service.js';
+import { STYLE_RULE_LANGUAGES } from '../../customization/style-rules/style-rule-service.js';
+import { TM_SOURCE_LANGUAGES } from '../../customization/memories/memory-service.js';
 import type { Services } from '../../services.js';
 import { errorResponses } from '../schemas/common.js';
 
@@ -36,10 +39,24 @@ const RESOURCE_FEATURES: Record<string, { name: string; needs_source_support?: b
   translate_text: [
     { name: 'auto_detection', needs_source_support: true },
     { name: 'formality', needs_target_support: true },
+    { name: 'glossary', needs_source_support: true, needs_target_support: true },
+    { name: 'tag_handling', needs_source_support: true, needs_target_support: true },
+    { name: 'style_rules', needs_target_support: true },
+    { name: 'translation_memory', needs_source_support: true },
   ],
-  translate_document: [],
+  translate_document: [
+    { name: 'auto_detection', needs_source_support: true },
+    { name: 'formality', needs_target_support: true },
+    { name: 'glossary', needs_source_support: true, needs_target_support: true },
+    { name: 'style_rules', needs_target_support: true },
+    { name: 'translation_memory', needs_source_support: true },
+  ],
   glossary: [],
-  voice: [],
+  voice: [
+    { name: 'transcription', needs_source_support: true },
+    { name: 'translated_speech', needs_target_support: true },
+    { name: 'spoken_terms', needs_source_support: true },
+  ],
   write: [
     { name: 'writing_style', needs_target_support: true },
     { name: 'tone', needs_target_support: true },
@@ -47,6 +64,84 @@ const RESOURCE_FEATURES: Record<string, { name: string; needs_source_support?: b
   style_rules: [],
   translation_memory: [],
 };
+
+type V3Entry = Static<typeof V3Language>;
+type Features = V3Entry['features'];
+const STABLE = { status: 'stable' };
+
+/** One entry per code; `features(code, asSource, asTarget)` names what applies to it. */
+function entries(
+  codes: Iterable<string>,
+  usable: (code: string) => { source: boolean; target: boolean },
+  features: (code: string, asSource: boolean, asTarget: boolean) => Features = () => ({}),
+): V3Entry[] {
+  return [...new Set(codes)].sort().flatMap((code) => {
+    const { source, target } = usable(code);
+    if (!source && !target) return [];
+    return [{ lang: toBcp47(code), name: languageName(code), usable_as_source: source, usable_as_target: target, status: 'stable', features: features(code, source, target) }];
+  });
+}
+
+/** What /v3/languages lists for `resource`: only what the installed engines and the customization services really do. */
+function languagesFor(resource: string, includeBeta: boolean, services: Services): V3Entry[] {
+  const catalogue = services.languages();
+  const sources = new Set(catalogue.sources);
+  const targets = new Map(catalogue.targets.map((t) => [t.code, t]));
+  const translatable = [...sources, ...targets.keys()];
+  const inList = (list: readonly string[], code: string) => list.includes(baseLang(code));
+  const translationFeatures = (withTags: boolean) => (code: string, asSource: boolean, asTarget: boolean): Features => {
+    const f: Features = {};
+    if (asSource && services.detectableSources.has(code)) f.auto_detection = STABLE;
+    if (asTarget && targets.get(code)?.formality) f.formality = STABLE;
+    if (inList(GLOSSARY_LANGUAGES, code)) f.glossary = STABLE;
+    if (withTags) f.tag_handling = STABLE;
+    if (asTarget && inList(STYLE_RULE_LANGUAGES, code)) f.style_rules = STABLE;
+    if (asSource && inList(TM_SOURCE_LANGUAGES, code)) f.translation_memory = STABLE;
+    return f;
+  };
+  const usableForTranslation = (code: string) => ({ source: sources.has(code), target: targets.has(code) });
+  switch (resource) {
+    case 'translate_text':
+      return entries(translatable, usableForTranslation, translationFeatures(true));
+    case 'translate_document':
+      return entries(translatable, usableForTranslation, translationFeatures(false));
+    case 'glossary':
+      return entries(GLOSSARY_LANGUAGES, () => ({ source: true, target: true }));
+    case 'style_rules':
+      return entries(STYLE_RULE_LANGUAGES, () => ({ source: false, target: true }));
+    case 'translation_memory':
+      return entries([...TM_SOURCE_LANGUAGES, ...targets.keys()], (code) => ({ source: TM_SOURCE_LANGUAGES.includes(code), target: targets.has(code) }));
+    case 'write': {
+      // Text improvement works within one language: each listed language is usable as source and target.
+      const write = services.write.languages();
+      const styled = new Set(write.filter((l) => l.style).map((l) => l.code));
+      return entries(
+        write.map((l) => l.code),
+        () => ({ source: true, target: true }),
+        (code): Features => (styled.has(code) ? { writing_style: STABLE, tone: STABLE } : {}),
+      );
+    }
+    case 'voice': {
+      const voice = services.voice.capabilities();
+      const spoken = [...voice.transcribable];
+      // a transcript comes in the spoken language itself, and in every language the engines translate it to
+      const voiceTargets = [...spoken, ...[...targets.keys()].filter((t) => spoken.some((s) => voice.canTranslate(s, t)))];
+      return entries(
+        [...spoken, ...voiceTargets],
+        (code) => ({ source: voice.transcribable.has(code), target: voiceTargets.includes(code) }),
+        (code, asSource, asTarget) => {
+          const f: Features = {};
+          if (asSource) f.transcription = STABLE;
+          if (asSource && includeBeta) f.spoken_terms = { status: 'beta' };
+          if (asTarget && voice.canSpeak(code)) f.translated_speech = STABLE;
+          return f;
+        },
+      );
+    }
+    default:
+      return [];
+  }
+}
 
 export async function languageRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
   const v2Handler = async (request: { query: unknown; body: unknown }) => {
@@ -73,35 +168,7 @@ export async function languageRoutes(app: FastifyInstance, { services }: { servi
     if (typeof resource !== 'string' || !(V3_RESOURCES as readonly string[]).includes(resource)) throw unsupportedValue('resource');
     const include = ([] as unknown[]).concat(query.include ?? []).flatMap((v) => String(v).split(','));
     for (const v of include) if (v !== 'beta' && v !== 'external') throw unsupportedValue('include');
-    if (resource === 'write') {
-      // Text improvement works within one language: each listed language is usable as source and target.
-      return services.write.languages().map((l) => ({
-        lang: toBcp47(l.code),
-        name: languageName(l.code),
-        usable_as_source: true,
-        usable_as_target: true,
-        status: 'stable',
-        features: l.style ? { writing_style: { status: 'stable' }, tone: { status: 'stable' } } : {},
-      }));
-    }
-    if (resource !== 'translate_text') return []; // no engine provides these resources yet
-    const catalogue = services.languages();
-    const codes = new Set([...catalogue.sources, ...catalogue.targets.map((t) => t.code)]);
-    const targets = new Map(catalogue.targets.map((t) => [t.code, t]));
-    const sources = new Set(catalogue.sources);
-    return [...codes].sort().map((code) => {
-      const features: Record<string, { status: string }> = {};
-      if (sources.has(code) && services.detectableSources.has(code)) features.auto_detection = { status: 'stable' };
-      if (targets.get(code)?.formality) features.formality = { status: 'stable' };
-      return {
-        lang: toBcp47(code),
-        name: languageName(code),
-        usable_as_source: sources.has(code),
-        usable_as_target: targets.has(code),
-        status: 'stable',
-        features,
-      };
-    });
+    return languagesFor(resource, include.includes('beta'), services);
   });
 
   app.get('/v3/languages/resources', { config: { scope: 'languages' } }, async () =>

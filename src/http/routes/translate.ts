@@ -10,10 +10,6 @@ import { TranslateResponse } from '../schemas/translate.js';
 
 export const TRANSLATE_BODY_LIMIT = 128 * 1024;
 
-export function isJsonRequest(contentType: string | undefined): boolean {
-  return (contentType ?? '').toLowerCase().includes('json');
-}
-
 export function reportingTagHeader(headers: Record<string, string | string[] | undefined>) {
   return parseReportingTag(headers['x-service-reporting-tag'] ?? headers['x-deepl-reporting-tag']);
 }
@@ -29,7 +25,7 @@ export async function translateRoutes(app: FastifyInstance, { services }: { serv
     async (request) => {
       const ctx = authOf(request);
       const tag = reportingTagHeader(request.headers);
-      const req = parseTranslateRequest(request.body, { isJson: isJsonRequest(request.headers['content-type']) });
+      const req = parseTranslateRequest(request.body);
       const plan = services.translate.plan(req);
       const customization = await services.translate.customize(ctx.account.id, req, plan.sources);
       await services.usage.assertCharactersAvailable(ctx, plan.billedCharacters);

@@ -1,9 +1,9 @@
-// /v3/translation_memories: list, TMX import (job + authenticated upload URL), export (job + download), job polling.
+// /v3/translation_memories: list, TMX import (job + signed upload URL), export (job + signed download URL), job polling.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
-import { invalid } from '../../lib/errors.js';
+import { forbidden, invalid } from '../../lib/errors.js';
 import type { Services } from '../../services.js';
 import { authOf } from '../plugins/auth.js';
 import { AnyObjectBody, errorResponses } from '../schemas/common.js';
@@ -21,6 +21,9 @@ const JobParams = Type.Object({ job_id: Type.String() });
 
 const baseUrl = (request: FastifyRequest) => `${request.protocol}://${request.headers.host ?? request.hostname}`;
 
+/** Signed URLs need no API key: the signature in their query is the permission (see UrlSigner). */
+const SIGNED = { auth: 'none' as const };
+
 function intParam(value: unknown, name: string, def: number, min: number, max: number): number {
   if (value === undefined || value === '') return def;
   const n = Number(value);
@@ -31,6 +34,14 @@ function intParam(value: unknown, name: string, def: number, min: number, max: n
 export async function translationMemoryRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
   const config = { scope: 'translation_memory' as const };
   const m = services.memories;
+  const urlFor = (request: FastifyRequest) => (path: string, expiresAt: number) => `${baseUrl(request)}${path}?${services.urlSigner.sign(path, expiresAt)}`;
+  /** Checks the signature of an upload or download URL; the job it names is then usable without a key. */
+  const assertSigned = (request: FastifyRequest<{ Querystring: Record<string, unknown> }>) => {
+    const path = request.url.split('?')[0]!;
+    const check = services.urlSigner.verify(path, request.query.expires, request.query.signature, Date.now());
+    if (check === 'expired') throw forbidden('This URL has expired.');
+    if (check !== 'ok') throw forbidden('This URL is not valid: its signature does not match.');
+  };
   app.get<{ Querystring: Record<string, string> }>(
     '/v3/translation_memories',
     { config, schema: { response: { 200: Type.Object({ translation_memories: Type.Array(Memory), total_count: Type.Integer() }), ...errorResponses } } },
@@ -40,7 +51,7 @@ export async function translationMemoryRoutes(app: FastifyInstance, { services }
   app.post(
     '/v3/translation_memories/import',
     { config, schema: { body: AnyObjectBody, response: { 200: Type.Object({ job_id: Type.String(), upload_url: Type.String(), expires_at: Type.String() }), ...errorResponses } } },
-    async (request) => m.startImport(authOf(request).account.id, bodyObject(request.body), baseUrl(request)),
+    async (request) => m.startImport(authOf(request).account.id, bodyObject(request.body), urlFor(request)),
   );
   app.post<{ Params: { id: string } }>(
     '/v3/translation_memories/:id/export',
@@ -53,13 +64,14 @@ export async function translationMemoryRoutes(app: FastifyInstance, { services }
   app.get<{ Params: { job_id: string } }>(
     '/v3/translation_memories/jobs/:job_id',
     { config, schema: { params: JobParams, response: { 200: Job, ...errorResponses } } },
-    async (request) => m.getJob(authOf(request).account.id, request.params.job_id, baseUrl(request)),
+    async (request) => m.getJob(authOf(request).account.id, request.params.job_id, urlFor(request)),
   );
-  app.get<{ Params: { job_id: string } }>(
+  app.get<{ Params: { job_id: string }; Querystring: Record<string, unknown> }>(
     '/v3/translation_memories/jobs/:job_id/download',
-    { config, schema: { params: JobParams } },
+    { config: SIGNED, schema: { params: JobParams } },
     async (request, reply) => {
-      const path = await m.download(authOf(request).account.id, request.params.job_id);
+      assertSigned(request);
+      const path = await m.download(null, request.params.job_id);
       return reply.type('application/xml').header('content-disposition', 'attachment; filename="translation-memory.tmx"').send(createReadStream(path));
     },
   );
@@ -67,11 +79,12 @@ export async function translationMemoryRoutes(app: FastifyInstance, { services }
   await app.register(async (upload) => {
     upload.removeAllContentTypeParsers();
     upload.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
-    upload.put<{ Params: { job_id: string } }>(
+    upload.put<{ Params: { job_id: string }; Querystring: Record<string, unknown> }>(
       '/v3/translation_memories/jobs/:job_id/upload',
-      { bodyLimit: Number.MAX_SAFE_INTEGER, config, schema: { params: JobParams, response: { 204: Type.Null(), ...errorResponses } } },
+      { bodyLimit: Number.MAX_SAFE_INTEGER, config: SIGNED, schema: { params: JobParams, response: { 204: Type.Null(), ...errorResponses } } },
       async (request, reply) => {
-        await m.receiveUpload(authOf(request).account.id, request.params.job_id, request.body as Readable);
+        assertSigned(request);
+        await m.receiveUpload(null, request.params.job_id, request.body as Readable);
         return reply.status(204).send();
       },
     );
