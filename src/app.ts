@@ -65,6 +65,7 @@ export async function buildApp({ config, services, logger, loggerInstance }: Bui
     genReqId: () => newTraceId(),
     logController: new RequestLogController({ requestIdLogLabel: 'trace_id' }),
     requestIdHeader: false,
+    trustProxy: config.trustProxy,
     bodyLimit: DEFAULT_BODY_LIMIT,
     // Headers may be long (the URI check below answers 414 itself); beyond this Node answers 431.
     routerOptions: { maxParamLength: 500 },

@@ -32,6 +32,7 @@ const EnvSchema = Type.Object({
   TOLK_LLM_TIMEOUT_MS: Type.Optional(Positive),
   TOLK_LLM_CONCURRENCY: Type.Optional(Positive),
   TOLK_HUNSPELL_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  TOLK_TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -46,6 +47,8 @@ export interface Config {
   dataDir: string;
   databaseUrl: string;
   logLevel: string;
+  /** Fastify's trustProxy: true, or the proxies' addresses/CIDRs; X-Forwarded-Proto/-Host then shape the URLs Tolk hands out. */
+  trustProxy: boolean | string;
   rateLimitPerMinute: number;
   engineTimeoutMs: number;
   /** Source language assumed for texts too short or ambiguous to detect (when it can reach the target). */
@@ -105,6 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     databaseUrl: e.TOLK_DATABASE_URL ?? resolve(dataDir, 'tolk.db'),
     logLevel: e.TOLK_LOG_LEVEL ?? 'info',
+    trustProxy: e.TOLK_TRUST_PROXY === undefined || e.TOLK_TRUST_PROXY === 'false' ? false : e.TOLK_TRUST_PROXY === 'true' ? true : e.TOLK_TRUST_PROXY,
     rateLimitPerMinute: e.TOLK_RATE_LIMIT_PER_MINUTE ?? 120_000,
     engineTimeoutMs: e.TOLK_ENGINE_TIMEOUT_MS ?? 10_000,
     engineRoutes: parseRoutes(e.TOLK_ENGINE_ROUTES),

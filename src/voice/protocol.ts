@@ -59,7 +59,7 @@ export class VoiceProtocolError extends Error {
 }
 
 export const voiceErrors = {
-  badFrame: (why: string) => new VoiceProtocolError('unknown', 400, 4000400, `Malformed message: ${why}`),
+  badFrame: (why: string, requestType = 'unknown') => new VoiceProtocolError(requestType, 400, 4000400, `Malformed message: ${why}`),
   wrongFrameType: (format: MessageFormat) =>
     new VoiceProtocolError('unknown', 400, 4000401, `Wrong frame type: this session uses ${format === 'json' ? 'JSON in TEXT' : 'MessagePack in BINARY'} frames.`),
   unknownMessage: (kind: string) => new VoiceProtocolError(kind || 'unknown', 400, 4000402, `Unknown message type '${kind}'.`),
@@ -67,7 +67,8 @@ export const voiceErrors = {
     new VoiceProtocolError('source_media_chunk', 400, 4000403, detail ? `Audio format not supported: ${detail}` : 'Audio format not supported'),
   chunkTooLarge: () => new VoiceProtocolError('source_media_chunk', 400, 4000413, 'Chunk too large: at most 100 kB or 1 s of audio per chunk.'),
   partialFrame: () => new VoiceProtocolError('source_media_chunk', 400, 4000404, 'PCM chunks must contain whole frames.'),
-  afterEnd: () => new VoiceProtocolError('source_media_chunk', 400, 4000405, 'No audio may follow end_of_source_media.'),
+  afterEnd: (requestType = 'source_media_chunk') =>
+    new VoiceProtocolError(requestType, 400, 4000405, 'No message may follow end_of_source_media.'),
   tooFast: () => new VoiceProtocolError('source_media_chunk', 429, 4290001, 'Audio sent faster than 2x real time; pace the chunks.'),
   idle: () => new VoiceProtocolError('source_media_chunk', 408, 4080001, 'No audio received for 30 seconds; the session ended.'),
   quota: () => new VoiceProtocolError('source_media_chunk', 456, 4560001, 'Quota for this billing period has been exceeded.'),
@@ -96,17 +97,17 @@ export function parseClientFrame(raw: Buffer, isBinary: boolean, format: Message
   const kind = keys[0]!;
   const payload = asObject(obj[kind]);
   if (kind === 'end_of_source_media') {
-    if (!payload) throw voiceErrors.badFrame('end_of_source_media must be an object');
+    if (!payload) throw voiceErrors.badFrame('end_of_source_media must be an object', kind);
     return { kind };
   }
   if (kind !== 'source_media_chunk') throw voiceErrors.unknownMessage(kind);
-  if (!payload) throw voiceErrors.badFrame('source_media_chunk must be an object');
+  if (!payload) throw voiceErrors.badFrame('source_media_chunk must be an object', kind);
   const data = payload.data;
   if (format === 'json') {
-    if (typeof data !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(data)) throw voiceErrors.badFrame("'data' must be a base64 string");
+    if (typeof data !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(data)) throw voiceErrors.badFrame("'data' must be a base64 string", kind);
     return { kind, data: Buffer.from(data, 'base64') };
   }
-  if (!(data instanceof Uint8Array)) throw voiceErrors.badFrame("'data' must be binary");
+  if (!(data instanceof Uint8Array)) throw voiceErrors.badFrame("'data' must be binary", kind);
   return { kind, data: Buffer.from(data.buffer, data.byteOffset, data.byteLength) };
 }
 

@@ -35,7 +35,10 @@ export interface VoiceSession {
   lastActivity: number;
 }
 
-export type ClaimOutcome = { ok: true; session: VoiceSession } | { ok: false; reason: 'invalid' | 'reused' };
+export type ClaimOutcome =
+  | { ok: true; session: VoiceSession }
+  | { ok: false; reason: 'invalid' }
+  | { ok: false; reason: 'reused'; session: VoiceSession };
 
 const hash = (token: string) => createHash('sha256').update(token).digest('hex');
 
@@ -84,6 +87,8 @@ export class VoiceSessionRegistry {
     const h = hash(token);
     const session = this.lookup(h);
     if (!session || session.ctx.account.id !== ctx.account.id) return { error: 'invalid' };
+    // A token never used for a connection is only good until it expires.
+    if (session.tokenHash === h && this.now() > session.tokenExpiresAt) return { error: 'invalid' };
     if (session.latestHash !== h) {
       this.terminate(session, 'token_reused');
       return { error: 'outdated' };
@@ -102,7 +107,7 @@ export class VoiceSessionRegistry {
     if (session.tokenHash !== h || this.now() > session.tokenExpiresAt) {
       if (session.spentHashes.has(h)) {
         this.terminate(session, 'token_reused');
-        return { ok: false, reason: 'reused' };
+        return { ok: false, reason: 'reused', session };
       }
       return { ok: false, reason: 'invalid' };
     }

@@ -118,7 +118,7 @@ export class VoiceStream {
     try {
       const msg = parseClientFrame(raw, isBinary, this.config.messageFormat);
       if (msg.kind === 'end_of_source_media') {
-        if (this.ended) throw voiceErrors.afterEnd();
+        if (this.ended) throw voiceErrors.afterEnd(msg.kind);
         this.ended = true;
         if (this.idleTimer) clearTimeout(this.idleTimer);
         void this.finishStream();
@@ -156,6 +156,12 @@ export class VoiceStream {
             const samples = s16leToSamples(pcm);
             const ms = (samples.length * 1000) / STT_SAMPLE_RATE;
             this.audioMs += ms;
+            // The chunks' durations are only known once decoded: pacing is checked on the decoded audio, which
+            // may lead the wall clock by the burst allowance plus one whole chunk (the 1 s most a chunk may hold).
+            if (this.audioMs > 2 * (this.now() - this.firstChunkAt) + PACE_ALLOWANCE_MS + MAX_CHUNK_MS) {
+              this.fail(voiceErrors.tooFast());
+              return;
+            }
             this.recognize(samples);
           },
           onEnd: (error) => {

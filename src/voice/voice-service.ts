@@ -5,7 +5,7 @@ import type { UsageService } from '../accounts/usage-service.js';
 import { invalid } from '../lib/errors.js';
 import type { SegmentHook } from '../customization/translate-hook.js';
 import type { Logger } from '../lib/logger.js';
-import { voiceErrors, type VoiceProtocolError } from './protocol.js';
+import { voiceErrors, type MessageFormat, type VoiceProtocolError } from './protocol.js';
 import { parseVoiceSessionRequest, type VoiceCapabilities, type VoiceSessionConfig } from './session-request.js';
 import { VoiceSessionRegistry, type VoiceSession } from './sessions.js';
 import type { SpeechToTextEngine } from './stt/engine.js';
@@ -38,7 +38,7 @@ export interface SessionGrant {
   token: string;
 }
 
-export type ConnectOutcome = { ok: true; stream: VoiceStream; session: VoiceSession } | { ok: false; error: VoiceProtocolError };
+export type ConnectOutcome = { ok: true; stream: VoiceStream; session: VoiceSession } | { ok: false; error: VoiceProtocolError; format: MessageFormat };
 
 export class VoiceService {
   readonly sessions: VoiceSessionRegistry;
@@ -102,7 +102,12 @@ export class VoiceService {
   /** Claims a token for a WebSocket connection and attaches the sink to the session's stream. */
   connect(token: unknown, sink: StreamSink): ConnectOutcome {
     const claim = typeof token === 'string' ? this.sessions.claim(token) : ({ ok: false, reason: 'invalid' } as const);
-    if (!claim.ok) return { ok: false, error: claim.reason === 'reused' ? voiceErrors.tokenReused() : voiceErrors.tokenInvalid() };
+    // A reused token belongs to a known session: its error goes out in that session's framing.
+    if (!claim.ok) {
+      return claim.reason === 'reused'
+        ? { ok: false, error: voiceErrors.tokenReused(), format: claim.session.config.messageFormat }
+        : { ok: false, error: voiceErrors.tokenInvalid(), format: 'json' };
+    }
     const session = claim.session;
     let stream = session.state as VoiceStream | null;
     if (!stream) {

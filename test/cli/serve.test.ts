@@ -3,23 +3,15 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../helpers/harness.js';
 
 const run = promisify(execFile);
 const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 it('serves translations from a fresh data directory and shuts down cleanly', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'tolk-serve-'));

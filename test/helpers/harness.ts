@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { createServer, type AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from '../../src/config.js';
 import { buildServices, type Services } from '../../src/services.js';
@@ -110,4 +111,13 @@ export async function createAccount(
 
 export function authHeaders(account: TestAccount, scheme = 'Service-Auth-Key'): Record<string, string> {
   return { authorization: `${scheme} ${account.key}`, host: account.host };
+}
+
+/** A port free on loopback right now (for servers whose URL must be known before they listen). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }

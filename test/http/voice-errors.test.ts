@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { authHeaders, createAccount, createTestApp, type TestAccount, type TestContext } from '../helpers/harness.js';
-import { connectVoice, type VoiceClient } from '../voice/voice-helpers.js';
+import WebSocket from 'ws';
+import { connectVoice, encode, type VoiceClient } from '../voice/voice-helpers.js';
 
 const PCM = 'audio/pcm;encoding=s16le;rate=16000';
 
@@ -62,6 +63,40 @@ describe('voice stream errors', () => {
     await expectError(big, 4000413, 400);
   });
 
+  it('a chunk far above 100 kB gets the protocol error; a frame above what the socket reads ends the session', async () => {
+    const c = await open({ source_media_content_type: 'audio/ogg' });
+    c.send({ source_media_chunk: { data: Buffer.alloc(300_000).toString('base64') } });
+    await expectError(c, 4000413, 400);
+    const res = await ctx.app.inject({ method: 'POST', url: '/v3/voice/realtime', headers: authHeaders(account), payload: { source_media_content_type: 'audio/ogg' } });
+    const token = res.json().token as string;
+    const huge = await connectVoice(`${base}/v3/voice/realtime/connect?token=${encodeURIComponent(token)}`);
+    huge.sendRaw(Buffer.alloc(2 * 1024 * 1024).toString('latin1'));
+    assert.equal((await huge.closed).code, 1009);
+    const again = await ctx.app.inject({ method: 'GET', url: `/v3/voice/realtime?token=${encodeURIComponent(token)}`, headers: authHeaders(account) });
+    assert.equal(again.statusCode, 400, 'the session is over: its token cannot resume it');
+  });
+
+  it('container audio decoding to more than 2x real time', async () => {
+    // 20 s of Ogg/Opus in one chunk: small in bytes, far too much audio at once.
+    const ogg = encode(Buffer.alloc(32_000 * 20), ['-c:a', 'libopus', '-b:a', '16k', '-f', 'ogg']);
+    assert.ok(ogg.length < 100_000);
+    const c = await open({ source_media_content_type: 'audio/ogg;codecs=opus' });
+    c.send({ source_media_chunk: { data: ogg.toString('base64') } });
+    await expectError(c, 4290001, 429);
+  });
+
+  it('a reused token on a MessagePack session is refused in a BINARY MessagePack frame', async () => {
+    const res = await ctx.app.inject({ method: 'POST', url: '/v3/voice/realtime', headers: authHeaders(account), payload: { source_media_content_type: PCM, message_format: 'msgpack' } });
+    const url = `${base}/v3/voice/realtime/connect?token=${encodeURIComponent(res.json().token)}`;
+    const first = await connectVoice(url, 'msgpack');
+    const second = new WebSocket(url);
+    const [, isBinary] = await new Promise<[Buffer, boolean]>((resolve) => second.once('message', (data: Buffer, binary: boolean) => resolve([data, binary])));
+    assert.equal(isBinary, true);
+    await first.closed;
+    assert.equal(first.messages.at(-1)?.error?.reason_code, 4010001);
+    second.terminate();
+  });
+
   it('PCM chunks that split a frame', async () => {
     const c = await open({ source_media_content_type: PCM });
     c.send({ source_media_chunk: { data: Buffer.alloc(3201).toString('base64') } });
@@ -84,6 +119,7 @@ describe('voice stream errors', () => {
     const badData = await open({ source_media_content_type: PCM });
     badData.send({ source_media_chunk: { data: 42 } });
     await expectError(badData, 4000400, 400);
+    assert.equal(badData.messages.at(-1)?.error?.request_type, 'source_media_chunk');
     const binary = await open({ source_media_content_type: PCM });
     binary.sendRaw(Buffer.from([1, 2, 3]));
     await expectError(binary, 4000401, 400);

@@ -111,3 +111,27 @@ describe('voice sessions', () => {
     assert.equal(res.statusCode, 400);
   });
 });
+
+describe('voice sessions behind a reverse proxy', () => {
+  it('hands out a wss:// streaming URL on the public host when the proxy is trusted, and ignores the headers otherwise', async () => {
+    for (const [trust, expected] of [
+      ['true', 'wss://tolk.example.com/v3/voice/realtime/connect'],
+      ['false', 'ws://127.0.0.1:8080/v3/voice/realtime/connect'],
+    ] as const) {
+      const ctx = await createTestApp({ engines: [], env: { TOLK_TRUST_PROXY: trust } });
+      try {
+        const account = await createAccount(ctx);
+        const res = await ctx.app.inject({
+          method: 'POST',
+          url: '/v3/voice/realtime',
+          headers: { ...authHeaders(account), 'x-forwarded-proto': 'https', 'x-forwarded-host': 'tolk.example.com' },
+          payload: { source_media_content_type: PCM },
+        });
+        assert.equal(res.statusCode, 200, res.body);
+        assert.equal(res.json().streaming_url, expected);
+      } finally {
+        await ctx.close();
+      }
+    }
+  });
+});

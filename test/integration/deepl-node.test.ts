@@ -2,22 +2,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as deepl from 'deepl-node';
-import { createServer, type AddressInfo } from 'node:net';
-import { createAccount, createTestApp, type TestAccount, type TestContext } from '../helpers/harness.js';
+import { createAccount, createTestApp, type TestAccount, type TestContext, freePort } from '../helpers/harness.js';
 
 let ctx: TestContext;
 let pro: TestAccount;
 let free: TestAccount;
 let paidUrl: string;
 let freeUrl: string;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 before(async () => {
   const port = await freePort();

@@ -25,6 +25,24 @@ export interface MemoryServiceOptions {
   onError?: (err: unknown) => void;
 }
 
+type SegmentRow = Awaited<ReturnType<MemoryRepository['segments']>>[number];
+interface SegmentCursor {
+  /** Last row id served. */
+  a: number;
+  /** Filter text and case sensitivity the cursor was issued under. */
+  f: string;
+  c: boolean;
+}
+const encodeCursor = (c: SegmentCursor) => Buffer.from(JSON.stringify(c)).toString('base64url');
+function decodeCursor(value: string): SegmentCursor | undefined {
+  try {
+    const c = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as Partial<SegmentCursor>;
+    return Number.isSafeInteger(c.a) && c.a! >= 0 && typeof c.f === 'string' && typeof c.c === 'boolean' ? (c as SegmentCursor) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const iso = (ms: number | null) => (ms === null ? undefined : new Date(Number(ms)).toISOString());
 
 export class MemoryService {
@@ -178,7 +196,8 @@ export class MemoryService {
     const result: Record<string, unknown> = { status: job.status };
     if (job.status === 'awaiting_input') result.status_metadata = { required_action: 'upload_file' };
     if (job.memory_id && job.status !== 'failed') result.translation_memory_id = job.memory_id;
-    if (job.error_message) result.error_message = job.error_message;
+    // error_message as the Ruby client reads it, error.message as deepl-node reads it.
+    if (job.error_message) Object.assign(result, { error_message: job.error_message, error: { message: job.error_message } });
     if (job.operation === 'import') result.skipped_segment_count = Number(job.skipped_segment_count);
     if (job.operation === 'export' && job.status === 'completed') {
       result.download_url = urlFor(`/v3/translation_memories/jobs/${job.id}/download`, Number(job.expires_at));
@@ -193,7 +212,11 @@ export class MemoryService {
       updated_time: iso(job.updated_at)!,
       ...(job.content_type ? { source_content_type: job.content_type } : {}),
       ...(job.content_length !== null ? { source_content_length: Number(job.content_length) } : {}),
-      ...(job.operation === 'export' ? { parameters: { translation_memory_id: job.memory_id } } : {}),
+      // The request's parameters and source file echoed in the shape they were sent in (deepl-node reads these).
+      parameters: job.operation === 'export' ? { translation_memory_id: job.memory_id, display_name: job.display_name } : { display_name: job.display_name },
+      ...(job.operation === 'import'
+        ? { source_file: { ...(job.content_type ? { content_type: job.content_type } : {}), ...(job.content_length !== null ? { content_length: Number(job.content_length) } : {}) } }
+        : {}),
       results: [result],
     };
   }
@@ -204,12 +227,12 @@ export class MemoryService {
     return m;
   }
 
-  /** 200 reuses a recent export of the unchanged memory, 202 starts one, 409 while one runs. */
+  /** 200 reuses a recent export of the unchanged memory (downloaded or not: its file stays until it expires), 202 starts one, 409 while one runs. */
   async startExport(accountId: string, memoryId: string): Promise<{ status: 200 | 202; body: { job_id: string; parameters: { translation_memory_id: string } } }> {
     const memory = await this.memory(accountId, memoryId);
     const jobs = await this.repo.exportJobs(memory.id);
     if (jobs.some((j) => j.status === 'processing')) throw new ServiceError('conflict', 'An export of this translation memory is already in progress; poll its job.');
-    const reusable = jobs.find((j) => j.status === 'completed' && Number(j.created_at) >= Number(memory.updated_at) && (j.expires_at === null || Number(j.expires_at) > this.now()));
+    const reusable = jobs.find((j) => (j.status === 'completed' || j.status === 'downloaded') && Number(j.created_at) >= Number(memory.updated_at) && (j.expires_at === null || Number(j.expires_at) > this.now()));
     const body = (id: string) => ({ job_id: id, parameters: { translation_memory_id: memory.id } });
     if (reusable) return { status: 200, body: body(reusable.id) };
     const at = this.now();
@@ -255,6 +278,89 @@ export class MemoryService {
     if (job.status !== 'completed' && job.status !== 'downloaded') throw notFound('The export failed.');
     if (job.status === 'completed') await this.repo.updateJob(job.id, { status: 'downloaded', updated_at: this.now() });
     return job.file_path!;
+  }
+
+  /** One memory with its timestamps. */
+  async get(accountId: string, id: string) {
+    const m = await this.memory(accountId, id);
+    return {
+      translation_memory_id: m.id,
+      name: m.name,
+      source_language: m.source_lang,
+      target_languages: JSON.parse(m.target_langs) as string[],
+      segment_count: Number(m.segment_count),
+      creation_time: iso(m.created_at)!,
+      updated_time: iso(m.updated_at)!,
+    };
+  }
+
+  /** Deletes a memory and its segments; refused (409) while an export of it is running. */
+  async delete(accountId: string, id: string): Promise<void> {
+    const m = await this.memory(accountId, id);
+    if ((await this.repo.exportJobs(m.id)).some((j) => j.status === 'processing')) {
+      throw new ServiceError('conflict', 'An export of this translation memory is in progress; delete it once the export is done.');
+    }
+    await this.repo.deleteMemory(m.id);
+    for (const key of [...this.indexes.keys()]) if (key.startsWith(`${m.id}:`)) this.indexes.delete(key);
+  }
+
+  /**
+   * Source segments (consecutive rows of one translation unit share their source) with their targets, paged by an
+   * opaque cursor that also binds the filter. `filterText` matches source and targets; segment_count is the whole memory.
+   */
+  async segmentPage(accountId: string, id: string, options: { pageSize: number; pageCursor?: string; filterText?: string; caseSensitive: boolean }) {
+    const m = await this.memory(accountId, id);
+    const filter = options.filterText ?? '';
+    if (options.filterText !== undefined && [...filter].length < 2) throw unsupportedValue('filter_text');
+    let after = 0;
+    if (options.pageCursor !== undefined) {
+      const c = decodeCursor(options.pageCursor);
+      if (!c || c.f !== filter || c.c !== options.caseSensitive) throw unsupportedValue('page_cursor');
+      after = c.a;
+    }
+    const fold = (t: string) => (options.caseSensitive ? t : t.toLocaleLowerCase());
+    const needle = fold(filter);
+    const matches = (rows: SegmentRow[]) => needle === '' || fold(rows[0]!.source).includes(needle) || rows.some((r) => fold(r.target).includes(needle));
+    const out: SegmentRow[][] = [];
+    let more = false;
+    for await (const rows of this.sourceGroups(m.id, after)) {
+      if (!matches(rows)) continue;
+      if (out.length === options.pageSize) {
+        more = true;
+        break;
+      }
+      out.push(rows);
+    }
+    const created = iso(m.created_at)!;
+    return {
+      segments: out.map((rows) => ({
+        source_segment_id: String(rows[0]!.id),
+        source_text: rows[0]!.source,
+        creation_time: created,
+        updated_time: created,
+        targets: rows.map((r) => ({ target_segment_id: String(r.id), target_language: r.target_lang, target_text: r.target, creation_time: created, updated_time: created })),
+      })),
+      segment_count: Number(m.segment_count),
+      ...(more ? { next_page_cursor: encodeCursor({ a: Number(out.at(-1)!.at(-1)!.id), f: filter, c: options.caseSensitive }) } : {}),
+    };
+  }
+
+  /** Rows after `after` in import order, grouped into runs sharing one source (one translation unit each). */
+  private async *sourceGroups(memoryId: string, after: number): AsyncGenerator<SegmentRow[]> {
+    let current: SegmentRow[] | undefined;
+    for (let a = after; ; ) {
+      const page = await this.repo.segments(memoryId, undefined, a, 1000);
+      if (page.length === 0) break;
+      for (const r of page) {
+        if (current && current[0]!.source === r.source) current.push(r);
+        else {
+          if (current) yield current;
+          current = [r];
+        }
+      }
+      a = Number(page[page.length - 1]!.id);
+    }
+    if (current) yield current;
   }
 
   async list(accountId: string, page: number, pageSize: number) {

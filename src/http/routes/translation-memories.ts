@@ -1,4 +1,4 @@
-// /v3/translation_memories: list, TMX import (job + signed upload URL), export (job + signed download URL), job polling.
+// /v3/translation_memories: list, get, delete, segments, TMX import (job + signed upload URL), export (job + signed download URL), job polling.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
@@ -16,10 +16,25 @@ const Memory = Type.Object({
   target_languages: Type.Array(Type.String()),
   segment_count: Type.Integer(),
 });
+const MemoryDetail = Type.Object({ ...Memory.properties, creation_time: Type.String(), updated_time: Type.String() });
+const Timestamps = { creation_time: Type.Optional(Type.String()), updated_time: Type.Optional(Type.String()) };
+const Segments = Type.Object({
+  segments: Type.Array(
+    Type.Object({
+      source_segment_id: Type.String(),
+      source_text: Type.String(),
+      ...Timestamps,
+      targets: Type.Array(Type.Object({ target_segment_id: Type.String(), target_language: Type.String(), target_text: Type.String(), ...Timestamps })),
+    }),
+  ),
+  segment_count: Type.Integer(),
+  next_page_cursor: Type.Optional(Type.String()),
+});
+const MemoryParams = Type.Object({ id: Type.String() });
 const Job = Type.Object({}, { additionalProperties: true });
 const JobParams = Type.Object({ job_id: Type.String() });
 
-const baseUrl = (request: FastifyRequest) => `${request.protocol}://${request.headers.host ?? request.hostname}`;
+const baseUrl = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
 
 /** Signed URLs need no API key: the signature in their query is the permission (see UrlSigner). */
 const SIGNED = { auth: 'none' as const };
@@ -48,6 +63,34 @@ export async function translationMemoryRoutes(app: FastifyInstance, { services }
     async (request) =>
       m.list(authOf(request).account.id, intParam(request.query.page, 'page', 0, 0, 1_000_000), intParam(request.query.page_size, 'page_size', 10, 1, 25)),
   );
+  app.get<{ Params: { id: string } }>(
+    '/v3/translation_memories/:id',
+    { config, schema: { params: MemoryParams, response: { 200: MemoryDetail, ...errorResponses } } },
+    async (request) => m.get(authOf(request).account.id, request.params.id),
+  );
+  app.delete<{ Params: { id: string } }>(
+    '/v3/translation_memories/:id',
+    { config, schema: { params: MemoryParams, response: { 204: Type.Null(), ...errorResponses } } },
+    async (request, reply) => {
+      await m.delete(authOf(request).account.id, request.params.id);
+      return reply.status(204).send();
+    },
+  );
+  app.get<{ Params: { id: string }; Querystring: Record<string, string> }>(
+    '/v3/translation_memories/:id/segments',
+    { config, schema: { params: MemoryParams, response: { 200: Segments, ...errorResponses } } },
+    async (request) => {
+      const q = request.query;
+      const cs = q.filter_case_sensitive;
+      if (cs !== undefined && !['true', 'false', '1', '0'].includes(cs)) throw invalid("Value for 'filter_case_sensitive' not supported.");
+      return m.segmentPage(authOf(request).account.id, request.params.id, {
+        pageSize: intParam(q.page_size, 'page_size', 50, 1, 100),
+        ...(q.page_cursor !== undefined && q.page_cursor !== '' ? { pageCursor: q.page_cursor } : {}),
+        ...(q.filter_text !== undefined && q.filter_text !== '' ? { filterText: q.filter_text } : {}),
+        caseSensitive: cs === 'true' || cs === '1',
+      });
+    },
+  );
   app.post(
     '/v3/translation_memories/import',
     { config, schema: { body: AnyObjectBody, response: { 200: Type.Object({ job_id: Type.String(), upload_url: Type.String(), expires_at: Type.String() }), ...errorResponses } } },
@@ -55,7 +98,7 @@ export async function translationMemoryRoutes(app: FastifyInstance, { services }
   );
   app.post<{ Params: { id: string } }>(
     '/v3/translation_memories/:id/export',
-    { config, schema: { params: Type.Object({ id: Type.String() }), response: { 200: Job, 202: Job, 409: Job, ...errorResponses } } },
+    { config, schema: { params: MemoryParams, response: { 200: Job, 202: Job, 409: Job, ...errorResponses } } },
     async (request, reply) => {
       const r = await m.startExport(authOf(request).account.id, request.params.id);
       return reply.status(r.status).send(r.body);

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import websocket from '@fastify/websocket';
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
-import { encodeServerMessage } from '../../voice/protocol.js';
+import { encodeServerMessage, voiceErrors } from '../../voice/protocol.js';
 import type { StreamSink } from '../../voice/stream.js';
 import { authOf } from '../plugins/auth.js';
 import { AnyObjectBody, errorResponses } from '../schemas/common.js';
@@ -12,8 +12,11 @@ import { reportingTagHeader } from './translate.js';
 
 /** A connection is closed after an hour; the session itself can be reconnected. */
 export const CONNECTION_LIMIT_MS = 60 * 60_000;
-/** Largest WebSocket frame: a 100 kB chunk base64-encoded inside JSON, with room to spare. */
-const MAX_FRAME_BYTES = 256 * 1024;
+/**
+ * Largest WebSocket frame the socket reads: well above a 100 kB chunk base64-encoded inside JSON, so that a chunk over
+ * the limit is read and answered with the protocol's error message rather than cut off by the socket.
+ */
+const MAX_FRAME_BYTES = 1024 * 1024;
 
 const SessionResponse = Type.Object({ streaming_url: Type.String(), token: Type.String(), session_id: Type.String() });
 const TokenQuery = Type.Object({ token: Type.Optional(Type.String()) }, { additionalProperties: true });
@@ -64,7 +67,7 @@ export async function voiceRoutes(app: FastifyInstance, { services }: { services
       const token = (request.query as { token?: string }).token;
       const outcome = voice.connect(token, sink);
       if (!outcome.ok) {
-        socket.send(JSON.stringify({ error: outcome.error.body() }));
+        socket.send(encodeServerMessage({ error: outcome.error.body() }, outcome.format));
         close(1008);
         return;
       }
@@ -77,7 +80,12 @@ export async function voiceRoutes(app: FastifyInstance, { services }: { services
         clearTimeout(limit);
         voice.disconnect(session, stream, sink);
       });
-      socket.on('error', () => close(1011));
+      socket.on('error', (err: Error & { code?: string }) => {
+        // A frame above MAX_FRAME_BYTES: the socket is already closing (1009), but the session ends as for any chunk
+        // that is too large, so its token cannot resume it.
+        if (err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') stream.fail(voiceErrors.chunkTooLarge());
+        close(1011);
+      });
       // The handler runs synchronously after the upgrade, so no frame can have arrived before this listener.
       socket.on('message', (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => {
         const buf = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
