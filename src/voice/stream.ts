@@ -143,8 +143,7 @@ export class VoiceStream {
       const chunkMs = ((data.length / frameBytes) * 1000) / src.rate;
       if (chunkMs > MAX_CHUNK_MS) throw voiceErrors.chunkTooLarge();
       this.audioMs += chunkMs;
-      // At most 2x real time (with a small burst allowance for network jitter).
-      if (this.audioMs > 2 * (now - this.firstChunkAt) + PACE_ALLOWANCE_MS + chunkMs) throw voiceErrors.tooFast();
+      if (this.tooFast(now, chunkMs)) throw voiceErrors.tooFast();
       const samples = src.encoding === 's16le' ? s16leToSamples(data) : src.encoding === 'alaw' ? alawDecode(data) : ulawDecode(data);
       this.recognize(this.resampler!.push(samples));
       return;
@@ -156,9 +155,8 @@ export class VoiceStream {
             const samples = s16leToSamples(pcm);
             const ms = (samples.length * 1000) / STT_SAMPLE_RATE;
             this.audioMs += ms;
-            // The chunks' durations are only known once decoded: pacing is checked on the decoded audio, which
-            // may lead the wall clock by the burst allowance plus one whole chunk (the 1 s most a chunk may hold).
-            if (this.audioMs > 2 * (this.now() - this.firstChunkAt) + PACE_ALLOWANCE_MS + MAX_CHUNK_MS) {
+            // Chunk durations are only known once decoded: the decoded audio may lead by a whole chunk's 1 s.
+            if (this.tooFast(this.now(), MAX_CHUNK_MS)) {
               this.fail(voiceErrors.tooFast());
               return;
             }
@@ -172,6 +170,11 @@ export class VoiceStream {
       });
     }
     this.decoder!.write(data);
+  }
+
+  /** More audio than 2x real time since the first chunk, beyond a burst allowance for jitter and the latest chunk. */
+  private tooFast(now: number, latestChunkMs: number): boolean {
+    return this.audioMs > 2 * (now - this.firstChunkAt) + PACE_ALLOWANCE_MS + latestChunkMs;
   }
 
   private recognize(samples: Int16Array): void {

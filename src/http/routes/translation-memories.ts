@@ -6,6 +6,7 @@ import { Type } from '@sinclair/typebox';
 import { forbidden, invalid } from '../../lib/errors.js';
 import type { Services } from '../../services.js';
 import { authOf } from '../plugins/auth.js';
+import { publicOrigin } from '../public-origin.js';
 import { AnyObjectBody, errorResponses } from '../schemas/common.js';
 import { bodyObject } from './glossary-body.js';
 
@@ -34,7 +35,6 @@ const MemoryParams = Type.Object({ id: Type.String() });
 const Job = Type.Object({}, { additionalProperties: true });
 const JobParams = Type.Object({ job_id: Type.String() });
 
-const baseUrl = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
 
 /** Signed URLs need no API key: the signature in their query is the permission (see UrlSigner). */
 const SIGNED = { auth: 'none' as const };
@@ -49,7 +49,7 @@ function intParam(value: unknown, name: string, def: number, min: number, max: n
 export async function translationMemoryRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
   const config = { scope: 'translation_memory' as const };
   const m = services.memories;
-  const urlFor = (request: FastifyRequest) => (path: string, expiresAt: number) => `${baseUrl(request)}${path}?${services.urlSigner.sign(path, expiresAt)}`;
+  const urlFor = (request: FastifyRequest) => (path: string, expiresAt: number) => `${publicOrigin(request)}${path}?${services.urlSigner.sign(path, expiresAt)}`;
   /** Checks the signature of an upload or download URL; the job it names is then usable without a key. */
   const assertSigned = (request: FastifyRequest<{ Querystring: Record<string, unknown> }>) => {
     const path = request.url.split('?')[0]!;

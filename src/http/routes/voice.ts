@@ -7,6 +7,7 @@ import type { Services } from '../../services.js';
 import { encodeServerMessage, voiceErrors } from '../../voice/protocol.js';
 import type { StreamSink } from '../../voice/stream.js';
 import { authOf } from '../plugins/auth.js';
+import { publicOrigin } from '../public-origin.js';
 import { AnyObjectBody, errorResponses } from '../schemas/common.js';
 import { reportingTagHeader } from './translate.js';
 
@@ -22,7 +23,7 @@ const SessionResponse = Type.Object({ streaming_url: Type.String(), token: Type.
 const TokenQuery = Type.Object({ token: Type.Optional(Type.String()) }, { additionalProperties: true });
 
 function streamingUrl(request: FastifyRequest): string {
-  return `${request.protocol === 'https' ? 'wss' : 'ws'}://${request.host}/v3/voice/realtime/connect`;
+  return `${publicOrigin(request).replace(/^http/, 'ws')}/v3/voice/realtime/connect`;
 }
 
 export async function voiceRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
