@@ -1,11 +1,24 @@
 // Audio helpers: G.711 round trips, resampling, content-type parsing and speaker pitch.
+import { execFileSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { alawDecode, alawEncode, resample, StreamResampler, ulawDecode, ulawEncode } from '../../src/voice/audio/pcm.js';
+import { alawDecode, alawEncode, resample, samplesToS16le, StreamResampler, ulawDecode, ulawEncode } from '../../src/voice/audio/pcm.js';
 import { parseSourceMedia, parseTargetMedia } from '../../src/voice/audio/media-types.js';
 import { PitchTracker } from '../../src/voice/audio/pitch.js';
 import { TargetMediaWriter, type MediaChunk } from '../../src/voice/tts/target-media.js';
+import { ClockLost, FlacClock, MatroskaClock, MpegTsClock, type StreamClock } from '../../src/voice/tts/media-clock.js';
 import { synthesize } from './voice-helpers.js';
+
+/** Media time covered by a (possibly cut-off) encoded stream, from ffprobe's packet timestamps. */
+function probeMs(data: Buffer): number {
+  const out = execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'packet=pts_time,duration_time', '-of', 'csv=p=0', 'pipe:0'], { input: data }).toString();
+  const packets = out.trim().split('\n').filter(Boolean).map((l) => l.split(',').map(Number) as [number, number]);
+  if (packets.length === 0) return 0;
+  // a muxer that stores no packet duration (AAC in Matroska): the spacing of the packets
+  const spacing = packets.length > 1 ? (packets.at(-1)![0] - packets[0]![0]) / (packets.length - 1) : 0;
+  const end = Math.max(...packets.map(([pts, d]) => pts + (Number.isFinite(d) ? d : spacing)));
+  return Math.round((end - Math.min(...packets.map(([pts]) => pts))) * 1000);
+}
 
 function sine(n: number, hz: number, rate: number, amp = 10000): Int16Array {
   return Int16Array.from({ length: n }, (_, i) => Math.round(amp * Math.sin((2 * Math.PI * hz * i) / rate)));
@@ -69,5 +82,84 @@ describe('voice audio', () => {
     assert.ok(chunks.flatMap((c) => c.data).every((p) => p.length < 1500), 'packets, not pages');
     const total = chunks.reduce((n, c) => n + c.duration, 0);
     assert.ok(Math.abs(total - 1500) <= 40, String(total));
+  });
+
+  // Every encoded target format: chunk durations come from the container's own timing and add up to the speech, and
+  // each segment's text rides on the chunk its speech starts in (WebM, FLAC and MPEG-TS used to put all of an
+  // utterance's duration on whichever output came first).
+  for (const type of ['audio/webm', 'audio/x-matroska;codecs=aac', 'audio/x-matroska;codecs=flac', 'audio/flac', 'video/mp2t;codecs=aac', 'video/mp2t;codecs=opus', 'audio/ogg', 'audio/ogg;codecs=flac', 'audio/opus']) {
+    it(`${type}: per-chunk durations and texts follow the encoded audio`, async () => {
+      const media = parseTargetMedia(type)!;
+      assert.equal(media.kind, 'ffmpeg');
+      const frame = media.kind === 'ffmpeg' ? media.frameMs : 0;
+      const chunks: MediaChunk[] = [];
+      const writer = new TargetMediaWriter(media, (c) => chunks.push(c));
+      writer.speak(sine(16000, 220, 16000), 16000, 'one');
+      // let the encoder put out what it can of the first segment before the second arrives
+      await new Promise((r) => setTimeout(r, 400));
+      const beforeTwo = chunks.length;
+      writer.speak(sine(8000, 330, 16000), 16000, 'two');
+      assert.equal(await writer.finish(), null);
+      assert.ok(beforeTwo > 0 && chunks.length > beforeTwo, `output before and after the second segment (${beforeTwo}/${chunks.length})`);
+      assert.equal(chunks[0]!.content_type, type);
+      const total = chunks.reduce((n, c) => n + c.duration, 0);
+      assert.ok(Math.abs(total - 1500) <= frame + 10, `total ${total}`);
+      const texts = chunks.flatMap((c) => (c.text === undefined ? [] : [c.text]));
+      assert.deepEqual(texts, ['one', 'two']);
+      const startOf = (text: string) => {
+        const i = chunks.findIndex((c) => c.text === text);
+        const before = chunks.slice(0, i).reduce((n, c) => n + c.duration, 0);
+        return { before, after: before + chunks[i]!.duration };
+      };
+      const one = startOf('one');
+      assert.ok(one.before === 0 && one.after > 0, `'one' on the first chunk with audio: ${JSON.stringify(one)}`);
+      const two = startOf('two');
+      assert.ok(two.before <= 1000 + frame && two.after > 1000 - frame, `'two' starts at 1000 ms, inside its chunk: ${JSON.stringify(two)}`);
+      // what the chunks before 'two' hold, measured by ffprobe on their bytes, is what they reported
+      const i = chunks.findIndex((c) => c.text === 'two');
+      if (type === 'audio/opus') return; // bare Opus packets: nothing ffprobe reads (the Ogg Opus case covers them)
+      const held = probeMs(Buffer.concat(chunks.slice(0, i).flatMap((c) => c.data)));
+      assert.ok(Math.abs(two.before - held) <= frame + 10, `chunks before 'two' report ${two.before} ms and hold ${held} ms`);
+    });
+  }
+
+  it('the container clocks survive random and corrupted streams: ClockLost or a time that never goes back', () => {
+    const encode = (args: string[], rate: number) =>
+      execFileSync('ffmpeg', ['-v', 'error', '-f', 's16le', '-ar', String(rate), '-ac', '1', '-i', 'pipe:0', ...args, 'pipe:1'], {
+        input: Buffer.from(samplesToS16le(sine(rate, 220, rate))),
+      });
+    const streams: [string, () => StreamClock, Buffer][] = [
+      ['matroska', () => new MatroskaClock(20), encode(['-c:a', 'libopus', '-f', 'webm'], 48000)],
+      ['flac', () => new FlacClock(24000), encode(['-c:a', 'flac', '-f', 'flac'], 24000)],
+      ['mpegts', () => new MpegTsClock(20), encode(['-c:a', 'aac', '-f', 'mpegts', '-pes_payload_size', '0'], 24000)],
+    ];
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (const [name, make, real] of streams) {
+      // the real stream, in random pieces, reaches its full second
+      const clock = make();
+      let end = 0;
+      for (let at = 0; at < real.length; ) {
+        const n = 1 + Math.floor(rand() * 700);
+        end = clock.push(real.subarray(at, at + n));
+        at += n;
+      }
+      assert.ok(Math.abs(end - 1000) <= 100, `${name}: ${end} ms`);
+      for (let trial = 0; trial < 200; trial++) {
+        const data = trial % 2 ? Buffer.from(real) : Buffer.from(Array.from({ length: 2000 }, () => Math.floor(rand() * 256)));
+        for (let k = 0; k < 20; k++) data[Math.floor(rand() * data.length)] = Math.floor(rand() * 256);
+        const c = make();
+        let last = 0;
+        try {
+          for (let at = 0; at < data.length; at += 97) {
+            const t = c.push(data.subarray(at, at + 97));
+            assert.ok(Number.isFinite(t) && t >= last, `${name}: time ${t} after ${last}`);
+            last = t;
+          }
+        } catch (err) {
+          if (!(err instanceof ClockLost)) throw err;
+        }
+      }
+    }
   });
 });

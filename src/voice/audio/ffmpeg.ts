@@ -66,10 +66,14 @@ export function createDecoder(demuxer: string | undefined, opts: FfmpegStreamOpt
   );
 }
 
-/** Encodes mono s16le at `rate` into the target format, flushing packets as soon as they are muxed. */
+/**
+ * Encodes mono s16le at `rate` into the target format, flushing packets as soon as they are muxed. The input needs no
+ * probing (its format is given); without the small probe ffmpeg holds every packet back until it has read 5 s of
+ * audio or the end of the input.
+ */
 export function createEncoder(rate: number, outputArgs: string[], opts: FfmpegStreamOptions): FfmpegStream {
   return new FfmpegStream(
-    ['-f', 's16le', '-ar', String(rate), '-ac', '1', '-i', 'pipe:0', ...outputArgs, '-flush_packets', '1', 'pipe:1'],
+    ['-probesize', '32', '-analyzeduration', '0', '-f', 's16le', '-ar', String(rate), '-ac', '1', '-i', 'pipe:0', ...outputArgs, '-flush_packets', '1', 'pipe:1'],
     opts,
   );
 }

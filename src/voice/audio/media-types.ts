@@ -14,8 +14,14 @@ export type TargetMedia =
       rate: number;
       /** ffmpeg arguments after the input: codec, bitrate, muxer. */
       args: string[];
-      /** How the output splits into indivisible packets: Ogg pages, raw Opus packets taken out of Ogg, WebM/Matroska, or bytes. */
-      packets: 'ogg' | 'opus' | 'webm' | 'stream';
+      /**
+       * The encoder's container, which decides how its output splits into packets and where its timing is read: Ogg
+       * pages (granule), raw Opus packets taken out of Ogg, WebM/Matroska (block timecodes), native FLAC (frame
+       * headers), MPEG-TS (PES timestamps).
+       */
+      packets: 'ogg' | 'opus' | 'matroska' | 'flac' | 'mpegts';
+      /** The codec's frame length in ms (Opus 20, AAC 1024 samples), until the stream's own timestamps show it. */
+      frameMs: number;
     };
 
 /** Lower-cases and removes blanks and a trailing ';' so "audio/pcm; encoding=s16le; rate=16000" matches. */
@@ -70,7 +76,10 @@ export function parseSourceMedia(value: string): SourceMedia | null {
 
 export const DEFAULT_TARGET_MEDIA = 'audio/webm;codecs=opus';
 
-const OPUS = ['-c:a', 'libopus', '-b:a', '32k', '-application', 'voip', '-frame_duration', '20'];
+const OPUS_FRAME_MS = 20;
+const OPUS = ['-c:a', 'libopus', '-b:a', '32k', '-application', 'voip', '-frame_duration', String(OPUS_FRAME_MS)];
+/** ffmpeg's FLAC encoder picks 2,304-sample blocks at 24 kHz. */
+const FLAC_FRAME_MS = (2304 * 1000) / 24000;
 
 /** Parses a target_media_content_type; null when it is not one of the reference's formats. */
 export function parseTargetMedia(value: string): TargetMedia | null {
@@ -81,32 +90,38 @@ export function parseTargetMedia(value: string): TargetMedia | null {
     return pcm ? { kind: 'pcm', contentType: value, ...pcm } : null;
   }
   if (!onlyParams(params, ['codecs'])) return null;
-  const media = (rate: number, args: string[], packets: 'ogg' | 'opus' | 'webm' | 'stream'): TargetMedia => ({
+  const media = (rate: number, args: string[], packets: Extract<TargetMedia, { kind: 'ffmpeg' }>['packets'], frameMs: number): TargetMedia => ({
     kind: 'ffmpeg',
     contentType: value,
     rate,
     args,
     packets,
+    frameMs,
   });
+  const opus = (args: string[], packets: 'ogg' | 'opus' | 'matroska' | 'mpegts') => media(48000, [...OPUS, ...args], packets, OPUS_FRAME_MS);
+  const aac = (args: string[], packets: 'matroska' | 'mpegts') => media(24000, ['-c:a', 'aac', '-b:a', '70k', ...args], packets, (1024 * 1000) / 24000);
+  const flac = (args: string[], packets: 'ogg' | 'matroska' | 'flac') => media(24000, ['-c:a', 'flac', ...args], packets, FLAC_FRAME_MS);
+  // One PES per audio frame in MPEG-TS: the muxer's default (2,930-byte PES) holds back a third of a second of audio.
+  const ts = ['-f', 'mpegts', '-pes_payload_size', '0'];
   switch (type) {
     case 'audio/webm':
-      return codecs === undefined || codecs === 'opus' ? media(48000, [...OPUS, '-f', 'webm', '-cluster_time_limit', '200'], 'webm') : null;
+      return codecs === undefined || codecs === 'opus' ? opus(['-f', 'webm', '-cluster_time_limit', '200'], 'matroska') : null;
     case 'audio/ogg':
-      if (codecs === undefined || codecs === 'opus') return media(48000, [...OPUS, '-f', 'ogg', '-page_duration', '200000'], 'ogg');
-      if (codecs === 'flac') return media(24000, ['-c:a', 'flac', '-f', 'ogg', '-page_duration', '200000'], 'ogg');
+      if (codecs === undefined || codecs === 'opus') return opus(['-f', 'ogg', '-page_duration', '200000'], 'ogg');
+      if (codecs === 'flac') return flac(['-f', 'ogg', '-page_duration', '200000'], 'ogg');
       return null;
     case 'audio/opus':
-      return codecs === undefined ? media(48000, [...OPUS, '-f', 'ogg', '-page_duration', '200000'], 'opus') : null;
+      return codecs === undefined ? opus(['-f', 'ogg', '-page_duration', '200000'], 'opus') : null;
     case 'audio/flac':
-      return codecs === undefined ? media(24000, ['-c:a', 'flac', '-f', 'flac'], 'stream') : null;
+      return codecs === undefined ? flac(['-f', 'flac'], 'flac') : null;
     case 'audio/x-matroska':
-      if (codecs === 'opus') return media(48000, [...OPUS, '-f', 'matroska', '-cluster_time_limit', '200'], 'webm');
-      if (codecs === 'flac') return media(24000, ['-c:a', 'flac', '-f', 'matroska', '-cluster_time_limit', '200'], 'webm');
-      if (codecs === 'aac') return media(24000, ['-c:a', 'aac', '-b:a', '70k', '-f', 'matroska', '-cluster_time_limit', '200'], 'webm');
+      if (codecs === 'opus') return opus(['-f', 'matroska', '-cluster_time_limit', '200'], 'matroska');
+      if (codecs === 'flac') return flac(['-f', 'matroska', '-cluster_time_limit', '200'], 'matroska');
+      if (codecs === 'aac') return aac(['-f', 'matroska', '-cluster_time_limit', '200'], 'matroska');
       return null;
     case 'video/mp2t':
-      if (codecs === 'aac') return media(24000, ['-c:a', 'aac', '-b:a', '70k', '-f', 'mpegts'], 'stream');
-      if (codecs === 'opus') return media(48000, [...OPUS, '-f', 'mpegts'], 'stream');
+      if (codecs === 'aac') return aac(ts, 'mpegts');
+      if (codecs === 'opus') return opus(ts, 'mpegts');
       return null;
     default:
       return null;

@@ -3,6 +3,7 @@
 import { alawEncode, resample, samplesToS16le, ulawEncode } from '../audio/pcm.js';
 import { createEncoder, type FfmpegStream } from '../audio/ffmpeg.js';
 import type { TargetMedia } from '../audio/media-types.js';
+import { FlacClock, MatroskaClock, MpegTsClock, type StreamClock } from './media-clock.js';
 
 export interface MediaChunk {
   content_type?: string;
@@ -48,25 +49,45 @@ class OggPager {
   }
 }
 
+/** A transcript segment's speech: where it starts in the target audio, and its text until a chunk carries it. */
+interface SpokenSegment {
+  startMs: number;
+  text: string;
+}
+
 export class TargetMediaWriter {
   private first = true;
   private encoder: FfmpegStream | null = null;
   private encoderDone: Promise<string | null> | null = null;
   private readonly pager = new OggPager();
-  private pendingTexts: string[] = [];
+  /** Segments whose first chunk has not been sent yet, in order. */
+  private unannounced: SpokenSegment[] = [];
   private writtenMs = 0;
   private reportedMs = 0;
-  private lastGranule = 0n;
+  /** Ogg Opus pre-skip (encoder delay) in ms, read from OpusHead; the granule counts it. */
+  private preSkipMs = 0;
   private headerPending = true;
   /** Ogg header pages held back until the first audio page, so the first chunk carries every header. */
   private heldPages: { page: Buffer; granule: bigint }[] = [];
-  private failed: string | null = null;
   private partialPacket: Buffer[] = [];
+  /** Timing of byte-stream containers; null after it lost track (the written audio is attributed instead). */
+  private clock: StreamClock | null;
 
   constructor(
     private readonly media: TargetMedia,
     private readonly emit: (chunk: MediaChunk) => void,
-  ) {}
+  ) {
+    this.clock =
+      media.kind !== 'ffmpeg'
+        ? null
+        : media.packets === 'matroska'
+          ? new MatroskaClock(media.frameMs)
+          : media.packets === 'flac'
+            ? new FlacClock(media.rate)
+            : media.packets === 'mpegts'
+              ? new MpegTsClock(media.frameMs)
+              : null;
+  }
 
   private head(chunk: MediaChunk, headers?: number): MediaChunk {
     if (!this.first) return chunk;
@@ -77,14 +98,14 @@ export class TargetMediaWriter {
   /** Queues one synthesized segment (speech only, no silence). */
   speak(samples: Int16Array, sampleRate: number, text: string): void {
     const pcm = resample(samples, sampleRate, this.media.rate);
-    const durationMs = Math.round((pcm.length * 1000) / this.media.rate);
+    const durationMs = (pcm.length * 1000) / this.media.rate;
     if (this.media.kind === 'pcm') {
       const bytes = this.media.encoding === 'alaw' ? Buffer.from(alawEncode(pcm)) : this.media.encoding === 'ulaw' ? Buffer.from(ulawEncode(pcm)) : Buffer.from(samplesToS16le(pcm));
-      this.emit(this.head({ data: [bytes], duration: durationMs, text }));
+      this.emit(this.head({ data: [bytes], duration: Math.round(durationMs), text }));
       return;
     }
     this.startEncoder();
-    this.pendingTexts.push(text);
+    this.unannounced.push({ startMs: this.writtenMs, text });
     this.writtenMs += durationMs;
     this.encoder!.write(samplesToS16le(pcm));
   }
@@ -104,7 +125,8 @@ export class TargetMediaWriter {
     if (this.media.kind !== 'ffmpeg') return;
     let packets: Buffer[];
     let headers: number | undefined;
-    let duration: number;
+    /** Media time the output so far reaches, ms from the start of the target audio. */
+    let endMs: number;
     if (this.media.packets === 'ogg' || this.media.packets === 'opus') {
       const pages = [...this.heldPages.splice(0), ...this.pager.push(data)];
       if (pages.length === 0) return;
@@ -112,42 +134,58 @@ export class TargetMediaWriter {
         this.heldPages = pages;
         return;
       }
+      const pagePacketsOf = () => pages.flatMap((p) => pagePackets(p.page, this.partialPacket));
       if (this.media.packets === 'opus') {
         // Raw Opus (RFC 7845 header first): OpusHead is the one header packet; OpusTags is metadata, dropped.
-        packets = pages
-          .flatMap((p) => pagePackets(p.page, this.partialPacket))
-          .filter((pkt) => pkt.subarray(0, 8).toString('ascii') !== 'OpusTags');
+        packets = pagePacketsOf().filter((pkt) => pkt.subarray(0, 8).toString('ascii') !== 'OpusTags');
         if (this.headerPending) headers = 1;
       } else {
         packets = pages.map((p) => Buffer.from(p.page));
         if (this.headerPending) headers = pages.filter((p) => p.granule === 0n).length;
       }
-      const granule = pages.reduce((g, p) => (p.granule > g ? p.granule : g), this.lastGranule);
-      const rate = this.media.rate;
-      duration = Number(((granule - this.lastGranule) * 1000n) / BigInt(rate));
-      this.lastGranule = granule;
+      if (this.headerPending) this.readPreSkip(pages[0]!.page);
+      const granule = pages.reduce((g, p) => (p.granule > g ? p.granule : g), 0n);
+      endMs = (Number(granule) * 1000) / this.media.rate - this.preSkipMs;
     } else {
       packets = [Buffer.from(data)];
-      if (this.headerPending && this.media.packets === 'webm') {
+      if (this.headerPending && this.media.packets === 'matroska') {
         const at = data.indexOf(WEBM_CLUSTER);
         if (at > 0) packets = [Buffer.from(data.subarray(0, at)), Buffer.from(data.subarray(at))];
         headers = 1;
       }
-      // Byte streams carry no timing we read here: audio written so far and not yet reported is attributed now.
-      duration = Math.max(0, this.writtenMs - this.reportedMs);
+      endMs = this.writtenMs;
+      if (this.clock) {
+        try {
+          endMs = this.clock.push(data);
+        } catch {
+          // a layout the clock does not follow (ClockLost): from here on, audio written and not reported is attributed
+          this.clock = null;
+        }
+      }
     }
     this.headerPending = false;
-    this.reportedMs += duration;
-    const text = this.pendingTexts.shift();
-    this.emit(this.head({ data: packets, duration, ...(text !== undefined ? { text } : {}) }, headers));
+    // Never report audio not written yet (encoder padding) nor go back in time.
+    endMs = Math.min(this.writtenMs, Math.max(this.reportedMs, endMs));
+    const duration = Math.round(endMs) - Math.round(this.reportedMs);
+    this.reportedMs = endMs;
+    // text goes on the first chunk of each segment: the one its speech starts in
+    let announce = 0;
+    while (announce < this.unannounced.length && this.unannounced[announce]!.startMs < endMs) announce++;
+    const texts = this.unannounced.splice(0, announce).map((s) => s.text);
+    this.emit(this.head({ data: packets, duration, ...(texts.length ? { text: texts.join(' ') } : {}) }, headers));
+  }
+
+  /** OpusHead (RFC 7845 §5.1): bytes 10–11 are the pre-skip in 48 kHz samples. */
+  private readPreSkip(firstPage: Buffer): void {
+    const head = firstPage.indexOf('OpusHead');
+    if (head >= 0 && head + 12 <= firstPage.length) this.preSkipMs = firstPage.readUInt16LE(head + 10) / 48;
   }
 
   /** Flushes the encoder; resolves when every chunk was emitted. Returns an error text when encoding failed. */
   async finish(): Promise<string | null> {
-    if (!this.encoder) return this.failed;
+    if (!this.encoder) return null;
     this.encoder.end();
-    const error = await this.encoderDone!;
-    return error;
+    return this.encoderDone!;
   }
 
   close(): void {
