@@ -11,6 +11,17 @@ export interface StreamClock {
 /** A stream the clock cannot follow (unexpected layout): the writer falls back to attributing written audio. */
 export class ClockLost extends Error {}
 
+/** Keeps the bytes a reader could not use yet (an element, header or packet cut by a pipe read). */
+abstract class BufferedClock implements StreamClock {
+  protected buf: Buffer = Buffer.alloc(0);
+
+  protected append(data: Buffer): void {
+    this.buf = this.buf.length ? Buffer.concat([this.buf, data]) : data;
+  }
+
+  abstract push(data: Buffer): number;
+}
+
 /** Frame start times as a container states them; the stream reaches the last start plus one frame. */
 class FrameTimeline {
   private lastStart: number | null = null;
@@ -71,18 +82,18 @@ function readUint(body: Buffer): number {
   return value;
 }
 
-export class MatroskaClock implements StreamClock {
-  private buf: Buffer = Buffer.alloc(0);
+export class MatroskaClock extends BufferedClock {
   private scaleNs = 1_000_000;
   private clusterTime = 0;
   private readonly timeline: FrameTimeline;
 
   constructor(frameMs: number) {
+    super();
     this.timeline = new FrameTimeline(frameMs);
   }
 
   push(data: Buffer): number {
-    this.buf = this.buf.length ? Buffer.concat([this.buf, data]) : data;
+    this.append(data);
     let at = 0;
     for (;;) {
       const id = readVint(this.buf, at, true);
@@ -137,15 +148,16 @@ function blockSizeOf(code: number): number | 'tail8' | 'tail16' | null {
   return null;
 }
 
-export class FlacClock implements StreamClock {
-  private buf: Buffer = Buffer.alloc(0);
+export class FlacClock extends BufferedClock {
   private headerDone = false;
   private samples = 0;
 
-  constructor(private readonly rate: number) {}
+  constructor(private readonly rate: number) {
+    super();
+  }
 
   push(data: Buffer): number {
-    this.buf = this.buf.length ? Buffer.concat([this.buf, data]) : data;
+    this.append(data);
     let at = 0;
     if (!this.headerDone) {
       // "fLaC" then metadata blocks, the last one flagged in its first bit
@@ -208,17 +220,17 @@ export class FlacClock implements StreamClock {
 
 const TS_PACKET = 188;
 
-export class MpegTsClock implements StreamClock {
-  private buf: Buffer = Buffer.alloc(0);
+export class MpegTsClock extends BufferedClock {
   private firstPts: number | null = null;
   private readonly timeline: FrameTimeline;
 
   constructor(frameMs: number) {
+    super();
     this.timeline = new FrameTimeline(frameMs);
   }
 
   push(data: Buffer): number {
-    this.buf = this.buf.length ? Buffer.concat([this.buf, data]) : data;
+    this.append(data);
     let at = 0;
     for (; at + TS_PACKET <= this.buf.length; at += TS_PACKET) {
       const p = this.buf.subarray(at, at + TS_PACKET);

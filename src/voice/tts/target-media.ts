@@ -134,10 +134,11 @@ export class TargetMediaWriter {
         this.heldPages = pages;
         return;
       }
-      const pagePacketsOf = () => pages.flatMap((p) => pagePackets(p.page, this.partialPacket));
       if (this.media.packets === 'opus') {
         // Raw Opus (RFC 7845 header first): OpusHead is the one header packet; OpusTags is metadata, dropped.
-        packets = pagePacketsOf().filter((pkt) => pkt.subarray(0, 8).toString('ascii') !== 'OpusTags');
+        packets = pages
+          .flatMap((p) => pagePackets(p.page, this.partialPacket))
+          .filter((pkt) => pkt.subarray(0, 8).toString('ascii') !== 'OpusTags');
         if (this.headerPending) headers = 1;
       } else {
         packets = pages.map((p) => Buffer.from(p.page));
