@@ -1,6 +1,7 @@
 // Translate benchmark: Tolk's /v2/translate vs the raw warm Apertium pipeline (the limit) vs apertium-apy (the peer), en→es.
+// The bare Fastify variant (bench/bare-fastify-server.ts) shows what any Fastify server over this engine can reach.
 //
-// Run: npm run bench:translate [-- --duration=3000 --only=engine,apy,tolk]
+// Run: npm run bench:translate [-- --duration=3000 --only=engine,apy,tolk,bare]
 // Each request carries one sentence; every cell runs for --duration ms after a short warm-up.
 
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -48,7 +49,7 @@ const DURATION_MS = Number(args.get('duration') ?? 3000);
 const WARMUP_MS = Number(args.get('warmup') ?? 5000);
 /** Rounds per cell, alternating the order of the variants; the median round is reported. */
 const ROUNDS = Number(args.get('rounds') ?? 3);
-const ONLY = new Set((args.get('only') ?? 'engine,apy,tolk').split(','));
+const ONLY = new Set((args.get('only') ?? 'engine,apy,tolk,bare').split(','));
 const TEXTS = new Set((args.get('texts') ?? 'short,flores').split(','));
 /** Engine options under test (default: the engine's defaults). */
 const ENGINE_OPTS = {
@@ -173,6 +174,40 @@ async function engineVariant(): Promise<Variant> {
     name: 'apertium pipeline (no HTTP)',
     translate: async (text) => (await engine.translate({ source: 'en', target: 'es' }, [text], {}))[0]!,
     close: () => engine.close(),
+  };
+}
+
+/**
+ * (d) The floor of any Fastify server over this engine: bench/bare-fastify-server.ts in its own process, one route that
+ * parses the JSON body, calls the engine and serializes the answer (no auth, segmentation, billing or logging).
+ */
+async function bareFastifyVariant(): Promise<Variant> {
+  const port = await freePort();
+  const script = path.resolve(repoRoot, 'dist', 'bench', 'bare-fastify-server.js');
+  const child: ChildProcess = spawn(process.execPath, [script, String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  child.stderr!.on('data', (d: Buffer) => (log = (log + d.toString()).slice(-2000)));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => d.toString().includes('ready') && resolve());
+    child.once('exit', (code) => reject(new Error(`bare Fastify server exited ${code}: ${log}`)));
+  });
+  const url = new URL(`http://127.0.0.1:${port}/v2/translate`);
+  const headers = { 'content-type': 'application/json' };
+  const bodyFor = (text: string) => JSON.stringify({ text: [text] });
+  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  return {
+    name: 'bare Fastify route over the engine (HTTP, own process)',
+    translate: async (text) => {
+      const res = await post(agent, url, headers, bodyFor(text));
+      if (res.status !== 200) throw new Error(`bare Fastify ${res.status}: ${res.body}`);
+      return (JSON.parse(res.body) as { translations: { text: string }[] }).translations[0]?.text ?? '';
+    },
+    http: { url: url.toString(), headers, bodyFor },
+    close: async () => {
+      agent.destroy();
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    },
   };
 }
 
@@ -341,6 +376,7 @@ async function main(): Promise<void> {
   const builders: [string, () => Promise<Variant>][] = [
     ['engine', engineVariant],
     ['tolk', tolkVariant],
+    ['bare', bareFastifyVariant],
     ['apy', apyVariant],
   ];
   // Every variant lives for the whole run (idle pipelines cost no CPU), so rounds can alternate between them: load
@@ -389,7 +425,8 @@ async function main(): Promise<void> {
     const engine = rate('apertium pipeline', '8 concurrent', kind);
     const tolk = rate('tolk', '8 concurrent', kind);
     const apy = rate('apertium-apy', '8 concurrent', kind);
-    console.log(`\n8 concurrent, ${kind}: tolk/raw = ${fmt(tolk / engine, 2)}, tolk/apy = ${fmt(tolk / apy, 1)}x`);
+    const bare = rate('bare Fastify', '8 concurrent', kind);
+    console.log(`\n8 concurrent, ${kind}: tolk/raw = ${fmt(tolk / engine, 2)}, tolk/apy = ${fmt(tolk / apy, 1)}x, bare Fastify/raw = ${fmt(bare / engine, 2)}, tolk/bare Fastify = ${fmt(tolk / bare, 2)}`);
   }
 }
 
