@@ -2,13 +2,13 @@
 // Tolk uses, with nothing else (no auth, validation, segmentation, billing or logging). Started by bench/translate.ts
 // in its own process; prints "ready" once it listens.
 //
-// Run: node dist/bench/bare-fastify-server.js PORT
+// Run: node dist/bench/bare-fastify-server.js PORT [ENGINE_OPTIONS_JSON]   (the bench passes its own engine options)
 
 import Fastify from 'fastify';
-import { ApertiumEngine } from '../src/engines/apertium/index.js';
+import { ApertiumEngine, type ApertiumEngineOptions } from '../src/engines/apertium/index.js';
 
 const port = Number(process.argv[2]);
-const engine = new ApertiumEngine({ pairs: ['en-es'] });
+const engine = new ApertiumEngine(process.argv[3] ? (JSON.parse(process.argv[3]) as ApertiumEngineOptions) : { pairs: ['en-es'] });
 await engine.start();
 const app = Fastify({ logger: false });
 app.post('/v2/translate', async (request) => {

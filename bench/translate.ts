@@ -184,7 +184,7 @@ async function engineVariant(): Promise<Variant> {
 async function bareFastifyVariant(): Promise<Variant> {
   const port = await freePort();
   const script = path.resolve(repoRoot, 'dist', 'bench', 'bare-fastify-server.js');
-  const child: ChildProcess = spawn(process.execPath, [script, String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [script, String(port), JSON.stringify(ENGINE_OPTS)], { stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   child.stderr!.on('data', (d: Buffer) => (log = (log + d.toString()).slice(-2000)));
   await new Promise<void>((resolve, reject) => {
