@@ -97,6 +97,20 @@ function post(agent: Agent, url: URL, headers: Record<string, string>, body: str
   });
 }
 
+/** The bench's request to Tolk: one sentence, English to Spanish. */
+const tolkBody = (text: string) => JSON.stringify({ text: [text], source_lang: 'EN', target_lang: 'ES' });
+
+/** A keep-alive client for a `/v2/translate` server (Tolk or the bare Fastify route): the first translation's text. */
+function v2TranslateClient(label: string, url: URL, headers: Record<string, string>, bodyFor: (text: string) => string): { translate: Translate; agent: Agent } {
+  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const translate: Translate = async (text) => {
+    const res = await post(agent, url, headers, bodyFor(text));
+    if (res.status !== 200) throw new Error(`${label} ${res.status}: ${res.body}`);
+    return (JSON.parse(res.body) as { translations: { text: string }[] }).translations[0]?.text ?? '';
+  };
+  return { translate, agent };
+}
+
 function loadFlores(): string[] {
   return readFileSync(floresPath, 'utf8').split('\n').map((s) => s.trim()).filter(Boolean);
 }
@@ -194,14 +208,10 @@ async function bareFastifyVariant(): Promise<Variant> {
   const url = new URL(`http://127.0.0.1:${port}/v2/translate`);
   const headers = { 'content-type': 'application/json' };
   const bodyFor = (text: string) => JSON.stringify({ text: [text] });
-  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const { translate, agent } = v2TranslateClient('bare Fastify', url, headers, bodyFor);
   return {
     name: 'bare Fastify route over the engine (HTTP, own process)',
-    translate: async (text) => {
-      const res = await post(agent, url, headers, bodyFor(text));
-      if (res.status !== 200) throw new Error(`bare Fastify ${res.status}: ${res.body}`);
-      return (JSON.parse(res.body) as { translations: { text: string }[] }).translations[0]?.text ?? '';
-    },
+    translate,
     http: { url: url.toString(), headers, bodyFor },
     close: async () => {
       agent.destroy();
@@ -288,12 +298,7 @@ async function tolkProcessVariant(): Promise<Variant> {
   child.stderr!.on('data', (d: Buffer) => (log = (log + d.toString()).slice(-2000)));
   const url = new URL(`http://127.0.0.1:${port}/v2/translate`);
   const headers = { 'content-type': 'application/json', authorization: `DeepL-Auth-Key ${adminKey}` };
-  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-  const translate: Translate = async (text) => {
-    const res = await post(agent, url, headers, JSON.stringify({ text: [text], source_lang: 'EN', target_lang: 'ES' }));
-    if (res.status !== 200) throw new Error(`tolk ${res.status}: ${res.body}`);
-    return (JSON.parse(res.body) as { translations: { text: string }[] }).translations[0]?.text ?? '';
-  };
+  const { translate, agent } = v2TranslateClient('tolk', url, headers, tolkBody);
   const deadline = Date.now() + 30_000;
   for (;;) {
     try {
@@ -307,7 +312,7 @@ async function tolkProcessVariant(): Promise<Variant> {
   return {
     name: 'tolk /v2/translate (HTTP, own process)',
     translate,
-    http: { url: url.toString(), headers, bodyFor: (text) => JSON.stringify({ text: [text], source_lang: 'EN', target_lang: 'ES' }) },
+    http: { url: url.toString(), headers, bodyFor: tolkBody },
     close: async () => {
       agent.destroy();
       child.kill('SIGTERM');
@@ -338,14 +343,8 @@ async function tolkInProcessVariant(): Promise<Variant> {
   const app = await buildApp({ config, services, loggerInstance: logger });
   await app.listen({ host: '127.0.0.1', port });
   const url = new URL(`http://127.0.0.1:${port}/v2/translate`);
-  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   const headers = { 'content-type': 'application/json', authorization: `DeepL-Auth-Key ${adminKey}` };
-  const translate: Translate = async (text) => {
-    const res = await post(agent, url, headers, JSON.stringify({ text: [text], source_lang: 'EN', target_lang: 'ES' }));
-    if (res.status !== 200) throw new Error(`tolk ${res.status}: ${res.body}`);
-    const body = JSON.parse(res.body) as { translations: { text: string }[] };
-    return body.translations[0]?.text ?? '';
-  };
+  const { translate, agent } = v2TranslateClient('tolk', url, headers, tolkBody);
   return {
     name: 'tolk /v2/translate (HTTP)',
     translate,

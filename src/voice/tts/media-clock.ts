@@ -42,6 +42,16 @@ class FrameTimeline {
   }
 }
 
+/** A container that states when each frame starts (Matroska blocks, MPEG-TS PES timestamps). */
+abstract class TimestampedClock extends BufferedClock {
+  protected readonly timeline: FrameTimeline;
+
+  constructor(frameMs: number) {
+    super();
+    this.timeline = new FrameTimeline(frameMs);
+  }
+}
+
 // ---- Matroska / WebM (EBML) ----
 
 const EBML = {
@@ -82,15 +92,9 @@ function readUint(body: Buffer): number {
   return value;
 }
 
-export class MatroskaClock extends BufferedClock {
+export class MatroskaClock extends TimestampedClock {
   private scaleNs = 1_000_000;
   private clusterTime = 0;
-  private readonly timeline: FrameTimeline;
-
-  constructor(frameMs: number) {
-    super();
-    this.timeline = new FrameTimeline(frameMs);
-  }
 
   push(data: Buffer): number {
     this.append(data);
@@ -220,14 +224,8 @@ export class FlacClock extends BufferedClock {
 
 const TS_PACKET = 188;
 
-export class MpegTsClock extends BufferedClock {
+export class MpegTsClock extends TimestampedClock {
   private firstPts: number | null = null;
-  private readonly timeline: FrameTimeline;
-
-  constructor(frameMs: number) {
-    super();
-    this.timeline = new FrameTimeline(frameMs);
-  }
 
   push(data: Buffer): number {
     this.append(data);
