@@ -68,8 +68,9 @@ export function residentBytes(pid: number): number {
 export class ProcessPool<P extends PooledProcess> {
   private readonly slots: Slot<P>[] = [];
   private readonly queues = new Map<string, Waiting<P>[]>();
-  /** Accounts with waiting tasks, in the order they are next served. */
-  private readonly turn: string[] = [];
+  /** When each account with waiting or running tasks was last served (a serial number): the longest-waiting goes first. */
+  private readonly lastServed = new Map<string, number>();
+  private served = 0;
   private readonly holding = new Map<string, number>();
   private readonly now: () => number;
   private closed = false;
@@ -138,7 +139,6 @@ export class ProcessPool<P extends PooledProcess> {
       };
       queue.push(waiting);
       this.queues.set(account, queue);
-      if (!this.turn.includes(account)) this.turn.push(account);
       this.dispatch();
     });
   }
@@ -147,13 +147,12 @@ export class ProcessPool<P extends PooledProcess> {
     const queue = this.queues.get(account);
     const i = queue?.indexOf(waiting) ?? -1;
     if (i >= 0) queue!.splice(i, 1);
-    if (queue && queue.length === 0) this.dropTurn(account);
+    if (queue && queue.length === 0) this.queues.delete(account);
+    this.forgetIdle(account);
   }
 
-  private dropTurn(account: string): void {
-    this.queues.delete(account);
-    const t = this.turn.indexOf(account);
-    if (t >= 0) this.turn.splice(t, 1);
+  private forgetIdle(account: string): void {
+    if (!this.queues.has(account) && !this.holding.has(account)) this.lastServed.delete(account);
   }
 
   /** After a task: the process goes back idle, or is replaced when it died, grew old, served enough or grew big. */
@@ -162,6 +161,7 @@ export class ProcessPool<P extends PooledProcess> {
     slot.tasks++;
     this.holding.set(account, (this.holding.get(account) ?? 1) - 1);
     if (this.holding.get(account)! <= 0) this.holding.delete(account);
+    this.forgetIdle(account);
     const reason = !slot.process.alive
       ? undefined
       : this.o.maxAgeMs !== undefined && this.now() - slot.startedAt >= this.o.maxAgeMs
@@ -180,20 +180,29 @@ export class ProcessPool<P extends PooledProcess> {
     this.dispatch();
   }
 
-  /** Hands free processes to waiting tasks: the next account in turn that holds fewer than its share. */
+  /** The waiting account served longest ago (never served first) among those holding fewer than their share. */
+  private nextAccount(): string | undefined {
+    let best: string | undefined;
+    let bestServed = Infinity;
+    for (const account of this.queues.keys()) {
+      if ((this.holding.get(account) ?? 0) >= this.maxPerAccount) continue;
+      const served = this.lastServed.get(account) ?? -1;
+      if (served < bestServed) [best, bestServed] = [account, served];
+    }
+    return best;
+  }
+
+  /** Hands free processes to waiting tasks, round-robin between accounts. */
   private dispatch(): void {
-    while (!this.closed && this.turn.length > 0) {
-      const at = this.turn.findIndex((a) => (this.holding.get(a) ?? 0) < this.maxPerAccount);
-      if (at < 0) return;
+    while (!this.closed && this.queues.size > 0) {
+      const account = this.nextAccount();
+      if (account === undefined) return;
       const slot = this.freeSlot();
       if (!slot) return;
-      const account = this.turn[at]!;
       const queue = this.queues.get(account)!;
       const waiting = queue.shift()!;
-      // served: the account goes to the back of the line
-      this.turn.splice(at, 1);
-      if (queue.length > 0) this.turn.push(account);
-      else this.queues.delete(account);
+      if (queue.length === 0) this.queues.delete(account);
+      this.lastServed.set(account, this.served++);
       slot.busy = true;
       this.holding.set(account, (this.holding.get(account) ?? 0) + 1);
       try {
@@ -233,7 +242,6 @@ export class ProcessPool<P extends PooledProcess> {
     this.closed = true;
     for (const queue of [...this.queues.values()]) for (const w of [...queue]) w.fail(new EngineError('failed', `${this.o.name}: closing`));
     this.queues.clear();
-    this.turn.length = 0;
     for (const s of this.slots.splice(0)) s.process.kill();
   }
 }

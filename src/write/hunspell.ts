@@ -106,10 +106,26 @@ export interface SpellCheckOptions {
 
 /**
  * Words go to the pool in small batches, each batch a task of its own: a long request goes back to the end of the
- * line after every batch, so an account with a backlog slows only itself.
+ * line after every batch, so an account with a backlog slows only itself. Suggestion search grows with word length
+ * (a 40-letter non-word takes ~0.25 s), so checking batches are bounded in letters, not only in words.
  */
-const CHECK_BATCH = 16;
-const FILTER_BATCH = 256;
+const CHECK_BATCH = { words: 32, letters: 96 };
+const FILTER_BATCH = { words: 256, letters: 4096 };
+
+function* batchesOf(items: string[], limit: { words: number; letters: number }): Generator<string[]> {
+  let batch: string[] = [];
+  let letters = 0;
+  for (const item of items) {
+    if (batch.length > 0 && (batch.length >= limit.words || letters + item.length > limit.letters)) {
+      yield batch;
+      batch = [];
+      letters = 0;
+    }
+    batch.push(item);
+    letters += item.length;
+  }
+  if (batch.length > 0) yield batch;
+}
 
 /** The checkers of one dictionary: a small pool of warm processes shared round-robin between accounts. */
 class DictionaryCheckers {
@@ -134,11 +150,15 @@ class DictionaryCheckers {
     });
   }
 
-  private async batches<T>(items: string[], size: number, o: SpellCheckOptions, task: (p: HunspellProcess, batch: string[]) => Promise<T>): Promise<T[]> {
+  private async batches<T>(
+    items: string[],
+    limit: { words: number; letters: number },
+    o: SpellCheckOptions,
+    task: (p: HunspellProcess, batch: string[]) => Promise<T>,
+  ): Promise<T[]> {
     const deadlineAt = o.deadlineAt ?? Date.now() + this.limits.timeoutMs;
     const out: T[] = [];
-    for (let i = 0; i < items.length; i += size) {
-      const batch = items.slice(i, i + size);
+    for (const batch of batchesOf(items, limit)) {
       const deadlineMs = Math.max(1, deadlineAt - Date.now());
       out.push(await this.pool.run((p) => task(p, batch), { account: o.account, signal: o.signal, deadlineMs }));
     }
