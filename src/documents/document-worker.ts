@@ -192,6 +192,7 @@ export class DocumentWorker {
       targetLang: langAttribute,
       watermark: row.watermark === 1,
       sourceLang: row.source_lang ?? undefined,
+      signal,
     });
     if (doc.segments.length === 0 || doc.characters === 0) throw new JobFailure('The document contains no text to translate.');
     progress.total = doc.segments.length;

@@ -1,9 +1,13 @@
-// Spelling checks with the real Hunspell (Debian's `hunspell` and `hunspell-*` dictionaries): one warm process per
-// dictionary in pipe mode (`hunspell -a`), so German compounds and French elisions are judged as Hunspell does.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+// Spelling checks with the real Hunspell (Debian's `hunspell` and `hunspell-*` dictionaries): a small pool of warm
+// processes per dictionary in pipe mode (`hunspell -a`), so German compounds and French elisions are judged as Hunspell
+// does; the pool gives every request a deadline and shares the processes fairly between accounts.
+import { spawn } from 'node:child_process';
 import { accessSync, closeSync, constants, existsSync, openSync, readSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { basename, delimiter, join } from 'node:path';
+import { EngineError } from '../engines/engine.js';
+import { ProcessPool, type PooledProcess } from '../engines/process-pool.js';
 import { silentLogger, type Logger } from '../lib/logger.js';
+import { LineProcess } from './line-process.js';
 
 export interface WordCheck {
   correct: boolean;
@@ -39,130 +43,140 @@ export function findExecutable(name: string, path = process.env.PATH ?? ''): str
   return undefined;
 }
 
-/** A long-running line-oriented child process: serialised requests, restarted after it dies. */
-class LineProcess {
-  private child: ChildProcessWithoutNullStreams | undefined;
-  private buffer = '';
-  private lines: string[] = [];
-  private waiter: (() => void) | undefined;
-  private queue: Promise<unknown> = Promise.resolve();
-  private failure: Error | undefined;
+/**
+ * One checker of a dictionary: `hunspell -a` (verdict and suggestions per word) and `hunspell -G` (only the accepted
+ * words, no suggestions: ~0.1 s cheaper per rejected word in French), both warm; the pool hands it to one task at a time.
+ */
+class HunspellProcess implements PooledProcess {
+  private readonly pipe: LineProcess;
+  private readonly filter: LineProcess | undefined;
 
-  constructor(
-    private readonly command: string,
-    private readonly args: string[],
-    /** Lines the process prints once at start (a banner) and that are skipped. */
-    private readonly bannerLines: number,
-  ) {}
-
-  private ensureStarted(): { child: ChildProcessWithoutNullStreams; fresh: boolean } {
-    if (this.child && !this.failure) return { child: this.child, fresh: false };
-    this.failure = undefined;
-    this.buffer = '';
-    this.lines = [];
-    const child = spawn(this.command, this.args, { stdio: 'pipe', env: { ...process.env, LC_ALL: 'C.UTF-8' } });
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      this.buffer += chunk;
-      const parts = this.buffer.split('\n');
-      this.buffer = parts.pop()!;
-      this.lines.push(...parts);
-      this.waiter?.();
-    });
-    const fail = (err: Error) => {
-      if (this.child !== child) return; // a replaced process
-      this.failure = err;
-      this.child = undefined;
-      this.waiter?.();
-    };
-    child.on('error', fail);
-    child.on('exit', (code) => fail(new Error(`${this.command} exited with code ${code}`)));
-    child.stdin.on('error', () => {});
-    this.child = child;
-    return { child, fresh: true };
+  constructor(binary: string, dictionaryPath: string, stdbuf: string | undefined) {
+    this.pipe = new LineProcess(binary, ['-a', '-i', 'utf-8', '-d', dictionaryPath], 1);
+    // -G writes through C stdio, block-buffered on a pipe: stdbuf makes it answer line by line.
+    this.filter = stdbuf ? new LineProcess(stdbuf, ['-oL', binary, '-G', '-i', 'utf-8', '-d', dictionaryPath], 0) : undefined;
   }
 
-  async nextLine(): Promise<string> {
-    for (;;) {
-      if (this.lines.length > 0) return this.lines.shift()!;
-      if (this.failure) throw this.failure;
-      await new Promise<void>((resolve) => (this.waiter = resolve));
-      this.waiter = undefined;
+  get pids(): number[] {
+    return [this.pipe.pid, this.filter?.pid].filter((p): p is number => p !== undefined);
+  }
+
+  get alive(): boolean {
+    return this.pipe.alive && (this.filter?.alive ?? true);
+  }
+
+  get filters(): boolean {
+    return this.filter !== undefined;
+  }
+
+  async check(words: string[]): Promise<WordCheck[]> {
+    // '^' makes Hunspell check the rest of the line whatever its first character is.
+    this.pipe.write(words.map((w) => `^${w}\n`).join(''));
+    const out: WordCheck[] = [];
+    for (let i = 0; i < words.length; i++) {
+      const results: string[] = [];
+      for (let line = await this.pipe.nextLine(); line !== ''; line = await this.pipe.nextLine()) results.push(line);
+      out.push(parseResults(results));
     }
+    return out;
   }
 
-  /** Runs `exchange` alone on the process: it writes its input and reads its answer lines. */
-  run<T>(exchange: (write: (text: string) => void) => Promise<T>): Promise<T> {
-    const task = this.queue.then(async () => {
-      const { child, fresh } = this.ensureStarted();
-      if (fresh) for (let i = 0; i < this.bannerLines; i++) await this.nextLine();
-      return exchange((text) => child.stdin.write(text));
-    });
-    this.queue = task.catch(() => {});
-    return task;
+  async accepted(words: string[], sentinel: string): Promise<Set<string>> {
+    const filter = this.filter!;
+    filter.write(words.filter((w) => w !== sentinel).join('\n') + `\n${sentinel}\n`);
+    const accepted = new Set<string>();
+    for (let line = await filter.nextLine(); line !== sentinel; line = await filter.nextLine()) accepted.add(line);
+    if (words.includes(sentinel)) accepted.add(sentinel);
+    return accepted;
   }
 
-  close(): void {
-    const child = this.child;
-    this.child = undefined;
-    if (child) {
-      child.stdin.end();
-      child.kill();
-    }
-  }
-
-  get pid(): number | undefined {
-    return this.child?.pid;
+  kill(): void {
+    this.pipe.kill();
+    this.filter?.kill();
   }
 }
 
+/** Who asks, when they stop caring, and until when the answer is useful. */
+export interface SpellCheckOptions {
+  account?: string | undefined;
+  signal?: AbortSignal | undefined;
+  /** Epoch ms by which the whole request must be answered. */
+  deadlineAt?: number | undefined;
+}
+
 /**
- * The checkers of one dictionary: `hunspell -a` (verdict and suggestions per word) and `hunspell -G` (only the
- * accepted words, no suggestions: ~0.1 s cheaper per rejected word in French), each warm.
+ * Words go to the pool in small batches, each batch a task of its own: a long request goes back to the end of the
+ * line after every batch, so an account with a backlog slows only itself. Suggestion search grows with word length
+ * (a 40-letter non-word takes ~0.25 s), so checking batches are bounded in letters, not only in words.
  */
+const CHECK_BATCH = { words: 32, letters: 96 };
+const FILTER_BATCH = { words: 256, letters: 4096 };
+
+function* batchesOf(items: string[], limit: { words: number; letters: number }): Generator<string[]> {
+  let batch: string[] = [];
+  let letters = 0;
+  for (const item of items) {
+    if (batch.length > 0 && (batch.length >= limit.words || letters + item.length > limit.letters)) {
+      yield batch;
+      batch = [];
+      letters = 0;
+    }
+    batch.push(item);
+    letters += item.length;
+  }
+  if (batch.length > 0) yield batch;
+}
+
+/** The checkers of one dictionary: a small pool of warm processes shared round-robin between accounts. */
 class DictionaryCheckers {
-  private readonly pipe: LineProcess;
-  private readonly filter: LineProcess | undefined;
+  private readonly pool: ProcessPool<HunspellProcess>;
   private sentinel: Promise<string | undefined> | undefined;
 
   constructor(
     private readonly binary: string,
     readonly dictionaryPath: string,
     stdbuf: string | undefined,
+    private readonly limits: Required<Pick<HunspellOptions, 'processes' | 'timeoutMs' | 'maxAgeMs' | 'maxTasks' | 'maxRssBytes'>>,
     private readonly log: Logger,
   ) {
-    this.pipe = new LineProcess(binary, ['-a', '-i', 'utf-8', '-d', dictionaryPath], 1);
-    // -G writes through C stdio, block-buffered on a pipe: stdbuf makes it answer line by line.
-    this.filter = stdbuf ? new LineProcess(stdbuf, ['-oL', binary, '-G', '-i', 'utf-8', '-d', dictionaryPath], 0) : undefined;
-  }
-
-  check(words: string[]): Promise<WordCheck[]> {
-    return this.pipe.run(async (write) => {
-      // '^' makes Hunspell check the rest of the line whatever its first character is.
-      write(words.map((w) => `^${w.replace(/[\r\n]/g, ' ')}\n`).join(''));
-      const out: WordCheck[] = [];
-      for (let i = 0; i < words.length; i++) {
-        const results: string[] = [];
-        for (let line = await this.pipe.nextLine(); line !== ''; line = await this.pipe.nextLine()) results.push(line);
-        out.push(parseResults(results));
-      }
-      return out;
+    this.pool = new ProcessPool({
+      name: `hunspell ${basename(dictionaryPath)}`,
+      create: () => new HunspellProcess(binary, dictionaryPath, stdbuf),
+      size: limits.processes,
+      deadlineMs: limits.timeoutMs,
+      maxAgeMs: limits.maxAgeMs,
+      maxTasks: limits.maxTasks,
+      maxRssBytes: limits.maxRssBytes,
     });
   }
 
-  async accepted(words: string[]): Promise<Set<string>> {
+  private async batches<T>(
+    items: string[],
+    limit: { words: number; letters: number },
+    o: SpellCheckOptions,
+    task: (p: HunspellProcess, batch: string[]) => Promise<T>,
+  ): Promise<T[]> {
+    const deadlineAt = o.deadlineAt ?? Date.now() + this.limits.timeoutMs;
+    const out: T[] = [];
+    for (const batch of batchesOf(items, limit)) {
+      const deadlineMs = Math.max(1, deadlineAt - Date.now());
+      out.push(await this.pool.run((p) => task(p, batch), { account: o.account, signal: o.signal, deadlineMs }));
+    }
+    return out;
+  }
+
+  async check(words: string[], o: SpellCheckOptions): Promise<WordCheck[]> {
     const clean = words.map((w) => w.replace(/[\r\n]/g, ' '));
-    const filter = this.filter;
+    return (await this.batches(clean, CHECK_BATCH, o, (p, batch) => p.check(batch))).flat();
+  }
+
+  async accepted(words: string[], o: SpellCheckOptions): Promise<Set<string>> {
+    const clean = words.map((w) => w.replace(/[\r\n]/g, ' '));
     this.sentinel ??= this.findSentinel();
     const sentinel = await this.sentinel;
-    if (!filter || sentinel === undefined) return this.acceptedOnce(clean);
-    return filter.run(async (write) => {
-      write(clean.filter((w) => w !== sentinel).join('\n') + `\n${sentinel}\n`);
-      const accepted = new Set<string>();
-      for (let line = await filter.nextLine(); line !== sentinel; line = await filter.nextLine()) accepted.add(line);
-      if (clean.includes(sentinel)) accepted.add(sentinel);
-      return accepted;
-    });
+    if (sentinel === undefined) return this.acceptedOnce(clean, o);
+    const sets = await this.batches(clean, FILTER_BATCH, o, (p, batch) => (p.filters ? p.accepted(batch, sentinel) : this.acceptedOnce(batch, o)));
+    return new Set(sets.flatMap((s) => [...s]));
   }
 
   /**
@@ -188,34 +202,45 @@ class DictionaryCheckers {
       .slice(0, 200);
     if (candidates.length === 0) return undefined;
     try {
-      const accepted = await this.acceptedOnce(candidates);
+      const accepted = await this.acceptedOnce(candidates, {});
       return candidates.find((w) => accepted.has(w));
     } catch {
       return undefined;
     }
   }
 
-  /** Without stdbuf: one short-lived `hunspell -G` over the list. */
-  private acceptedOnce(words: string[]): Promise<Set<string>> {
+  /** Without stdbuf: one short-lived `hunspell -G` over the list, killed at the deadline or when the caller gives up. */
+  private acceptedOnce(words: string[], o: SpellCheckOptions): Promise<Set<string>> {
     return new Promise((resolve, reject) => {
       const child = spawn(this.binary, ['-G', '-i', 'utf-8', '-d', this.dictionaryPath], { stdio: 'pipe', env: { ...process.env, LC_ALL: 'C.UTF-8' } });
+      const stop = () => child.kill('SIGKILL');
+      const timer = setTimeout(stop, Math.max(1, (o.deadlineAt ?? Date.now() + this.limits.timeoutMs) - Date.now()));
+      o.signal?.addEventListener('abort', stop, { once: true });
       let out = '';
       child.stdout.setEncoding('utf8');
       child.stdout.on('data', (c: string) => (out += c));
       child.on('error', reject);
-      child.on('close', (code) => (code === 0 ? resolve(new Set(out.split('\n').filter(Boolean))) : reject(new Error(`hunspell -G exited with code ${code}`))));
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        o.signal?.removeEventListener('abort', stop);
+        if (code === 0) resolve(new Set(out.split('\n').filter(Boolean)));
+        else reject(code === null ? new EngineError('timeout', 'hunspell -G did not finish in time') : new Error(`hunspell -G exited with code ${code}`));
+      });
       child.stdin.on('error', () => {});
       child.stdin.end(words.join('\n') + '\n');
     });
   }
 
   pids(): number[] {
-    return [this.pipe.pid, this.filter?.pid].filter((p): p is number => p !== undefined);
+    return this.pool.pids();
+  }
+
+  get replaced(): ProcessPool<HunspellProcess>['replaced'] {
+    return this.pool.replaced;
   }
 
   close(): void {
-    this.pipe.close();
-    this.filter?.close();
+    this.pool.close();
   }
 
   logFailure(err: unknown): void {
@@ -244,6 +269,14 @@ export interface HunspellOptions {
   /** The hunspell binary; default found on PATH. */
   binary?: string;
   logger?: Logger;
+  /** Warm checkers per dictionary; default 2 (one account holds at most all but one while another waits). */
+  processes?: number;
+  /** A request's default deadline; default 10 s. */
+  timeoutMs?: number;
+  /** A checker is replaced after this long (default 1 h), this many batches (default 20,000) or this resident size (default 256 MB). */
+  maxAgeMs?: number;
+  maxTasks?: number;
+  maxRssBytes?: number;
 }
 
 /** The spell checkers of every installed dictionary, started on first use. */
@@ -264,7 +297,14 @@ export class Hunspell {
       if (name) this.available.set(lang, join(dir, name));
     }
     const stdbuf = findExecutable('stdbuf');
-    for (const path of new Set(this.available.values())) this.processes.set(path, new DictionaryCheckers(binary, path, stdbuf, log));
+    const limits = {
+      processes: options.processes ?? 2,
+      timeoutMs: options.timeoutMs ?? 10_000,
+      maxAgeMs: options.maxAgeMs ?? 3_600_000,
+      maxTasks: options.maxTasks ?? 20_000,
+      maxRssBytes: options.maxRssBytes ?? 256 * 1024 * 1024,
+    };
+    for (const path of new Set(this.available.values())) this.processes.set(path, new DictionaryCheckers(binary, path, stdbuf, limits, log));
   }
 
   /** Tolk codes with an installed dictionary. */
@@ -282,26 +322,26 @@ export class Hunspell {
     return path === undefined ? undefined : this.processes.get(path);
   }
 
-  async check(lang: string, words: string[]): Promise<WordCheck[]> {
+  async check(lang: string, words: string[], options: SpellCheckOptions = {}): Promise<WordCheck[]> {
     const proc = this.resolve(lang);
     if (!proc) throw new Error(`no dictionary for ${lang}`);
     if (words.length === 0) return [];
-    try {
-      return await proc.check(words);
-    } catch (err) {
-      proc.logFailure(err);
-      throw err;
-    }
+    return this.logged(proc, options, () => proc.check(words, options));
   }
 
-  async accepted(lang: string, words: string[]): Promise<Set<string>> {
+  async accepted(lang: string, words: string[], options: SpellCheckOptions = {}): Promise<Set<string>> {
     const proc = this.resolve(lang);
     if (!proc) throw new Error(`no dictionary for ${lang}`);
     if (words.length === 0) return new Set();
+    return this.logged(proc, options, () => proc.accepted(words, options));
+  }
+
+  /** Failures are logged, except a request its client abandoned or that ran out of time (those are answered). */
+  private async logged<T>(proc: DictionaryCheckers, options: SpellCheckOptions, work: () => Promise<T>): Promise<T> {
     try {
-      return await proc.accepted(words);
+      return await work();
     } catch (err) {
-      proc.logFailure(err);
+      if (!options.signal?.aborted && !(err instanceof EngineError && (err.kind === 'timeout' || err.kind === 'overloaded'))) proc.logFailure(err);
       throw err;
     }
   }
@@ -309,6 +349,13 @@ export class Hunspell {
   /** Process ids of running checkers (tests check they end on close). */
   pids(): number[] {
     return [...this.processes.values()].flatMap((p) => p.pids());
+  }
+
+  /** Checkers replaced so far per reason, summed over the dictionaries. */
+  replaced(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const p of this.processes.values()) for (const [k, v] of Object.entries(p.replaced)) out[k] = (out[k] ?? 0) + v;
+    return out;
   }
 
   close(): void {

@@ -1,11 +1,11 @@
 // Minimal-change spelling correction: only words Hunspell rejects change, to a close suggestion in the word's own
 // casing; URLs, e-mail addresses, numbers, code-like and proper-noun-looking tokens are left alone.
-import type { WordCheck } from './hunspell.js';
+import type { SpellCheckOptions, WordCheck } from './hunspell.js';
 
 export interface SpellChecker {
-  check(lang: string, words: string[]): Promise<WordCheck[]>;
+  check(lang: string, words: string[], options?: SpellCheckOptions): Promise<WordCheck[]>;
   /** The words of the list the dictionary accepts (a cheap check without suggestions). */
-  accepted(lang: string, words: string[]): Promise<Set<string>>;
+  accepted(lang: string, words: string[], options?: SpellCheckOptions): Promise<Set<string>>;
 }
 
 /** Spans never touched: URLs, e-mail addresses, @handles and #tags, paths, tokens with digits or underscores. */
@@ -181,11 +181,11 @@ export interface Correction {
 }
 
 /** The corrections for one text (offsets into it), best-effort and in order. */
-export async function findCorrections(text: string, lang: string, checker: SpellChecker): Promise<Correction[]> {
+export async function findCorrections(text: string, lang: string, checker: SpellChecker, options: SpellCheckOptions = {}): Promise<Correction[]> {
   const tokens = candidateTokens(text, lang);
   if (tokens.length === 0) return [];
   const words = tokens.map((t) => t.word.replace(/’/g, "'"));
-  const checks = await checker.check(lang, words);
+  const checks = await checker.check(lang, words, options);
   // Misspelled words also get their accent variants checked: those that Hunspell accepts join the suggestions.
   const variants = new Map<number, string[]>();
   checks.forEach((c, i) => {
@@ -193,7 +193,7 @@ export async function findCorrections(text: string, lang: string, checker: Spell
   });
   const flat = [...variants.values()].flat();
   if (flat.length > 0) {
-    const accepted = await checker.accepted(lang, flat);
+    const accepted = await checker.accepted(lang, flat, options);
     for (const [i, list] of variants) {
       const valid = list.filter((v) => accepted.has(v));
       if (valid.length) checks[i] = { correct: false, suggestions: [...valid, ...checks[i]!.suggestions] };
@@ -219,6 +219,6 @@ export function applyCorrections(text: string, corrections: Correction[]): strin
   return out + text.slice(at);
 }
 
-export async function correctSpelling(text: string, lang: string, checker: SpellChecker): Promise<string> {
-  return applyCorrections(text, await findCorrections(text, lang, checker));
+export async function correctSpelling(text: string, lang: string, checker: SpellChecker, options: SpellCheckOptions = {}): Promise<string> {
+  return applyCorrections(text, await findCorrections(text, lang, checker, options));
 }

@@ -7,6 +7,7 @@ import { silentLogger, type Logger } from '../lib/logger.js';
 import { toBcp47 } from '../translate/languages.js';
 import { countCharacters } from '../translate/translate-service.js';
 import { STYLE_TARGETS, WRITE_TARGETS, type WriteRequest } from './write-request.js';
+import type { SpellCheckOptions } from './hunspell.js';
 import { correctSpelling, editDistance, type SpellChecker } from './spelling-corrector.js';
 
 export interface SpellingDictionaries extends SpellChecker {
@@ -26,6 +27,8 @@ export interface WriteServiceDeps {
   logger?: Logger;
   /** Engine errors → API errors (the same mapping as translation). */
   mapEngineError?: (err: unknown) => unknown;
+  /** How long a correction may take, queueing for a spelling checker included; default 10 s. */
+  timeoutMs?: number;
 }
 
 export interface Improvement {
@@ -49,6 +52,21 @@ export const NEEDS_LLM_MESSAGE =
 const MAX_CORRECTION_CHANGE = 0.4;
 
 const baseOf = (code: string) => code.split('-')[0]!;
+
+/**
+ * The spelling checkers' failures as API errors: out of time 504, one account's queue full 529, else 500. A request
+ * whose client went away gets a 408 no one reads (nor counted as a server failure).
+ */
+function spellingError(err: unknown, signal: AbortSignal | undefined): never {
+  if (signal?.aborted) throw new ServiceError('request_timeout', 'The client went away before the correction was done.');
+  if (err instanceof EngineError && err.kind === 'timeout') {
+    throw new ServiceError('engine_timeout', 'Spelling correction did not finish in time. Send shorter texts or try again.', { retryAfterSeconds: 1 });
+  }
+  if (err instanceof EngineError && err.kind === 'overloaded') {
+    throw new ServiceError('overloaded', 'Too many correction requests of this account are waiting. Please try again later.', { retryAfterSeconds: 1 });
+  }
+  throw err instanceof ServiceError ? err : new ServiceError('internal', 'Spelling correction failed. Please try again.');
+}
 
 function wordChangeRatio(before: string, after: string): number {
   const a = before.split(/\s+/).filter(Boolean);
@@ -152,20 +170,23 @@ export class WriteService {
     return out;
   }
 
-  async correct(req: WriteRequest, signal?: AbortSignal): Promise<Improvement[]> {
+  /** `account` gets its own queue for the spelling checkers, so one account's backlog delays only itself. */
+  async correct(req: WriteRequest, signal?: AbortSignal, account?: string): Promise<Improvement[]> {
     const langs = this.languagesOf(req);
+    const spell: SpellCheckOptions = { account, signal, deadlineAt: Date.now() + (this.deps.timeoutMs ?? 10_000) };
     return Promise.all(
       req.texts.map(async (text, i) => {
         const { lang, detected } = langs[i]!;
-        return this.improvement(await this.correctOne(text, lang, signal), lang, detected);
+        return this.improvement(await this.correctOne(text, lang, spell), lang, detected);
       }),
     );
   }
 
-  private async correctOne(text: string, lang: string, signal: AbortSignal | undefined): Promise<string> {
+  private async correctOne(text: string, lang: string, spell: SpellCheckOptions): Promise<string> {
     const dictionaries = this.deps.dictionaries;
     const hasDictionary = dictionaries.has(lang);
-    const spelling = async () => (hasDictionary ? correctSpelling(text, lang, dictionaries) : text);
+    const signal = spell.signal;
+    const spelling = async () => (hasDictionary ? correctSpelling(text, lang, dictionaries, spell).catch((err: unknown) => spellingError(err, signal)) : text);
     if (!this.llmCovers(lang)) {
       if (!hasDictionary) throw invalid(`Correcting '${lang}' needs a language-model engine: no spelling dictionary for it is installed on this server.`);
       return spelling();

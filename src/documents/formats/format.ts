@@ -38,6 +38,8 @@ export interface ExtractOptions {
   watermark?: boolean;
   /** Source language code when the request gave one ("en", "pt-br"); images choose their OCR language by it. */
   sourceLang?: string;
+  /** The job ended (cancelled, server closing): child processes working on it are killed. */
+  signal?: AbortSignal;
 }
 
 export interface DocumentFormat {

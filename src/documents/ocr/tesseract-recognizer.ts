@@ -32,11 +32,11 @@ export class TesseractRecognizer implements TextRecognizer {
     this.maxOutputBytes = o.maxOutputBytes ?? 32 * 1024 * 1024;
   }
 
-  async recognize(image: RgbImage, language: string | undefined): Promise<RecognizedWord[]> {
+  async recognize(image: RgbImage, language: string | undefined, signal?: AbortSignal): Promise<RecognizedWord[]> {
     const langs = await this.languagesFor(language);
     // PNM: a text header, then the raw pixels (sent as they are, not copied into one buffer)
     const header = Buffer.from(`P6\n${image.width} ${image.height}\n255\n`, 'latin1');
-    const tsv = await this.run(['stdin', 'stdout', '-l', langs, 'tsv'], [header, image.rgb]);
+    const tsv = await this.run(['stdin', 'stdout', '-l', langs, 'tsv'], [header, image.rgb], false, signal);
     return parseTesseractTsv(tsv);
   }
 
@@ -62,7 +62,9 @@ export class TesseractRecognizer implements TextRecognizer {
     return this.installed;
   }
 
-  private run(args: string[], input: Buffer[] | undefined, includeStderr = false): Promise<string> {
+  /** One tesseract run, killed at the deadline or when `signal` aborts (the job it works for is over). */
+  private run(args: string[], input: Buffer[] | undefined, includeStderr = false, signal?: AbortSignal): Promise<string> {
+    if (signal?.aborted) return Promise.reject(new Error('Text recognition was cancelled.'));
     return new Promise((resolve, reject) => {
       // one OCR thread per run: jobs already run side by side, and OpenMP threads only contend with them
       const child = spawn(this.command, args, { env: { ...process.env, OMP_THREAD_LIMIT: '1' }, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -75,6 +77,8 @@ export class TesseractRecognizer implements TextRecognizer {
         child.kill('SIGKILL');
       };
       const timer = setTimeout(() => fail(new Error(`Text recognition took longer than ${this.timeoutMs / 1000} s.`)), this.timeoutMs);
+      const onAbort = () => fail(new Error('Text recognition was cancelled.'));
+      signal?.addEventListener('abort', onAbort, { once: true });
       child.stdout.on('data', (c: Buffer) => {
         outBytes += c.length;
         if (outBytes > this.maxOutputBytes) fail(new Error('Text recognition produced too much output.'));
@@ -89,6 +93,7 @@ export class TesseractRecognizer implements TextRecognizer {
       child.stdin.on('error', () => {}); // a child that exits early closes its stdin: the exit code reports why
       child.on('close', (code) => {
         clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
         if (failure) return reject(failure);
         if (code !== 0) return reject(new Error(`Text recognition failed (tesseract exit ${code}): ${err.trim().slice(0, 500)}`));
         resolve(Buffer.concat(out).toString('utf8') + (includeStderr ? err : ''));

@@ -71,7 +71,7 @@ export async function writeRoutes(app: FastifyInstance, { services }: { services
       const characters = services.write.plan(req, mode);
       await services.usage.assertCharactersAvailable(ctx, characters);
       const signal = clientSignal(reply);
-      const improvements = mode === 'rephrase' ? await services.write.rephrase(req, signal) : await services.write.correct(req, signal);
+      const improvements = mode === 'rephrase' ? await services.write.rephrase(req, signal) : await services.write.correct(req, signal, ctx.account.id);
       await services.usage.charge(ctx, 'text_improvement', characters, tag);
       return toResponse(improvements);
     });

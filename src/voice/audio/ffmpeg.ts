@@ -4,6 +4,8 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 
 export interface FfmpegStreamOptions {
   ffmpegPath?: string;
+  /** After the input ends, ffmpeg must flush and exit within this long (default 10 s), else it is killed. */
+  finishTimeoutMs?: number;
   onData(chunk: Buffer): void;
   /** Called once: null on a clean end, else a short reason. */
   onEnd(error: string | null): void;
@@ -13,6 +15,7 @@ class FfmpegStream {
   private readonly proc: ChildProcessWithoutNullStreams;
   private stderr = '';
   private ended = false;
+  private finishTimer: NodeJS.Timeout | undefined;
 
   constructor(args: string[], private readonly opts: FfmpegStreamOptions) {
     this.proc = spawn(opts.ffmpegPath ?? 'ffmpeg', ['-hide_banner', '-nostdin', '-loglevel', 'error', ...args], {
@@ -31,6 +34,7 @@ class FfmpegStream {
   }
 
   private finish(error: string | null): void {
+    clearTimeout(this.finishTimer);
     if (this.ended) return;
     this.ended = true;
     this.opts.onEnd(error);
@@ -40,12 +44,20 @@ class FfmpegStream {
     if (!this.ended && this.proc.stdin.writable) this.proc.stdin.write(data);
   }
 
-  /** No more input: ffmpeg flushes and exits. */
+  /** No more input: ffmpeg flushes and exits, or is killed with an error when it does not in time. */
   end(): void {
     if (this.proc.stdin.writable) this.proc.stdin.end();
+    if (this.ended || this.finishTimer) return;
+    const ms = this.opts.finishTimeoutMs ?? 10_000;
+    this.finishTimer = setTimeout(() => {
+      this.finish(`ffmpeg did not finish within ${ms / 1000} s of the end of the audio`);
+      this.proc.kill('SIGKILL');
+    }, ms);
   }
 
+  /** The session is over: the process ends now, without a report. */
   kill(): void {
+    clearTimeout(this.finishTimer);
     this.ended = true;
     this.proc.kill('SIGKILL');
   }

@@ -39,7 +39,7 @@ async function extractImage(input: Buffer, options: ExtractOptions, type: ImageT
   ctx.putImageData(imageData, 0, 0);
   const pixels: Pixels = imageData;
 
-  const words = await recognizer.recognize(flattenToRgb(pixels), options.sourceLang);
+  const words = await recognizer.recognize(flattenToRgb(pixels), options.sourceLang, options.signal);
   const paragraphs = paragraphsOf(words);
   if (paragraphs.length === 0) throw new DocumentFormatError(NO_TEXT_FOUND);
   // colours and sizes come from the untouched pixels; the pixel copy is not kept for the rebuild

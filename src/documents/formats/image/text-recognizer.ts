@@ -24,7 +24,7 @@ export interface RecognizedWord {
 export interface TextRecognizer {
   /**
    * Words in reading order. `language` is the document's source language code ("en", "pt-br") when known;
-   * undefined lets the recognizer try every language it has.
+   * undefined lets the recognizer try every language it has. When `signal` aborts the recognition stops at once.
    */
-  recognize(image: RgbImage, language: string | undefined): Promise<RecognizedWord[]>;
+  recognize(image: RgbImage, language: string | undefined, signal?: AbortSignal): Promise<RecognizedWord[]>;
 }
