@@ -10,6 +10,7 @@ import { ServiceError } from './lib/errors.js';
 import { clientErrorHandler, errorHandler } from './http/errors.js';
 import { traceIdPlugin } from './http/plugins/trace-id.js';
 import { authenticationPlugin } from './http/plugins/auth.js';
+import { socketsPlugin } from './http/plugins/sockets.js';
 import { translateRoutes } from './http/routes/translate.js';
 import { languageRoutes } from './http/routes/languages.js';
 import { usageRoutes } from './http/routes/usage.js';
@@ -87,6 +88,7 @@ export async function buildApp({ config, services, logger, loggerInstance }: Bui
   });
 
   await app.register(traceIdPlugin);
+  await app.register(socketsPlugin);
   // Bodies are JSON or form-encoded; anything else is 415 rather than a string body.
   app.removeContentTypeParser('text/plain');
   app.addHook('onRequest', async (request) => {
