@@ -9,7 +9,9 @@ import { newTraceId } from './lib/ids.js';
 import { ServiceError } from './lib/errors.js';
 import { clientErrorHandler, errorHandler } from './http/errors.js';
 import { traceIdPlugin } from './http/plugins/trace-id.js';
+import { loggedRequest } from './http/log-redaction.js';
 import { authenticationPlugin } from './http/plugins/auth.js';
+import { socketsPlugin } from './http/plugins/sockets.js';
 import { translateRoutes } from './http/routes/translate.js';
 import { languageRoutes } from './http/routes/languages.js';
 import { usageRoutes } from './http/routes/usage.js';
@@ -33,18 +35,18 @@ export const MAX_HEADER_BYTES = 32 * 1024;
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 /**
- * One log line per request: "request completed" (info) carries method, url, status and time with the trace id;
- * Fastify's separate "incoming request" line is kept at debug level.
+ * One log line per request: "request completed" (info) carries method, url (secret query values masked), status and
+ * time with the trace id; Fastify's separate "incoming request" line is kept at debug level.
  */
 class RequestLogController extends LogController {
   override incomingRequest(request: FastifyRequest): void {
     if (this.isLogDisabled(request)) return;
-    request.log.debug({ req: request }, 'incoming request');
+    request.log.debug({ req: loggedRequest(request) }, 'incoming request');
   }
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if (this.isLogDisabled(request)) return;
-    const fields = { req: request, res: reply, responseTime: reply.elapsedTime };
+    const fields = { req: loggedRequest(request), res: reply, responseTime: reply.elapsedTime };
     if (error) reply.log.error({ ...fields, err: error }, 'request errored');
     else reply.log.info(fields, 'request completed');
   }
@@ -87,6 +89,7 @@ export async function buildApp({ config, services, logger, loggerInstance }: Bui
   });
 
   await app.register(traceIdPlugin);
+  await app.register(socketsPlugin);
   // Bodies are JSON or form-encoded; anything else is 415 rather than a string body.
   app.removeContentTypeParser('text/plain');
   app.addHook('onRequest', async (request) => {

@@ -28,6 +28,8 @@ export async function buildCustomization(store: Store, options: { dataDir: strin
   const now = options.now ?? Date.now;
   const memories = new MemoryService(new MemoryRepository(store.db), {
     dataDir: options.dataDir,
+    // the job files' keys derive from the server's own secret (HKDF with their own label, so no key is shared)
+    fileSecret: await store.serverSecret('url_signing'),
     now,
     onError: (err) => options.logger.error({ err }, 'translation memory job failed'),
   });

@@ -71,7 +71,8 @@ export class TranslateCustomization {
     const style: StyleRuleView | undefined = req.styleId !== undefined ? await this.styleRules.resolve(accountId, req.styleId, req.targetLang, capabilities) : undefined;
     const memoryId = req.translationMemoryId;
     const threshold = req.translationMemoryThreshold ?? 75;
-    if (memoryId !== undefined && req.sourceLang !== undefined) await this.memories.lookup(accountId, memoryId, req.sourceLang, req.targetLang, [], threshold);
+    // without a source (detected later) the memory must still exist and fit the target: a 404 now, not a failed job
+    if (memoryId !== undefined) await this.memories.lookup(accountId, memoryId, req.sourceLang, req.targetLang, [], threshold);
     const matchers = glossaries.map((g) => g.matcher);
     const extras: EngineExtras = {};
     if (style && capabilities.styleRules) {

@@ -1,8 +1,8 @@
 // Document translation: upload (streamed and encrypted while it arrives), status, download once with billing, the
 // job queue's lifecycle (start, recovery, retention purge). The HTTP layer only parses requests and writes replies.
-import { createReadStream, createWriteStream } from 'node:fs';
-import { rename } from 'node:fs/promises';
-import { Transform, type Readable } from 'node:stream';
+import { createWriteStream } from 'node:fs';
+import { open, rename, type FileHandle } from 'node:fs/promises';
+import { Transform, pipeline as pipelineStreams, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { randomBytes } from 'node:crypto';
 import { ServiceError, invalid, notFound } from '../lib/errors.js';
@@ -63,7 +63,7 @@ export interface DocumentDownload {
   stream: Readable;
   contentType: string;
   bytes: number;
-  /** Call when the response was fully written: the document is deleted. */
+  /** Call when the client has received the response: the document is charged and deleted. */
   complete(): Promise<void>;
   /** Call when the response failed: the document can be downloaded again (not billed twice). */
   release(): Promise<void>;
@@ -276,38 +276,51 @@ export class DocumentService {
     return Math.max(1, Math.ceil(row.upload_bytes / 20_000));
   }
 
-  /** Claims the result for one download, charging it (once) to the uploading key with the upload's reporting tag. */
+  /**
+   * Claims the result for one download. It is charged (once, to the uploading key with the upload's reporting tag) and
+   * deleted by `complete`, which the caller runs only when the client has received it; `release` makes it
+   * downloadable again, uncharged.
+   */
   async download(ctx: AuthContext, id: string, key: unknown): Promise<DocumentDownload> {
     const row = await this.authorized(ctx, id, key);
     if (row.status === 'queued' || row.status === 'translating') throw new ServiceError('not_ready', DOCUMENT_NOT_DONE);
-    if (row.status === 'error') throw new ServiceError('invalid_request', `Document translation failed: ${row.error_message ?? 'unknown error'}`);
+    if (row.status === 'error') throw new ServiceError('conflict', `Document translation failed: ${row.error_message ?? 'unknown error'}`);
     const owner = `d-${randomBytes(6).toString('hex')}`;
     if (row.status !== 'done' || !(await this.repository.claimDownload(row.id, owner, this.now(), this.leaseMs))) {
       throw notFound(DOCUMENT_NOT_FOUND);
     }
     const release = () => this.repository.releaseDownload(row.id, owner);
+    let payer = ctx;
+    let file: FileHandle;
     try {
-      if (!row.charged) {
-        const payer = (await this.contextForKey(row.account_id, row.key_id)) ?? ctx;
-        await this.o.usage.charge(payer, 'document_translation', row.billed_characters ?? 0, row.reporting_tag);
-        await this.repository.markCharged(row.id);
-      }
-      const format = this.formats.byId(row.output_format);
-      const stream = createReadStream(this.files.resultPath(row.id)).pipe(decryptStream(key as string, 'result'));
-      return {
-        stream,
-        contentType: format?.contentType ?? 'application/octet-stream',
-        bytes: row.result_bytes ?? 0,
-        complete: async () => {
-          await this.repository.delete(row.id);
-          await this.files.remove(row.id);
-        },
-        release,
-      };
+      payer = (await this.contextForKey(row.account_id, row.key_id)) ?? ctx;
+      // 456 now rather than a download that cannot be charged once received
+      if (!row.charged) await this.o.usage.assertCharactersAvailable(payer, row.billed_characters ?? 0);
+      file = await open(this.files.resultPath(row.id), 'r');
     } catch (err) {
       await release();
-      throw err;
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      // e.g. a node that does not share the documents directory: nothing is charged, the client may retry elsewhere
+      this.o.logger.error({ documentId: row.id }, 'document result file missing');
+      throw new ServiceError('not_ready', 'The translated document is not available on this server.', { retryAfterSeconds: 5 });
     }
+    const format = this.formats.byId(row.output_format);
+    // pipeline(), not pipe(): a read error ends the response instead of being an unhandled 'error' event
+    const stream = pipelineStreams(file.createReadStream(), decryptStream(key as string, 'result'), () => {});
+    return {
+      stream,
+      contentType: format?.contentType ?? 'application/octet-stream',
+      bytes: row.result_bytes ?? 0,
+      complete: async () => {
+        if (!row.charged) {
+          await this.o.usage.charge(payer, 'document_translation', row.billed_characters ?? 0, row.reporting_tag);
+          await this.repository.markCharged(row.id);
+        }
+        await this.repository.delete(row.id);
+        await this.files.remove(row.id);
+      },
+      release,
+    };
   }
 
   /** The uploading key's current account and limits (they may have changed since the upload). */

@@ -1,5 +1,5 @@
 // The data layer: one Kysely-based implementation over SQLite (embedded default) and PostgreSQL (multi-node).
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Kysely, Migrator, SqliteDialect, sql, type Migration, type Transaction } from 'kysely';
 import SqliteDatabase from 'better-sqlite3';
@@ -47,6 +47,22 @@ export interface StoreOptions {
   backgroundCheckpoints?: boolean;
 }
 
+/**
+ * The database holds the URL-signing secret and key hashes: its file is created 0600 (SQLite gives its -wal and -shm
+ * files the database file's mode) and files of an older install are narrowed to 0600 too.
+ */
+function restrictSqliteFiles(path: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  closeSync(openSync(path, 'a', 0o600));
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    try {
+      chmodSync(file, 0o600);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+  }
+}
+
 export class Store {
   private constructor(
     readonly db: Kysely<Database>,
@@ -85,7 +101,7 @@ export class Store {
       }
       db = new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
     } else {
-      if (options.url !== ':memory:') mkdirSync(dirname(options.url), { recursive: true });
+      if (options.url !== ':memory:') restrictSqliteFiles(options.url);
       sqlite = new SqliteDatabase(options.url);
       sqlite.pragma('journal_mode = WAL');
       sqlite.pragma('synchronous = NORMAL');

@@ -7,7 +7,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from '../../src/config.js';
 import { buildServices, type Services } from '../../src/services.js';
-import { buildApp } from '../../src/app.js';
+import { buildApp, type BuildAppOptions } from '../../src/app.js';
 import { ApertiumEngine } from '../../src/engines/apertium/index.js';
 import type { TranslationEngine } from '../../src/engines/engine.js';
 
@@ -52,6 +52,8 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   engines?: TranslationEngine[];
   now?: () => number;
+  /** A pino logger for the app (tests that read its lines); silent otherwise. */
+  loggerInstance?: BuildAppOptions['loggerInstance'];
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestContext> {
@@ -70,7 +72,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestC
     ...(location.pgSchema ? { pgSchema: location.pgSchema } : {}),
     ...(options.now ? { now: options.now } : {}),
   });
-  const app = await buildApp({ config, services, logger: false });
+  const app = await buildApp({ config, services, ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: false }) });
   await app.ready();
   return {
     app,

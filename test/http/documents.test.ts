@@ -100,7 +100,9 @@ describe('upload, status, download', () => {
       ctx.services.store.db.selectFrom('usage_events').selectAll().where('key_id', '=', pro.keyId).where('reporting_tag', '=', 'project-7').execute();
     assert.equal((await events()).length, 0);
     assert.equal((await result(document_id, document_key)).statusCode, 200);
-    const rows = await events();
+    // charged once the response has been delivered (just after inject resolves: there is no socket to watch)
+    let rows = await events();
+    for (let i = 0; i < 100 && rows.length === 0; i++) rows = await new Promise((r) => setTimeout(r, 10)).then(events);
     assert.equal(rows.length, 1);
     assert.equal(rows[0]!.product, 'document_translation');
     assert.equal(Number(rows[0]!.units), 'The cat sleeps.'.length);
@@ -131,7 +133,7 @@ describe('upload, status, download', () => {
     assert.equal(body.status, 'error');
     assert.equal(body.error_message, 'Source and target language are equal.');
     const dl = await result(document_id, document_key);
-    assert.equal(dl.statusCode, 400);
+    assert.equal(dl.statusCode, 409);
     assert.equal(dl.json().message, 'Document translation failed: Source and target language are equal.');
   });
 

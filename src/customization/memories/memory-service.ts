@@ -1,12 +1,12 @@
 // Translation memories: TMX import/export as background jobs whose state lives in the store, and fuzzy lookup.
-import { createWriteStream, mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
-import { Transform, type Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { ServiceError, invalid, notFound, unsupportedValue } from '../../lib/errors.js';
 import { newUuid } from '../../lib/ids.js';
 import type { JobRow, MemoryRepository, MemoryRow } from '../../store/memory-repository.js';
 import { FuzzyIndex, type MemorySegment } from './fuzzy-index.js';
+import { MemoryFiles } from './memory-files.js';
+import { decodeCursor, encodeCursor } from './segment-cursor.js';
 import { TMX_FOOTER, TmxError, readTmx, tmxHeader, tmxUnit } from './tmx.js';
 
 export const MAX_TMX_BYTES = 256 * 1024 * 1024;
@@ -21,33 +21,18 @@ export type UrlFor = (path: string, expiresAt: number) => string;
 
 export interface MemoryServiceOptions {
   dataDir: string;
+  /** The server secret the job files' encryption keys derive from. */
+  fileSecret: Buffer;
   now?: () => number;
   onError?: (err: unknown) => void;
 }
 
 type SegmentRow = Awaited<ReturnType<MemoryRepository['segments']>>[number];
-interface SegmentCursor {
-  /** Last row id served. */
-  a: number;
-  /** Filter text and case sensitivity the cursor was issued under. */
-  f: string;
-  c: boolean;
-}
-const encodeCursor = (c: SegmentCursor) => Buffer.from(JSON.stringify(c)).toString('base64url');
-function decodeCursor(value: string): SegmentCursor | undefined {
-  try {
-    const c = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as Partial<SegmentCursor>;
-    return Number.isSafeInteger(c.a) && c.a! >= 0 && typeof c.f === 'string' && typeof c.c === 'boolean' ? (c as SegmentCursor) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 const iso = (ms: number | null) => (ms === null ? undefined : new Date(Number(ms)).toISOString());
 
 export class MemoryService {
   private readonly now: () => number;
-  private readonly dir: string;
+  readonly files: MemoryFiles;
   private readonly running = new Set<Promise<void>>();
   private readonly indexes = new Map<string, { stamp: number; index: FuzzyIndex }>();
 
@@ -56,7 +41,7 @@ export class MemoryService {
     private readonly options: MemoryServiceOptions,
   ) {
     this.now = options.now ?? Date.now;
-    this.dir = join(options.dataDir, 'translation-memories');
+    this.files = new MemoryFiles(join(options.dataDir, 'translation-memories'), options.fileSecret);
   }
 
   /** At start: jobs a crash interrupted end `failed` with a message; stale uploads expire. */
@@ -68,6 +53,12 @@ export class MemoryService {
     for (const job of await this.repo.jobsWithStatus('awaiting_input')) {
       if (job.expires_at !== null && Number(job.expires_at) < this.now()) await this.repo.updateJob(job.id, { status: 'expired', updated_at: this.now() });
     }
+    // Uploads a crash cut off or left unimported (their jobs just failed), exports no job can hand out any more.
+    await this.files.removeOrphans(async (jobId, kind) => {
+      if (kind === 'upload') return false;
+      const job = await this.repo.getJob(null, jobId);
+      return !!job && (job.status === 'completed' || job.status === 'downloaded') && (job.expires_at === null || Number(job.expires_at) > this.now());
+    });
   }
 
   /** Resolves when every background job started so far has finished (tests, shutdown). */
@@ -120,24 +111,10 @@ export class MemoryService {
       await this.repo.updateJob(job.id, { status: 'expired', updated_at: this.now() });
       throw new ServiceError('conflict', 'The upload URL has expired.');
     }
-    mkdirSync(this.dir, { recursive: true });
-    const path = join(this.dir, `${job.id}.upload.tmx`);
-    const limit = Math.min(MAX_TMX_BYTES, job.content_length ?? MAX_TMX_BYTES);
-    let seen = 0;
-    const counter = new Transform({
-      transform(chunk: Buffer, _enc, done) {
-        seen += chunk.length;
-        if (seen > limit) done(new ServiceError('payload_too_large', `The upload exceeds the declared size of ${limit} bytes.`));
-        else done(null, chunk);
-      },
-    });
-    try {
-      await pipeline(body, counter, createWriteStream(path));
-    } catch (err) {
-      rmSync(path, { force: true });
+    await this.files.receive(job.id, body, Math.min(MAX_TMX_BYTES, job.content_length ?? MAX_TMX_BYTES)).catch((err) => {
       throw err instanceof ServiceError ? err : invalid('The upload could not be read.');
-    }
-    const memoryId = newUuid();
+    });
+    const [memoryId, path] = [newUuid(), this.files.path(job.id, 'upload')];
     await this.repo.updateJob(job.id, { status: 'processing', file_path: path, memory_id: memoryId, updated_at: this.now() });
     this.track(this.runImport({ ...job, memory_id: memoryId, file_path: path }));
   }
@@ -151,8 +128,10 @@ export class MemoryService {
     const targets = new Set<string>();
     let batch: { target_lang: string; source: string; target: string }[] = [];
     try {
+      const source = await this.files.read(job.id, 'upload');
+      if (!source) throw new Error(`upload file of job ${job.id} missing`);
       await readTmx(
-        job.file_path!,
+        source,
         (h) => {
           memory = { id: memoryId, account_id: job.account_id, name: job.display_name, source_lang: h.sourceLang.split('-')[0]!, target_langs: '[]', segment_count: -1, created_at: at, updated_at: at };
         },
@@ -183,7 +162,7 @@ export class MemoryService {
       if (!(err instanceof TmxError)) this.options.onError?.(err);
       await this.repo.updateJob(job.id, { status: 'failed', error_message: message, memory_id: null, skipped_segment_count: skipped, updated_at: this.now() });
     } finally {
-      rmSync(job.file_path!, { force: true });
+      this.files.remove(job.id, 'upload');
     }
   }
 
@@ -236,48 +215,51 @@ export class MemoryService {
     const body = (id: string) => ({ job_id: id, parameters: { translation_memory_id: memory.id } });
     if (reusable) return { status: 200, body: body(reusable.id) };
     const at = this.now();
-    mkdirSync(this.dir, { recursive: true });
     const job: JobRow = {
       id: newUuid(), account_id: accountId, operation: 'export', status: 'processing', memory_id: memory.id, display_name: memory.name,
       content_type: 'application/xml', content_length: null, file_path: null, error_message: null, skipped_segment_count: 0,
       created_at: at, updated_at: at, expires_at: null,
     };
-    job.file_path = join(this.dir, `${job.id}.export.tmx`);
+    job.file_path = this.files.path(job.id, 'export');
     await this.repo.insertJob(job);
     this.track(this.runExport(job, memory));
     return { status: 202, body: body(job.id) };
   }
 
   private async runExport(job: JobRow, memory: MemoryRow): Promise<void> {
-    try {
-      const out = createWriteStream(job.file_path!);
-      const write = (s: string) => new Promise<void>((res, rej) => (out.write(s) ? res() : out.once('drain', res), out.once('error', rej)));
-      await write(tmxHeader(memory.source_lang));
+    let size = 0;
+    const repo = this.repo;
+    const chunk = (text: string) => ((size += Buffer.byteLength(text)), Buffer.from(text));
+    async function* tmx() {
+      yield chunk(tmxHeader(memory.source_lang));
       for (let after = 0; ; ) {
-        const page = await this.repo.segments(memory.id, undefined, after, 2000);
+        const page = await repo.segments(memory.id, undefined, after, 2000);
         if (page.length === 0) break;
-        for (const s of page) await write(tmxUnit(memory.source_lang, s.source, s.target_lang, s.target));
+        yield chunk(page.map((s) => tmxUnit(memory.source_lang, s.source, s.target_lang, s.target)).join(''));
         after = Number(page[page.length - 1]!.id);
       }
-      await new Promise<void>((res, rej) => out.end(TMX_FOOTER, () => res()).once('error', rej));
-      const size = statSync(job.file_path!).size;
+      yield chunk(TMX_FOOTER);
+    }
+    try {
+      await this.files.write(job.id, 'export', Readable.from(tmx(), { objectMode: false }));
       await this.repo.updateJob(job.id, { status: 'completed', content_length: size, expires_at: this.now() + DOWNLOAD_TTL_MS, updated_at: this.now() });
     } catch (err) {
       this.options.onError?.(err);
-      rmSync(job.file_path!, { force: true });
       await this.repo.updateJob(job.id, { status: 'failed', error_message: 'The export failed.', updated_at: this.now() });
     }
   }
 
-  /** Path of a finished export; the job becomes `downloaded`. */
-  async download(accountId: string | null, jobId: string): Promise<string> {
+  /** The content of a finished export (decrypted as it is read); the job becomes `downloaded`. */
+  async download(accountId: string | null, jobId: string): Promise<Readable> {
     const job = await this.job(accountId, jobId);
     if (job.operation !== 'export') throw notFound('Job not found');
     if (job.status === 'processing') throw new ServiceError('not_ready', 'The export is not done yet.');
     if (job.status === 'expired' || (job.expires_at !== null && Number(job.expires_at) < this.now())) throw notFound('The export has expired.');
     if (job.status !== 'completed' && job.status !== 'downloaded') throw notFound('The export failed.');
+    const content = await this.files.read(job.id, 'export');
+    if (!content) throw notFound('The export is no longer available; start a new one.');
     if (job.status === 'completed') await this.repo.updateJob(job.id, { status: 'downloaded', updated_at: this.now() });
-    return job.file_path!;
+    return content;
   }
 
   /** One memory with its timestamps. */
@@ -379,9 +361,10 @@ export class MemoryService {
 
   /**
    * For translation: the memory's best match per segment at or above `threshold` (undefined → send to the engine).
-   * 404 when the memory does not exist or lacks the pair (messages of api-details.md).
+   * 404 when the memory does not exist or lacks the pair (messages of api-details.md). With `source` undefined (not
+   * detected yet) only the memory and the target are checked.
    */
-  async lookup(accountId: string, memoryId: string, source: string, target: string, segments: readonly string[], threshold = 75): Promise<(string | undefined)[]> {
+  async lookup(accountId: string, memoryId: string, source: string | undefined, target: string, segments: readonly string[], threshold = 75): Promise<(string | undefined)[]> {
     if (!UUID.test(memoryId)) throw unsupportedValue('translation_memory_id');
     if (!Number.isInteger(threshold) || threshold < 0 || threshold > 100) throw invalid('Parameter "translation_memory_threshold" must be an integer between 0 and 100');
     const memory = await this.memory(accountId, memoryId);
@@ -389,6 +372,7 @@ export class MemoryService {
     const langs = JSON.parse(memory.target_langs) as string[];
     const lang = langs.find((l) => l === t) ?? langs.find((l) => l.split('-')[0] === t.split('-')[0]);
     if (!lang) throw notFound(`Translation Memory ${memoryId} does not support the target language ${target}`);
+    if (source === undefined) return segments.map(() => undefined);
     if (source.toLowerCase().split('-')[0] !== memory.source_lang) throw notFound(`Translation Memory ${memoryId} does not support the source language ${source}`);
     const index = await this.index(memory, lang);
     return segments.map((s) => index.lookup(s.trim(), threshold)?.segment.target);

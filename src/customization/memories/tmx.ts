@@ -1,5 +1,6 @@
 // TMX 1.4b reading (streamed with saxes, so memory use does not grow with the file) and writing.
 import { createReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
 import { SaxesParser } from 'saxes';
 
 export interface TmxUnit {
@@ -19,7 +20,8 @@ export class TmxError extends Error {}
  * (bpt/ept/ph/it/ut) is native code and dropped; hi/sub text is kept.
  */
 export async function readTmx(
-  path: string,
+  /** A file path, or the file's bytes */
+  source: string | Readable,
   onHeader: (h: TmxHeaderInfo) => void,
   onUnit: (u: TmxUnit) => Promise<void> | void,
   onSkip: () => void,
@@ -79,7 +81,8 @@ export async function readTmx(
       else pending.push({ source: source.text, targets });
     }
   });
-  const stream = createReadStream(path, { encoding: 'utf8', highWaterMark: 256 * 1024 });
+  const stream = typeof source === 'string' ? createReadStream(source, { highWaterMark: 256 * 1024 }) : source;
+  stream.setEncoding('utf8');
   for await (const chunk of stream) {
     parser.write(chunk as string);
     if (error) {

@@ -1,5 +1,7 @@
 // Style rules that need no language model: rewritten on the engine's output with exact, local text transforms.
 // Every other rule of the catalogue needs a language model (see StyleRuleService.resolve).
+import { own } from '../../lib/own.js';
+
 type Transform = (text: string) => string;
 type Rules = Record<string, Record<string, string>>;
 
@@ -112,8 +114,14 @@ const TRANSFORMS: Record<string, Record<string, Record<string, Transform>>> = {
   },
 };
 
+function transformFor(category: string, rule: string, option: string): Transform | undefined {
+  const rules = own(TRANSFORMS, category);
+  const options = rules && own(rules, rule);
+  return options && own(options, option);
+}
+
 export function isDeterministic(category: string, rule: string, option: string): boolean {
-  return TRANSFORMS[category]?.[rule]?.[option] !== undefined;
+  return transformFor(category, rule, option) !== undefined;
 }
 
 /** Every deterministic (category, rule, option) — for documentation and tests. */
@@ -126,7 +134,7 @@ export function applyStyleRules(rules: Rules, outputs: readonly string[]): strin
   const transforms: Transform[] = [];
   for (const [category, set] of Object.entries(rules)) {
     for (const [rule, option] of Object.entries(set)) {
-      const t = TRANSFORMS[category]?.[rule]?.[option];
+      const t = transformFor(category, rule, option);
       if (t) transforms.push(t);
     }
   }

@@ -1,4 +1,5 @@
 // Style rule lists: CRUD with catalogue validation and version bumps, and what translation needs from them.
+import { own } from '../../lib/own.js';
 import { ServiceError, invalid, notFound, unsupportedValue } from '../../lib/errors.js';
 import { newUuid } from '../../lib/ids.js';
 import type { StyleRuleRepository, StyleRuleRow } from '../../store/style-rule-repository.js';
@@ -33,12 +34,12 @@ export function validateConfiguredRules(value: unknown): ConfiguredRules {
   if (typeof value !== 'object' || Array.isArray(value)) throw unsupportedValue('configured_rules');
   const out: ConfiguredRules = {};
   for (const [category, rules] of Object.entries(value as Record<string, unknown>)) {
-    const known = RULE_CATALOGUE[category];
+    const known = own(RULE_CATALOGUE, category);
     if (!known) throw invalid(`Value for 'configured_rules' not supported. Unknown category '${category}'.`);
     if (typeof rules !== 'object' || rules === null || Array.isArray(rules)) throw invalid(`Value for 'configured_rules.${category}' not supported.`);
     out[category] = {};
     for (const [rule, option] of Object.entries(rules as Record<string, unknown>)) {
-      const options = known[rule];
+      const options = own(known, rule);
       if (!options) throw invalid(`Value for 'configured_rules' not supported. Unknown rule '${category}.${rule}'.`);
       if (typeof option !== 'string' || !options.includes(option)) throw invalid(`Value for 'configured_rules.${category}.${rule}' not supported.`);
       out[category][rule] = option;

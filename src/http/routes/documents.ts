@@ -10,6 +10,7 @@ import type { Services } from '../../services.js';
 import type { ReceivedFile } from '../../documents/document-service.js';
 import { parseDocumentRequest } from '../../documents/document-request.js';
 import { authOf } from '../plugins/auth.js';
+import { onDelivered } from '../plugins/sockets.js';
 import { ErrorBody, errorResponses } from '../schemas/common.js';
 import { reportingTagHeader } from './translate.js';
 
@@ -111,14 +112,7 @@ export async function documentRoutes(app: FastifyInstance, { services }: { servi
     async (request, reply) => {
       const { document_id } = request.params as { document_id: string };
       const download = await documents.download(authOf(request), document_id, bodyField(request, 'document_key'));
-      let finished = false;
-      reply.raw.once('finish', () => {
-        finished = true;
-        void download.complete().catch((err) => request.log.error({ err }, 'document cleanup after download failed'));
-      });
-      reply.raw.once('close', () => {
-        if (!finished) void download.release().catch((err) => request.log.error({ err }, 'document release failed'));
-      });
+      onDelivered(request, reply, { delivered: download.complete, lost: download.release });
       return reply.header('content-type', download.contentType).header('content-length', String(download.bytes)).send(download.stream);
     },
   );

@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { invalid } from '../../lib/errors.js';
 import type { Services } from '../../services.js';
 import { authOf } from '../plugins/auth.js';
+import { queryInt, queryValue } from '../query.js';
 import { AnyObjectBody, errorResponses } from '../schemas/common.js';
 import { bodyObject } from './glossary-body.js';
 
@@ -22,13 +23,6 @@ const StyleRule = Type.Object({
 const StyleParams = Type.Object({ style_id: Type.String() });
 const InstructionParams = Type.Object({ style_id: Type.String(), instruction_id: Type.String() });
 
-function intParam(value: unknown, name: string, def: number, min: number, max: number): number {
-  if (value === undefined || value === '') return def;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > max) throw invalid(`Value for '${name}' not supported.`);
-  return n;
-}
-
 export async function styleRuleRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
   const config = { scope: 'style_rules' as const };
   const s = services.styleRules;
@@ -38,9 +32,9 @@ export async function styleRuleRoutes(app: FastifyInstance, { services }: { serv
     '/v3/style_rules',
     { config, schema: { response: { 200: Type.Object({ style_rules: Type.Array(StyleRule) }), ...errorResponses } } },
     async (request) => {
-      const page = intParam(request.query.page, 'page', 0, 0, 1_000_000);
-      const pageSize = intParam(request.query.page_size, 'page_size', 10, 1, 25);
-      const detailed = request.query.detailed === 'true' || request.query.detailed === '1';
+      const page = queryInt(request.query, 'page', 0, 0, 1_000_000);
+      const pageSize = queryInt(request.query, 'page_size', 10, 1, 25);
+      const detailed = ['true', '1'].includes(queryValue(request.query, 'detailed') ?? '');
       const list = await s.list(authOf(request).account.id, page, pageSize);
       return { style_rules: list.map((v) => (detailed ? v : { ...v, configured_rules: undefined, custom_instructions: undefined })) };
     },

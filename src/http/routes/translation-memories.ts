@@ -1,11 +1,11 @@
 // /v3/translation_memories: list, get, delete, segments, TMX import (job + signed upload URL), export (job + signed download URL), job polling.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { forbidden, invalid } from '../../lib/errors.js';
 import type { Services } from '../../services.js';
 import { authOf } from '../plugins/auth.js';
+import { queryInt, queryValue } from '../query.js';
 import { publicOrigin } from '../public-origin.js';
 import { AnyObjectBody, errorResponses } from '../schemas/common.js';
 import { bodyObject } from './glossary-body.js';
@@ -39,13 +39,6 @@ const JobParams = Type.Object({ job_id: Type.String() });
 /** Signed URLs need no API key: the signature in their query is the permission (see UrlSigner). */
 const SIGNED = { auth: 'none' as const };
 
-function intParam(value: unknown, name: string, def: number, min: number, max: number): number {
-  if (value === undefined || value === '') return def;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > max) throw invalid(`Value for '${name}' not supported.`);
-  return n;
-}
-
 export async function translationMemoryRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
   const config = { scope: 'translation_memory' as const };
   const m = services.memories;
@@ -53,7 +46,7 @@ export async function translationMemoryRoutes(app: FastifyInstance, { services }
   /** Checks the signature of an upload or download URL; the job it names is then usable without a key. */
   const assertSigned = (request: FastifyRequest<{ Querystring: Record<string, unknown> }>) => {
     const path = request.url.split('?')[0]!;
-    const check = services.urlSigner.verify(path, request.query.expires, request.query.signature, Date.now());
+    const check = services.urlSigner.verify(path, queryValue(request.query, 'expires'), queryValue(request.query, 'signature'), Date.now());
     if (check === 'expired') throw forbidden('This URL has expired.');
     if (check !== 'ok') throw forbidden('This URL is not valid: its signature does not match.');
   };
@@ -61,7 +54,7 @@ export async function translationMemoryRoutes(app: FastifyInstance, { services }
     '/v3/translation_memories',
     { config, schema: { response: { 200: Type.Object({ translation_memories: Type.Array(Memory), total_count: Type.Integer() }), ...errorResponses } } },
     async (request) =>
-      m.list(authOf(request).account.id, intParam(request.query.page, 'page', 0, 0, 1_000_000), intParam(request.query.page_size, 'page_size', 10, 1, 25)),
+      m.list(authOf(request).account.id, queryInt(request.query, 'page', 0, 0, 1_000_000), queryInt(request.query, 'page_size', 10, 1, 25)),
   );
   app.get<{ Params: { id: string } }>(
     '/v3/translation_memories/:id',
@@ -81,12 +74,14 @@ export async function translationMemoryRoutes(app: FastifyInstance, { services }
     { config, schema: { params: MemoryParams, response: { 200: Segments, ...errorResponses } } },
     async (request) => {
       const q = request.query;
-      const cs = q.filter_case_sensitive;
+      const cs = queryValue(q, 'filter_case_sensitive');
       if (cs !== undefined && !['true', 'false', '1', '0'].includes(cs)) throw invalid("Value for 'filter_case_sensitive' not supported.");
+      const cursor = queryValue(q, 'page_cursor');
+      const filter = queryValue(q, 'filter_text');
       return m.segmentPage(authOf(request).account.id, request.params.id, {
-        pageSize: intParam(q.page_size, 'page_size', 50, 1, 100),
-        ...(q.page_cursor !== undefined && q.page_cursor !== '' ? { pageCursor: q.page_cursor } : {}),
-        ...(q.filter_text !== undefined && q.filter_text !== '' ? { filterText: q.filter_text } : {}),
+        pageSize: queryInt(q, 'page_size', 50, 1, 100),
+        ...(cursor !== undefined && cursor !== '' ? { pageCursor: cursor } : {}),
+        ...(filter !== undefined && filter !== '' ? { filterText: filter } : {}),
         caseSensitive: cs === 'true' || cs === '1',
       });
     },
@@ -114,8 +109,8 @@ export async function translationMemoryRoutes(app: FastifyInstance, { services }
     { config: SIGNED, schema: { params: JobParams } },
     async (request, reply) => {
       assertSigned(request);
-      const path = await m.download(null, request.params.job_id);
-      return reply.type('application/xml').header('content-disposition', 'attachment; filename="translation-memory.tmx"').send(createReadStream(path));
+      const content = await m.download(null, request.params.job_id);
+      return reply.type('application/xml').header('content-disposition', 'attachment; filename="translation-memory.tmx"').send(content);
     },
   );
   // The upload URL: the body is not parsed but streamed to disk by the service (size-limited there).

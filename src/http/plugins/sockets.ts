@@ -1,0 +1,82 @@
+// Socket lifecycle the routes rely on: a request that came in as an HTTP upgrade but was answered as plain HTTP closes
+// its socket; and one-time deliveries (document downloads) learn whether the client really received the response.
+import fp from 'fastify-plugin';
+import { Socket } from 'node:net';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+/** How long an answered upgrade request's socket may take to close after our FIN before it is destroyed. */
+const UPGRADE_LINGER_MS = 2_000;
+
+export interface DeliveryCallbacks {
+  /** The client received the whole response. */
+  delivered(): Promise<void>;
+  /** It did not (reset, error, closed before the last byte): the delivery may be retried. */
+  lost(): Promise<void>;
+}
+
+/** Deliveries whose last byte left this server, waiting for the client to prove it read them. */
+const pending = new WeakMap<object, () => Promise<void>>();
+
+/**
+ * Calls `delivered` once the client has received the response, `lost` otherwise. The response's `finish` only says the
+ * bytes reached this host's kernel; the client has them when it sends its next request on the connection (HTTP/1.1
+ * clients read a response before reusing the connection) or when the connection ends cleanly. A client that drops the
+ * connection with data unread resets it (an error), so the delivery counts as lost.
+ */
+export function onDelivered(request: FastifyRequest, reply: FastifyReply, callbacks: DeliveryCallbacks): void {
+  const socket: object = request.raw.socket ?? request.raw;
+  let settled = false;
+  const settle = (outcome: 'delivered' | 'lost'): Promise<void> => {
+    if (settled) return Promise.resolve();
+    settled = true;
+    pending.delete(socket);
+    return (outcome === 'delivered' ? callbacks.delivered() : callbacks.lost()).catch((err) =>
+      request.log.error({ err }, `document ${outcome === 'delivered' ? 'completion' : 'release'} failed`),
+    );
+  };
+  const res = reply.raw;
+  let finished = false;
+  res.once('finish', () => {
+    finished = true;
+    // an error answered instead (the stream failed before the first byte)
+    if (res.statusCode >= 300) {
+      void settle('lost');
+      return;
+    }
+    // No real transport (inject): nothing more can be learnt than that the response was written.
+    if (!(socket instanceof Socket) || socket.destroyed) {
+      void settle(socket instanceof Socket && socket.errored ? 'lost' : 'delivered');
+      return;
+    }
+    pending.set(socket, () => settle('delivered'));
+    socket.once('close', (hadError: boolean) => void settle(hadError || socket.errored ? 'lost' : 'delivered'));
+  });
+  res.once('close', () => {
+    if (!finished) void settle('lost');
+  });
+}
+
+/** Node sets `upgrade` on requests it handed to the server's 'upgrade' listeners rather than to its HTTP handler. */
+const cameAsUpgrade = (request: FastifyRequest) => (request.raw as { upgrade?: boolean }).upgrade === true;
+
+async function sockets(app: FastifyInstance): Promise<void> {
+  // The client's next request on a connection settles the delivery before it runs (so it sees the usage charged).
+  app.addHook('onRequest', async (request) => {
+    const settle = pending.get(request.raw.socket);
+    if (settle) await settle();
+  });
+  // A request with `Connection: Upgrade` reaches a route through the server's 'upgrade' event, which detaches the
+  // socket from the HTTP server: nothing would ever close it once the plain HTTP answer is sent.
+  app.addHook('onSend', async (request, reply) => {
+    if (cameAsUpgrade(request)) void reply.header('connection', 'close');
+  });
+  app.addHook('onResponse', async (request) => {
+    if (!cameAsUpgrade(request)) return;
+    const socket = request.raw.socket;
+    if (socket.destroyed) return;
+    socket.end();
+    setTimeout(() => socket.destroy(), UPGRADE_LINGER_MS).unref();
+  });
+}
+
+export const socketsPlugin = fp(sockets, { name: 'tolk-sockets' });

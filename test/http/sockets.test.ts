@@ -1,0 +1,214 @@
+// Over real sockets: an upgrade request answered as plain HTTP closes its socket; a document download is charged and
+// deleted only once the client has received it (a client that reads part and hangs up can retry, uncharged); a
+// result file that is absent or damaged gives a clean answer and the server keeps serving.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect, type Socket } from 'node:net';
+import { Agent, request as httpRequest } from 'node:http';
+import { writeFileSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { createDocumentsTestApp, type DocumentsTestApp } from '../helpers/documents.js';
+
+let t: DocumentsTestApp;
+let port: number;
+
+before(async () => {
+  t = await createDocumentsTestApp();
+  await t.ctx.app.listen({ port: 0, host: '127.0.0.1' });
+  port = (t.ctx.app.server.address() as AddressInfo).port;
+});
+after(async () => t.close());
+
+/** Resolves when the server ends or closes the socket; rejects after `ms` (the socket leaked). */
+function closedByServer(socket: Socket, ms = 10_000): Promise<string> {
+  let data = '';
+  socket.on('data', (d: Buffer) => (data += d.toString('latin1')));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`socket still open after ${ms} ms; received: ${data.slice(0, 200)}`)), ms);
+    const done = () => {
+      clearTimeout(timer);
+      resolve(data);
+    };
+    socket.once('end', done);
+    socket.once('close', done);
+    socket.once('error', done);
+  });
+}
+
+describe('Connection: Upgrade on routes that do not upgrade', () => {
+  for (const upgrade of ['h2c', 'websocket', 'foo']) {
+    it(`answers and closes the socket (Upgrade: ${upgrade})`, async () => {
+      const socket = connect(port, '127.0.0.1');
+      const closed = closedByServer(socket);
+      socket.write(
+        `GET /v2/languages HTTP/1.1\r\nHost: ${t.account.host}\r\nAuthorization: Service-Auth-Key ${t.account.key}\r\n` +
+          `Connection: Upgrade, HTTP2-Settings\r\nUpgrade: ${upgrade}\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n\r\n`,
+      );
+      const received = await closed;
+      socket.destroy();
+      assert.match(received, /^HTTP\/1\.1 200/);
+      assert.match(received, /x-trace-id: /i);
+    });
+  }
+});
+
+/** The key's characters charged so far for documents. */
+async function documentCharacters(): Promise<number> {
+  const ctx = (await t.ctx.services.accounts.authenticate(t.account.key))!;
+  const summary = await t.ctx.services.usage.summary(ctx);
+  return summary.products.find((p) => p.product === 'document_translation')?.key ?? 0;
+}
+
+/** A JSON document with one sentence to translate and about 3.5 MB of numbers: a large result made quickly. */
+async function largeDocument(): Promise<{ id: string; key: string; billed: number }> {
+  const numbers = Array.from({ length: 320_000 }, (_, i) => 1_000_000_000 + i);
+  const content = JSON.stringify({ greeting: 'Hello world.', numbers });
+  const res = await t.client.upload([{ name: 'file', filename: 'big.json', content }, { name: 'target_lang', value: 'ES' }, { name: 'source_lang', value: 'EN' }]);
+  assert.equal(res.statusCode, 200, res.body);
+  const { document_id: id, document_key: key } = res.json();
+  const done = await t.client.waitFor(id, key);
+  assert.equal(done.status, 'done', JSON.stringify(done));
+  return { id, key, billed: done.billed_characters };
+}
+
+async function until(what: string, check: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+function downloadRequest(id: string, key: string): string {
+  const body = `document_key=${key}`;
+  return (
+    `POST /v2/document/${id}/result HTTP/1.1\r\nHost: ${t.account.host}\r\nAuthorization: Service-Auth-Key ${t.account.key}\r\n` +
+    `Content-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body}`
+  );
+}
+
+/** Sends the download over a raw socket, reads `bytes` of the answer and drops the connection. */
+async function partialDownload(id: string, key: string, bytes: number): Promise<string> {
+  const socket = connect(port, '127.0.0.1');
+  socket.setNoDelay(true);
+  let received = Buffer.alloc(0);
+  await new Promise<void>((resolve, reject) => {
+    socket.on('data', (d: Buffer) => {
+      received = Buffer.concat([received, d]);
+      if (received.length >= bytes) {
+        socket.pause();
+        resolve();
+      }
+    });
+    socket.once('error', reject);
+    socket.write(downloadRequest(id, key));
+  });
+  socket.resetAndDestroy();
+  return received.subarray(0, 200).toString('latin1');
+}
+
+/** A full download with a keep-alive agent of one socket; returns the body and the agent (its socket still open). */
+function fullDownload(agent: Agent, id: string, key: string): Promise<{ status: number; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        agent, host: '127.0.0.1', port, method: 'POST', path: `/v2/document/${id}/result`,
+        headers: { host: t.account.host, authorization: `Service-Auth-Key ${t.account.key}`, 'content-type': 'application/x-www-form-urlencoded' },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(`document_key=${key}`);
+  });
+}
+
+function get(agent: Agent, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ agent, host: '127.0.0.1', port, path, headers: { host: t.account.host, authorization: `Service-Auth-Key ${t.account.key}` } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode!));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('document download billed on receipt', () => {
+  it('a client that reads 64 KB and drops the connection is not charged and can download again', async () => {
+    const { id, key, billed } = await largeDocument();
+    assert.ok(billed > 0);
+    const before = await documentCharacters();
+    const head = await partialDownload(id, key, 64 * 1024);
+    assert.match(head, /^HTTP\/1\.1 200/);
+    await until('the download to be released', async () => (await t.ctx.services.documents.repository.get(id.toUpperCase()))?.status === 'done');
+    assert.equal(await documentCharacters(), before, 'nothing charged for a download the client did not receive');
+
+    // the retry reads everything; its next request on the connection is the proof of receipt
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const full = await fullDownload(agent, id, key);
+      assert.equal(full.status, 200);
+      assert.ok(full.body.length > 3_000_000, `${full.body.length} bytes`);
+      assert.doesNotThrow(() => JSON.parse(full.body.toString('utf8')));
+      assert.equal(await get(agent, '/v2/usage'), 200);
+      assert.equal(await documentCharacters(), before + billed);
+      assert.equal(await t.ctx.services.documents.repository.get(id.toUpperCase()), undefined, 'deleted once received');
+      assert.equal((await fullDownload(agent, id, key)).status, 404);
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it('a client that reads everything and closes the connection is charged', async () => {
+    const { id, key, billed } = await largeDocument();
+    const before = await documentCharacters();
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const full = await fullDownload(agent, id, key);
+    assert.equal(full.status, 200);
+    agent.destroy();
+    await until('the charge', async () => (await documentCharacters()) === before + billed);
+    assert.equal(await t.ctx.services.documents.repository.get(id.toUpperCase()), undefined);
+  });
+});
+
+describe('result files absent or damaged', () => {
+  it('an absent result file answers 503, charges nothing, and the server keeps serving', async () => {
+    const { id, key } = await largeDocument();
+    const before = await documentCharacters();
+    rmSync(t.ctx.services.documents.files.resultPath(id.toUpperCase()));
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const res = await fullDownload(agent, id, key);
+      assert.equal(res.status, 503, res.body.toString());
+      assert.match(res.body.toString(), /not available/);
+      assert.equal(await get(agent, '/v2/languages'), 200);
+      assert.equal(await documentCharacters(), before);
+      assert.equal((await t.ctx.services.documents.repository.get(id.toUpperCase()))?.status, 'done', 'released for a later try');
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it('a damaged result file ends the response, charges nothing, and the server keeps serving', async () => {
+    const { id, key } = await largeDocument();
+    const before = await documentCharacters();
+    writeFileSync(t.ctx.services.documents.files.resultPath(id.toUpperCase()), Buffer.alloc(200_000, 7));
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      await fullDownload(agent, id, key).then(
+        (res) => assert.ok(res.body.length < 200_000, 'the response cannot complete'),
+        () => undefined, // the connection is cut mid-response
+      );
+      await until('the download to be released', async () => (await t.ctx.services.documents.repository.get(id.toUpperCase()))?.status === 'done');
+      assert.equal(await documentCharacters(), before);
+      assert.equal(await get(new Agent(), '/v2/languages'), 200);
+    } finally {
+      agent.destroy();
+    }
+  });
+});
