@@ -50,6 +50,11 @@ class RequestLogController extends LogController {
   }
 }
 
+/** Socket timeouts for a Node HTTP server (both listeners use them), from TOLK_*_TIMEOUT_MS. */
+export function serverTimeouts(config: Config): { keepAliveTimeout: number; headersTimeout: number; requestTimeout: number } {
+  return { keepAliveTimeout: config.timeouts.keepAliveMs, headersTimeout: config.timeouts.headersMs, requestTimeout: config.timeouts.requestMs };
+}
+
 export interface BuildAppOptions {
   config: Config;
   services: Services;
@@ -70,7 +75,10 @@ export async function buildApp({ config, services, logger, loggerInstance }: Bui
     // Headers may be long (the URI check below answers 414 itself); beyond this Node answers 431.
     routerOptions: { maxParamLength: 500 },
     return503OnClosing: true,
-    http: { maxHeaderSize: MAX_HEADER_BYTES },
+    // Fastify's own keep-alive default (72 s) held idle sockets long after a client had gone quiet.
+    keepAliveTimeout: config.timeouts.keepAliveMs,
+    requestTimeout: config.timeouts.requestMs,
+    http: { maxHeaderSize: MAX_HEADER_BYTES, headersTimeout: config.timeouts.headersMs },
     clientErrorHandler: clientErrorHandler(MAX_URI_LENGTH),
     ajv: { customOptions: { allErrors: false, coerceTypes: false } },
     // Errors Fastify raises before routing (a malformed percent-encoding in the path) skip the hooks: give them the

@@ -2,7 +2,7 @@
 import { createServer, type Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
-import { buildApp, MAX_HEADER_BYTES, MAX_URI_LENGTH } from './app.js';
+import { buildApp, MAX_HEADER_BYTES, MAX_URI_LENGTH, serverTimeouts } from './app.js';
 import { clientErrorHandler } from './http/errors.js';
 import type { Config } from './config.js';
 import { buildServices } from './services.js';
@@ -25,7 +25,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   // The free-plan API: a second listener on the same app; requests are told apart by local port.
   let freeServer: Server | undefined;
   if (config.freePort !== config.port) {
-    freeServer = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => app.routing(req, res));
+    freeServer = createServer({ maxHeaderSize: MAX_HEADER_BYTES, ...serverTimeouts(config) }, (req, res) => app.routing(req, res));
     freeServer.on('clientError', clientErrorHandler(MAX_URI_LENGTH));
     await new Promise<void>((resolve, reject) => {
       freeServer!.once('error', reject);
