@@ -105,15 +105,29 @@ export class Store {
     return store;
   }
 
-  private async migrate(): Promise<void> {
+  private migrator(): Migrator {
     const all = migrationsFor(this.dialect);
-    const migrator = new Migrator({
+    return new Migrator({
       db: this.db,
       provider: { getMigrations: async (): Promise<Record<string, Migration>> => all },
       // Keep the migration bookkeeping in the store's own schema, so schemas sharing a database stay independent.
       ...(this.pgSchema ? { migrationTableSchema: this.pgSchema } : {}),
     });
-    const { error, results } = await migrator.migrateToLatest();
+  }
+
+  /** For readiness: the database answers, and which known migrations it has not applied (none once started). */
+  async health(): Promise<{ reachable: boolean; pendingMigrations: string[]; error?: string }> {
+    try {
+      await sql`SELECT 1`.execute(this.db);
+      const migrations = await this.migrator().getMigrations();
+      return { reachable: true, pendingMigrations: migrations.filter((m) => m.executedAt === undefined).map((m) => m.name) };
+    } catch (err) {
+      return { reachable: false, pendingMigrations: [], error: (err as Error).message };
+    }
+  }
+
+  private async migrate(): Promise<void> {
+    const { error, results } = await this.migrator().migrateToLatest();
     if (error) {
       const failed = results?.find((r) => r.status === 'Error');
       throw new Error(`Database migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? error}`);
