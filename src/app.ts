@@ -75,7 +75,9 @@ export async function buildApp({ config, services, logger, loggerInstance }: Bui
     bodyLimit: DEFAULT_BODY_LIMIT,
     // Headers may be long (the URI check below answers 414 itself); beyond this Node answers 431.
     routerOptions: { maxParamLength: 500 },
-    return503OnClosing: true,
+    // During a graceful shutdown a request arriving on an open keep-alive connection is still answered (with
+    // Connection: close), not refused with 503: the client sent it before it could know.
+    return503OnClosing: false,
     // Fastify's own keep-alive default (72 s) held idle sockets long after a client had gone quiet.
     keepAliveTimeout: config.timeouts.keepAliveMs,
     requestTimeout: config.timeouts.requestMs,

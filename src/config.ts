@@ -36,6 +36,7 @@ const EnvSchema = Type.Object({
   TOLK_KEEP_ALIVE_TIMEOUT_MS: Type.Optional(Positive),
   TOLK_HEADERS_TIMEOUT_MS: Type.Optional(Positive),
   TOLK_REQUEST_TIMEOUT_MS: Type.Optional(Positive),
+  TOLK_SHUTDOWN_TIMEOUT_MS: Type.Optional(Positive),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -70,6 +71,8 @@ export interface Config {
   hunspellDir: string;
   /** Socket timeouts of both listeners: idle keep-alive, complete request head, complete request (body included). */
   timeouts: { keepAliveMs: number; headersMs: number; requestMs: number };
+  /** On SIGTERM/SIGINT, requests in flight get this long to finish before their connections are cut. */
+  shutdownTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -146,6 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       : undefined,
     hunspellDir: e.TOLK_HUNSPELL_DIR ?? '/usr/share/hunspell',
     timeouts,
+    shutdownTimeoutMs: e.TOLK_SHUTDOWN_TIMEOUT_MS ?? 25_000,
   };
 }
 

@@ -138,6 +138,8 @@ export class Store {
     if (options.dropSchema && this.dialect === 'postgres' && this.pgSchema) {
       await sql`DROP SCHEMA IF EXISTS ${sql.id(this.pgSchema)} CASCADE`.execute(this.db);
     }
+    // charges still batched for the next turn are written before the connection goes (graceful shutdown)
+    await this.sqliteCharges?.drain();
     await this.checkpointer?.stop();
     // closing the last connection checkpoints what is left and removes the WAL
     await this.db.destroy();
@@ -302,10 +304,20 @@ class SqliteChargeBatcher {
     private readonly run: (items: readonly { charge: UsageCharge; limits: ChargeLimits }[]) => ChargeOutcome[],
   ) {}
 
+  private flushing: Promise<void> = Promise.resolve();
+
   add(charge: UsageCharge, limits: ChargeLimits): Promise<ChargeOutcome> {
     return new Promise((resolve, reject) => {
-      if (this.queue.push({ charge, limits, resolve, reject }) === 1) setImmediate(() => void this.flush());
+      if (this.queue.push({ charge, limits, resolve, reject }) === 1) {
+        this.flushing = new Promise<void>((done) => setImmediate(() => void this.flush().finally(done)));
+      }
     });
+  }
+
+  /** Resolves once every charge added so far is written (or refused). */
+  async drain(): Promise<void> {
+    while (this.queue.length > 0) await new Promise((r) => setImmediate(r));
+    await this.flushing;
   }
 
   private async flush(): Promise<void> {
