@@ -26,6 +26,7 @@ import { adminKeyRoutes } from './http/routes/admin-keys.js';
 import { adminAnalyticsRoutes } from './http/routes/admin-analytics.js';
 import { voiceRoutes } from './http/routes/voice.js';
 import { spokenTermsRoutes } from './http/routes/spoken-terms.js';
+import { healthRoutes } from './http/routes/health.js';
 
 /** Longest request target accepted before 414 (the reference's gateways use 8 KiB). */
 export const MAX_URI_LENGTH = 8 * 1024;
@@ -52,6 +53,11 @@ class RequestLogController extends LogController {
   }
 }
 
+/** Socket timeouts for a Node HTTP server (both listeners use them), from TOLK_*_TIMEOUT_MS. */
+export function serverTimeouts(config: Config): { keepAliveTimeout: number; headersTimeout: number; requestTimeout: number } {
+  return { keepAliveTimeout: config.timeouts.keepAliveMs, headersTimeout: config.timeouts.headersMs, requestTimeout: config.timeouts.requestMs };
+}
+
 export interface BuildAppOptions {
   config: Config;
   services: Services;
@@ -71,8 +77,13 @@ export async function buildApp({ config, services, logger, loggerInstance }: Bui
     bodyLimit: DEFAULT_BODY_LIMIT,
     // Headers may be long (the URI check below answers 414 itself); beyond this Node answers 431.
     routerOptions: { maxParamLength: 500 },
-    return503OnClosing: true,
-    http: { maxHeaderSize: MAX_HEADER_BYTES },
+    // During a graceful shutdown a request arriving on an open keep-alive connection is still answered (with
+    // Connection: close), not refused with 503: the client sent it before it could know.
+    return503OnClosing: false,
+    // Fastify's own keep-alive default (72 s) held idle sockets long after a client had gone quiet.
+    keepAliveTimeout: config.timeouts.keepAliveMs,
+    requestTimeout: config.timeouts.requestMs,
+    http: { maxHeaderSize: MAX_HEADER_BYTES, headersTimeout: config.timeouts.headersMs },
     clientErrorHandler: clientErrorHandler(MAX_URI_LENGTH),
     ajv: { customOptions: { allErrors: false, coerceTypes: false } },
     // Errors Fastify raises before routing (a malformed percent-encoding in the path) skip the hooks: give them the
@@ -127,5 +138,6 @@ export async function buildApp({ config, services, logger, loggerInstance }: Bui
   await app.register(adminAnalyticsRoutes, { services });
   await app.register(voiceRoutes, { services });
   await app.register(spokenTermsRoutes, { services });
+  await app.register(healthRoutes, { services });
   return app;
 }

@@ -33,6 +33,10 @@ const EnvSchema = Type.Object({
   TOLK_LLM_CONCURRENCY: Type.Optional(Positive),
   TOLK_HUNSPELL_DIR: Type.Optional(Type.String({ minLength: 1 })),
   TOLK_TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
+  TOLK_KEEP_ALIVE_TIMEOUT_MS: Type.Optional(Positive),
+  TOLK_HEADERS_TIMEOUT_MS: Type.Optional(Positive),
+  TOLK_REQUEST_TIMEOUT_MS: Type.Optional(Positive),
+  TOLK_SHUTDOWN_TIMEOUT_MS: Type.Optional(Positive),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -65,6 +69,10 @@ export interface Config {
     | undefined;
   /** Where Hunspell dictionaries (.dic/.aff) for /v2/write/correct are. */
   hunspellDir: string;
+  /** Socket timeouts of both listeners: idle keep-alive, complete request head, complete request (body included). */
+  timeouts: { keepAliveMs: number; headersMs: number; requestMs: number };
+  /** On SIGTERM/SIGINT, requests in flight get this long to finish before their connections are cut. */
+  shutdownTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -93,6 +101,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n  ${[...new Set(lines)].join('\n  ')}`);
   }
   const e = converted as Env;
+  const timeouts = {
+    keepAliveMs: e.TOLK_KEEP_ALIVE_TIMEOUT_MS ?? 5_000,
+    headersMs: e.TOLK_HEADERS_TIMEOUT_MS ?? 20_000,
+    requestMs: e.TOLK_REQUEST_TIMEOUT_MS ?? 300_000,
+  };
+  // Node refuses a head deadline beyond the request deadline; say so with the variables' names.
+  if (timeouts.headersMs > timeouts.requestMs) {
+    throw new ConfigError('Invalid configuration:\n  TOLK_HEADERS_TIMEOUT_MS must not exceed TOLK_REQUEST_TIMEOUT_MS');
+  }
   if (e.TOLK_LLM_URL && !e.TOLK_LLM_MODEL) throw new ConfigError('Invalid configuration:\n  TOLK_LLM_MODEL must be set with TOLK_LLM_URL');
   const host = e.TOLK_HOST ?? '127.0.0.1';
   const port = e.TOLK_PORT ?? 8080;
@@ -131,6 +148,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         }
       : undefined,
     hunspellDir: e.TOLK_HUNSPELL_DIR ?? '/usr/share/hunspell',
+    timeouts,
+    shutdownTimeoutMs: e.TOLK_SHUTDOWN_TIMEOUT_MS ?? 25_000,
   };
 }
 

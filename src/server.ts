@@ -1,14 +1,22 @@
-// Runs the API: builds services and app, listens on the paid and free ports, and closes gracefully on signals.
+// Runs the API: builds services and app, listens on the paid and free ports, and shuts down gracefully on signals.
 import { createServer, type Server } from 'node:http';
+import { Server as NetServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
-import { buildApp, MAX_HEADER_BYTES, MAX_URI_LENGTH } from './app.js';
+import { buildApp, MAX_HEADER_BYTES, MAX_URI_LENGTH, serverTimeouts } from './app.js';
 import { clientErrorHandler } from './http/errors.js';
 import type { Config } from './config.js';
 import { buildServices } from './services.js';
 
+/** Shutdown: how long the listeners keep accepting after the signal, and how long the last accepted get to deliver their request. */
+const ACCEPT_GRACE_MS = 250;
+
 export interface RunningServer {
   app: FastifyInstance;
+  /**
+   * Graceful shutdown: readiness turns 503, both listeners stop accepting, document jobs are handed back to the queue,
+   * requests in flight finish (cut after TOLK_SHUTDOWN_TIMEOUT_MS), then engines and the store close.
+   */
   close(): Promise<void>;
 }
 
@@ -20,12 +28,11 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const logger = pino({ level: config.logLevel }, destination);
   const services = await buildServices(config, { logger });
   const app = await buildApp({ config, services, loggerInstance: logger });
-  app.addHook('onClose', async () => services.close());
   await app.listen({ port: config.port, host: config.host });
   // The free-plan API: a second listener on the same app; requests are told apart by local port.
   let freeServer: Server | undefined;
   if (config.freePort !== config.port) {
-    freeServer = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => app.routing(req, res));
+    freeServer = createServer({ maxHeaderSize: MAX_HEADER_BYTES, ...serverTimeouts(config) }, (req, res) => app.routing(req, res));
     freeServer.on('clientError', clientErrorHandler(MAX_URI_LENGTH));
     await new Promise<void>((resolve, reject) => {
       freeServer!.once('error', reject);
@@ -38,8 +45,30 @@ export async function startServer(config: Config): Promise<RunningServer> {
     app,
     close() {
       closing ??= (async () => {
-        if (freeServer) await new Promise<void>((r) => freeServer!.close(() => r()));
-        await app.close();
+        const t0 = Date.now();
+        services.health.drain();
+        const servers = [app.server, ...(freeServer ? [freeServer] : [])];
+        // Bounded: connections still busy after the grace period are cut (their requests fail, the rest is kept).
+        const cut = setTimeout(() => {
+          logger.warn({ afterMs: config.shutdownTimeoutMs }, 'shutdown: cutting connections still busy');
+          for (const s of servers) s.closeAllConnections();
+        }, config.shutdownTimeoutMs).unref();
+        // Document jobs go back to the queue first (that also frees the event loop of their work).
+        const documentsClosed = services.documents.close();
+        // Connections the kernel has queued but Node not yet accepted would be reset when the listener closes; keep
+        // accepting a moment (readiness already says 503, so balancers send nothing new), then stop, and leave the
+        // last ones accepted a moment to have their request read: Node's http close() drops every connection without
+        // a request in progress, which a fresh one still is.
+        await new Promise((r) => setTimeout(r, ACCEPT_GRACE_MS));
+        for (const s of servers) NetServer.prototype.close.call(s);
+        await new Promise((r) => setTimeout(r, ACCEPT_GRACE_MS));
+        // Idle keep-alive sockets close now, busy ones after their answer (Fastify answers requests arriving meanwhile
+        // with Connection: close).
+        await Promise.all([app.close(), ...(freeServer ? [new Promise<void>((r) => freeServer!.close(() => r()))] : []), documentsClosed]);
+        clearTimeout(cut);
+        // Voice connections were closed (1001) by app.close(); usage charges are flushed by the store's close.
+        await services.close();
+        logger.info({ ms: Date.now() - t0 }, 'shut down');
         clearInterval(flushTimer);
         destination.flushSync();
       })();

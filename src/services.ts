@@ -23,6 +23,7 @@ import { UrlSigner } from './lib/url-signer.js';
 import { buildCustomization, type Customization } from './customization/index.js';
 import { buildVoiceService, SpokenTermsService, type VoiceService } from './voice/index.js';
 import { SpokenTermsRepository } from './store/spoken-terms-repository.js';
+import { HealthService } from './ops/health-service.js';
 
 export interface LanguageCatalogue {
   sources: string[];
@@ -54,6 +55,8 @@ export interface Services {
   spokenTerms: SpokenTermsService;
   /** Signs the upload and download URLs of jobs, which work without the API key. */
   urlSigner: UrlSigner;
+  /** Liveness/readiness for /health (issue 23). */
+  health: HealthService;
   /** Languages the engines can translate from/to (pivots included), computed once after start. */
   languages(): LanguageCatalogue;
   /** Source languages the detector can recognise (for the auto_detection feature). */
@@ -223,6 +226,12 @@ export async function buildServices(config: Config, options: BuildServicesOption
   await documents.start();
   const spokenTerms = new SpokenTermsService(new SpokenTermsRepository(store.db), options.now);
   const voice = buildVoiceService({ usage, router: pairRouter, spokenTerms, customization: customization.customization, logger });
+  const apertium = engines.find((e): e is ApertiumEngine => e instanceof ApertiumEngine);
+  const health = new HealthService({
+    store,
+    engines,
+    warmPairs: () => (apertium ? apertium.stats().filter((p) => p.pipelines > 0).map((p) => p.pair).sort() : []),
+  });
   return {
     ...customization,
     store,
@@ -238,6 +247,7 @@ export async function buildServices(config: Config, options: BuildServicesOption
     voice,
     spokenTerms,
     urlSigner: new UrlSigner(await store.serverSecret('url_signing')),
+    health,
     languages: () => catalogue,
     detectableSources: new Set(catalogue.sources.filter((s) => detector.languages.has(s))),
     async close(closeOptions = {}) {

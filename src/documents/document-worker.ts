@@ -110,7 +110,7 @@ export class DocumentWorker {
   async close(): Promise<void> {
     this.running = false;
     if (this.timer) clearInterval(this.timer);
-    // Running jobs stop at their next chunk; their leases expire and another start resumes them.
+    // Running jobs stop at their next chunk and are handed back to the queue for another worker or node.
     for (const a of this.aborts) a.abort();
     await Promise.allSettled([...this.jobs]);
   }
@@ -140,7 +140,7 @@ export class DocumentWorker {
       });
       if (ok) await this.o.files.remove(row.id, ['upload']);
     } catch (err) {
-      if (abort.signal.aborted && !this.running) return; // shutting down: the lease expires and the job resumes
+      if (abort.signal.aborted && !this.running) return await this.handBack(row); // shutting down
       const message = this.messageFor(err, row);
       if (!(err instanceof JobFailure) && !(err instanceof DocumentFormatError) && !(err instanceof ServiceError)) {
         this.o.logger.error({ err, document_id: row.id }, 'document translation failed');
@@ -154,6 +154,14 @@ export class DocumentWorker {
       this.aborts.delete(abort);
       this.ended.emit('ended', row.id);
     }
+  }
+
+  /** Shutdown: the job goes back to the queue at once (no lease to wait out); a failed hand-back leaves the lease to expire. */
+  private async handBack(row: DocumentRow): Promise<void> {
+    await this.o.repository
+      .handBack(row.id, this.owner)
+      .then((ok) => ok && this.o.logger.info({ document_id: row.id }, 'document job handed back for another worker'))
+      .catch((err) => this.o.logger.error({ err, document_id: row.id }, 'document queue: could not hand a job back'));
   }
 
   private messageFor(err: unknown, row: DocumentRow): string {

@@ -81,6 +81,21 @@ export class DocumentRepository {
     return Number(r.numUpdatedRows) === 1;
   }
 
+  /**
+   * Gives back a job this worker holds without ending it (graceful shutdown): queued again with its lease cleared, so
+   * any worker claims it at once, and the claim it took is not counted as a crash.
+   */
+  async handBack(id: string, owner: string): Promise<boolean> {
+    const r = await this.db
+      .updateTable('documents')
+      .set((eb) => ({ status: 'queued', lease_owner: null, lease_expires_at: null, attempts: eb('attempts', '-', 1), segments_done: 0 }))
+      .where('id', '=', id)
+      .where('lease_owner', '=', owner)
+      .where('status', '=', 'translating')
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
   /** Takes a done document for download; only one request can hold it (download once). */
   async claimDownload(id: string, owner: string, now: number, leaseMs: number): Promise<boolean> {
     const r = await this.db

@@ -121,15 +121,29 @@ export class Store {
     return store;
   }
 
-  private async migrate(): Promise<void> {
+  private migrator(): Migrator {
     const all = migrationsFor(this.dialect);
-    const migrator = new Migrator({
+    return new Migrator({
       db: this.db,
       provider: { getMigrations: async (): Promise<Record<string, Migration>> => all },
       // Keep the migration bookkeeping in the store's own schema, so schemas sharing a database stay independent.
       ...(this.pgSchema ? { migrationTableSchema: this.pgSchema } : {}),
     });
-    const { error, results } = await migrator.migrateToLatest();
+  }
+
+  /** For readiness: the database answers, and which known migrations it has not applied (none once started). */
+  async health(): Promise<{ reachable: boolean; pendingMigrations: string[]; error?: string }> {
+    try {
+      await sql`SELECT 1`.execute(this.db);
+      const migrations = await this.migrator().getMigrations();
+      return { reachable: true, pendingMigrations: migrations.filter((m) => m.executedAt === undefined).map((m) => m.name) };
+    } catch (err) {
+      return { reachable: false, pendingMigrations: [], error: (err as Error).message };
+    }
+  }
+
+  private async migrate(): Promise<void> {
+    const { error, results } = await this.migrator().migrateToLatest();
     if (error) {
       const failed = results?.find((r) => r.status === 'Error');
       throw new Error(`Database migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? error}`);
@@ -140,6 +154,8 @@ export class Store {
     if (options.dropSchema && this.dialect === 'postgres' && this.pgSchema) {
       await sql`DROP SCHEMA IF EXISTS ${sql.id(this.pgSchema)} CASCADE`.execute(this.db);
     }
+    // charges still batched for the next turn are written before the connection goes (graceful shutdown)
+    await this.sqliteCharges?.drain();
     await this.checkpointer?.stop();
     // closing the last connection checkpoints what is left and removes the WAL
     await this.db.destroy();
@@ -304,10 +320,20 @@ class SqliteChargeBatcher {
     private readonly run: (items: readonly { charge: UsageCharge; limits: ChargeLimits }[]) => ChargeOutcome[],
   ) {}
 
+  private flushing: Promise<void> = Promise.resolve();
+
   add(charge: UsageCharge, limits: ChargeLimits): Promise<ChargeOutcome> {
     return new Promise((resolve, reject) => {
-      if (this.queue.push({ charge, limits, resolve, reject }) === 1) setImmediate(() => void this.flush());
+      if (this.queue.push({ charge, limits, resolve, reject }) === 1) {
+        this.flushing = new Promise<void>((done) => setImmediate(() => void this.flush().finally(done)));
+      }
     });
+  }
+
+  /** Resolves once every charge added so far is written (or refused). */
+  async drain(): Promise<void> {
+    while (this.queue.length > 0) await new Promise((r) => setImmediate(r));
+    await this.flushing;
   }
 
   private async flush(): Promise<void> {

@@ -27,6 +27,12 @@ function streamingUrl(request: FastifyRequest): string {
 }
 
 export async function voiceRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+  // Shutdown: open voice connections end with 1001 Going Away before the plugin's own close (which sends no code);
+  // the session stays reconnectable, e.g. on another node.
+  app.addHook('preClose', (done) => {
+    for (const client of app.websocketServer?.clients ?? []) client.close(1001, 'Server shutting down');
+    done();
+  });
   await app.register(websocket, { options: { maxPayload: MAX_FRAME_BYTES } });
   const voice = services.voice;
 
