@@ -235,12 +235,13 @@ async function main() {
 
   const pct = (xs: number[], p: number) => (xs.length === 0 ? NaN : [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!);
   console.log(`soak: ${CLIENTS} normal clients, ${MINUTES} min per phase, pause ${PAUSE_MS} ms, xml depth ${XML_DEPTH}, document depth ${DOC_DEPTH}\n`);
-  console.log('| phase | normal requests | p50 ms | p99 ms | normal 5xx | failed/timed out | hostile requests | hostile 5xx | worst loop stall ms |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  // Closed-loop clients send nothing while they wait, so a long stall weighs little in p99: max and the loop stall show it.
+  console.log('| phase | normal requests | p50 ms | p99 ms | max ms | normal 5xx | failed/timed out | hostile requests | hostile 5xx | worst loop stall ms |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const ph of phases) {
     const s = ph.normal;
     console.log(
-      `| ${ph.name} | ${s.requests} | ${pct(s.latencies, 50).toFixed(0)} | ${pct(s.latencies, 99).toFixed(0)} | ${s.errors5xx} | ${s.failures} | ${ph.hostile?.requests ?? '–'} | ${ph.hostile?.errors5xx ?? '–'} | ${ph.maxLoopDelayMs.toFixed(0)} |`,
+      `| ${ph.name} | ${s.requests} | ${pct(s.latencies, 50).toFixed(0)} | ${pct(s.latencies, 99).toFixed(0)} | ${Math.max(...s.latencies).toFixed(0)} | ${s.errors5xx} | ${s.failures} | ${ph.hostile?.requests ?? '–'} | ${ph.hostile?.errors5xx ?? '–'} | ${ph.maxLoopDelayMs.toFixed(0)} |`,
     );
   }
   const [alone, beside] = phases;
@@ -260,8 +261,8 @@ async function main() {
     console.log('hostile requests by kind (count):');
     for (const [op, xs] of [...beside!.hostile.byOp].sort()) console.log(`  ${op}: ${xs.length}`);
   }
-  await app.close();
-  await services.close();
+  // a hostile document job may still hold a worker: closing gets a few seconds, then the process ends anyway
+  await Promise.race([app.close().then(() => services.close()), sleep(5000)]);
   rmSync(dir, { recursive: true, force: true });
   process.exit(0);
 }
