@@ -4,7 +4,8 @@
 // bodies). Reports each phase's p50/p99 latency of the normal clients, the p99 ratio (target ≤ 2) and 5xx counts
 // (target 0) over real sockets.
 //
-// Run: npm run bench:soak [-- --minutes=10 --clients=4 --pause-ms=50 --xml-depth=18000 --doc-depth=64000]
+// Run: npm run bench:soak [-- --minutes=10 --clients=4 --pause-ms=50 --xml-depth=18000 --doc-depth=64000
+//      --attacks=xml-translate,xml-document,correct-nonwords,upgrade,partial-download,prototype]
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -29,6 +30,10 @@ const CLIENTS = Number(args.get('clients') ?? 4);
 const PAUSE_MS = Number(args.get('pause-ms') ?? 50);
 const XML_DEPTH = Number(args.get('xml-depth') ?? 18_000);
 const DOC_DEPTH = Number(args.get('doc-depth') ?? 64_000);
+const ATTACKS = ['xml-translate', 'xml-document', 'correct-nonwords', 'upgrade', 'partial-download', 'prototype'];
+/** The hostile client's inputs (default all): one kind alone shows what each costs the others. */
+const ATTACKS_USED = args.get('attacks')?.split(',') ?? ATTACKS;
+for (const a of ATTACKS_USED) if (!ATTACKS.includes(a)) throw new Error(`--attacks: unknown '${a}' (known: ${ATTACKS.join(', ')})`);
 /** A request taking longer than this counts as failed (the client gives up), as a stalled server would make it. */
 const CLIENT_TIMEOUT_MS = 60_000;
 
@@ -176,7 +181,7 @@ async function main() {
     const bigDoc = Array.from({ length: 3000 }, (_, i) => `Line ${i} of a document that is downloaded only in part.`).join('\n');
     const auth = `Authorization: Service-Auth-Key ${key}\r\n`;
     while (Date.now() < until) {
-      const attack = pick(['xml-translate', 'xml-document', 'correct-nonwords', 'upgrade', 'partial-download', 'prototype']);
+      const attack = pick(ATTACKS_USED);
       if (attack === 'xml-translate') await call(stats, attack, key, 'POST', '/v2/translate', { text: [deepText], target_lang: 'ES', source_lang: 'EN', tag_handling: 'xml' });
       else if (attack === 'xml-document') {
         await call(stats, attack, key, 'POST', '/v2/document', multipart([{ name: 'target_lang', value: 'ES' }, { name: 'file', filename: 'deep.xml', content: deepDoc }]));
@@ -234,7 +239,9 @@ async function main() {
   }
 
   const pct = (xs: number[], p: number) => (xs.length === 0 ? NaN : [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!);
-  console.log(`soak: ${CLIENTS} normal clients, ${MINUTES} min per phase, pause ${PAUSE_MS} ms, xml depth ${XML_DEPTH}, document depth ${DOC_DEPTH}\n`);
+  console.log(
+    `soak: ${CLIENTS} normal clients, ${MINUTES} min per phase, pause ${PAUSE_MS} ms, xml depth ${XML_DEPTH}, document depth ${DOC_DEPTH}, attacks ${ATTACKS_USED.join(',')}\n`,
+  );
   // Closed-loop clients send nothing while they wait, so a long stall weighs little in p99: max and the loop stall show it.
   console.log('| phase | normal requests | p50 ms | p99 ms | max ms | normal 5xx | failed/timed out | hostile requests | hostile 5xx | worst loop stall ms |');
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
