@@ -55,6 +55,8 @@ interface Waiting<P> {
   fail(err: Error): void;
 }
 
+const MAX_REMEMBERED_ACCOUNTS = 4096;
+
 /** Resident memory of a process in bytes (0 when it is gone or /proc is not there). */
 export function residentBytes(pid: number): number {
   try {
@@ -148,11 +150,16 @@ export class ProcessPool<P extends PooledProcess> {
     const i = queue?.indexOf(waiting) ?? -1;
     if (i >= 0) queue!.splice(i, 1);
     if (queue && queue.length === 0) this.queues.delete(account);
-    this.forgetIdle(account);
+    this.forgetIdle();
   }
 
-  private forgetIdle(account: string): void {
-    if (!this.queues.has(account) && !this.holding.has(account)) this.lastServed.delete(account);
+  /**
+   * An account's turn is remembered between its requests (a request's next batch must not count as a newcomer's);
+   * only when very many accounts were seen are those with nothing waiting or running forgotten.
+   */
+  private forgetIdle(): void {
+    if (this.lastServed.size < MAX_REMEMBERED_ACCOUNTS) return;
+    for (const account of this.lastServed.keys()) if (!this.queues.has(account) && !this.holding.has(account)) this.lastServed.delete(account);
   }
 
   /** After a task: the process goes back idle, or is replaced when it died, grew old, served enough or grew big. */
@@ -161,7 +168,7 @@ export class ProcessPool<P extends PooledProcess> {
     slot.tasks++;
     this.holding.set(account, (this.holding.get(account) ?? 1) - 1);
     if (this.holding.get(account)! <= 0) this.holding.delete(account);
-    this.forgetIdle(account);
+    this.forgetIdle();
     const reason = !slot.process.alive
       ? undefined
       : this.o.maxAgeMs !== undefined && this.now() - slot.startedAt >= this.o.maxAgeMs

@@ -1,4 +1,5 @@
-// Tesseract runs end at their deadline and when the document job they work for ends (a hung stand-in command).
+// Tesseract runs end at their deadline, beyond their memory limit and when the document job they work for ends (a hung
+// stand-in command).
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { TesseractRecognizer } from '../../src/documents/ocr/tesseract-recognizer.js';
@@ -13,6 +14,12 @@ describe('tesseract child processes', () => {
   it('are killed at the deadline, with a clear error', async () => {
     const ocr = new TesseractRecognizer({ command: hung.path, timeoutMs: 200 });
     await assert.rejects(ocr.recognize(image, 'en'), /Text recognition took longer than 0.2 s/);
+    assert.ok(await hung.gone());
+  });
+
+  it('are killed when they grow beyond their memory limit', async () => {
+    const ocr = new TesseractRecognizer({ command: hung.path, timeoutMs: 60_000, maxRssBytes: 1 });
+    await assert.rejects(ocr.recognize(image, 'en'), /needed more than 0 MB of memory/);
     assert.ok(await hung.gone());
   });
 

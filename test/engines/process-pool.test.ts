@@ -70,6 +70,28 @@ describe('fair process pool', () => {
     p.close();
   });
 
+  it('a request sent in batches, one after another, keeps its place in the turn between batches', async () => {
+    const p = pool({ maxPerAccount: 1 });
+    const log: string[] = [];
+    const gates = new Map<string, ReturnType<typeof gate>>();
+    const run = (account: string, name: string) => {
+      const g = gate(log, name);
+      gates.set(name, g);
+      return p.run(g.task, { account });
+    };
+    const hostile = (async () => {
+      for (let i = 1; i <= 3; i++) await run('hostile', `h${i}`);
+    })();
+    const normal = [run('n1', 'n1a'), run('n1', 'n1b'), run('n2', 'n2a'), run('n2', 'n2b')];
+    for (const name of ['h1', 'n1a', 'n2a', 'h2', 'n1b', 'n2b', 'h3']) {
+      for (let i = 0; i < 5 && log.at(-1) !== name; i++) await tick();
+      assert.equal(log.at(-1), name, `after ${log.join(' ')}`);
+      gates.get(name)!.release();
+    }
+    await Promise.all([hostile, ...normal]);
+    p.close();
+  });
+
   it('leaves a process for other accounts: one account holds at most all but one', async () => {
     const p = pool({ size: 2 });
     const log: string[] = [];

@@ -1,5 +1,6 @@
 // The image formats' OCR: Debian's Tesseract as a child process (raw pixels in as PNM, TSV word boxes out).
 import { spawn } from 'node:child_process';
+import { residentBytes } from '../../engines/process-pool.js';
 import type { RecognizedWord, RgbImage, TextRecognizer } from '../formats/image/text-recognizer.js';
 
 /** Tesseract's traineddata names of the languages Tolk translates from (ISO 639-1 → ISO 639-2/T as Tesseract names them). */
@@ -18,18 +19,25 @@ export interface TesseractOptions {
   timeoutMs?: number;
   /** TSV output beyond this is refused (a dense page is a few hundred kilobytes). */
   maxOutputBytes?: number;
+  /** A run whose resident memory grows beyond this is killed (a 25-megapixel page needs a few hundred MB). */
+  maxRssBytes?: number;
 }
+
+/** How often a run's resident memory is looked at. */
+const MEMORY_CHECK_MS = 500;
 
 export class TesseractRecognizer implements TextRecognizer {
   private installed: Promise<Set<string>> | undefined;
   private readonly command: string;
   private readonly timeoutMs: number;
   private readonly maxOutputBytes: number;
+  private readonly maxRssBytes: number;
 
   constructor(o: TesseractOptions = {}) {
     this.command = o.command ?? 'tesseract';
     this.timeoutMs = o.timeoutMs ?? 120_000;
     this.maxOutputBytes = o.maxOutputBytes ?? 32 * 1024 * 1024;
+    this.maxRssBytes = o.maxRssBytes ?? 1536 * 1024 * 1024;
   }
 
   async recognize(image: RgbImage, language: string | undefined, signal?: AbortSignal): Promise<RecognizedWord[]> {
@@ -77,6 +85,11 @@ export class TesseractRecognizer implements TextRecognizer {
         child.kill('SIGKILL');
       };
       const timer = setTimeout(() => fail(new Error(`Text recognition took longer than ${this.timeoutMs / 1000} s.`)), this.timeoutMs);
+      const memory = setInterval(() => {
+        if (child.pid !== undefined && residentBytes(child.pid) > this.maxRssBytes) {
+          fail(new Error(`Text recognition needed more than ${Math.round(this.maxRssBytes / 1048576)} MB of memory.`));
+        }
+      }, MEMORY_CHECK_MS);
       const onAbort = () => fail(new Error('Text recognition was cancelled.'));
       signal?.addEventListener('abort', onAbort, { once: true });
       child.stdout.on('data', (c: Buffer) => {
@@ -93,6 +106,7 @@ export class TesseractRecognizer implements TextRecognizer {
       child.stdin.on('error', () => {}); // a child that exits early closes its stdin: the exit code reports why
       child.on('close', (code) => {
         clearTimeout(timer);
+        clearInterval(memory);
         signal?.removeEventListener('abort', onAbort);
         if (failure) return reject(failure);
         if (code !== 0) return reject(new Error(`Text recognition failed (tesseract exit ${code}): ${err.trim().slice(0, 500)}`));
