@@ -1,0 +1,46 @@
+// Finds requests that stall the event loop: a 10 ms timer measures how late it fires. A late timer counts as a stall
+// only when this process was also busy on the CPU for most of that lag, so a test machine that merely descheduled the
+// process (shared cores) is not taken for blocking work.
+export interface Stall {
+  lagMs: number;
+  cpuMs: number;
+}
+
+export class LoopStallMonitor {
+  private readonly timer: NodeJS.Timeout;
+  private last = performance.now();
+  private lastCpu = process.cpuUsage();
+  private worstStall: Stall | undefined;
+
+  constructor(
+    private readonly thresholdMs: number,
+    intervalMs = 10,
+  ) {
+    this.timer = setInterval(() => {
+      const now = performance.now();
+      const cpu = process.cpuUsage(this.lastCpu);
+      const lagMs = Math.round(now - this.last - intervalMs);
+      const cpuMs = Math.round((cpu.user + cpu.system) / 1000);
+      if (lagMs > this.thresholdMs && cpuMs >= lagMs * 0.8 && lagMs > (this.worstStall?.lagMs ?? 0)) this.worstStall = { lagMs, cpuMs };
+      this.last = now;
+      this.lastCpu = process.cpuUsage();
+    }, intervalMs);
+  }
+
+  reset(): void {
+    this.worstStall = undefined;
+  }
+
+  /** The worst stall since the last reset, measured up to now (the pending timer's lateness included). */
+  worst(): Stall | undefined {
+    const lagMs = Math.round(performance.now() - this.last);
+    const cpu = process.cpuUsage(this.lastCpu);
+    const cpuMs = Math.round((cpu.user + cpu.system) / 1000);
+    if (lagMs > this.thresholdMs && cpuMs >= lagMs * 0.8 && lagMs > (this.worstStall?.lagMs ?? 0)) return { lagMs, cpuMs };
+    return this.worstStall;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
