@@ -3,33 +3,16 @@
 // file is 0600.
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { fileURLToPath } from 'node:url';
-import { freePort } from '../helpers/harness.js';
-
-const run = promisify(execFile);
-const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
+import { startServe } from '../helpers/serve.js';
 
 it('survives a download whose result file is absent, and logs no key', async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'tolk-serve-'));
-  const [port, freePortNumber] = [await freePort(), await freePort()];
-  const env = { ...process.env, TOLK_DATA_DIR: dataDir, TOLK_PORT: String(port), TOLK_FREE_PORT: String(freePortNumber), TOLK_APERTIUM_PAIRS: 'en-es' };
-  const server = spawn(process.execPath, [CLI, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let logs = '';
-  server.stdout.on('data', (d) => (logs += d));
-  server.stderr.on('data', (d) => (logs += d));
+  const served = await startServe({ TOLK_APERTIUM_PAIRS: 'en-es' });
+  const { server, dataDir } = served;
   try {
-    const deadline = Date.now() + 30_000;
-    while (!logs.includes('Tolk is listening')) {
-      if (Date.now() > deadline || server.exitCode !== null) assert.fail(`server did not start:\n${logs}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    const account = JSON.parse((await run(process.execPath, [CLI, 'account', 'create', '--plan', 'free', '--json'], { env })).stdout);
-    const base = `http://127.0.0.1:${freePortNumber}`;
+    const account = JSON.parse(await served.cli('account', 'create', '--plan', 'free', '--json'));
+    const base = `http://127.0.0.1:${served.freePort}`;
     const auth = { authorization: `Service-Auth-Key ${account.admin_key}` };
 
     const form = new FormData();
@@ -52,15 +35,15 @@ it('survives a download whose result file is absent, and logs no key', async () 
     assert.equal(dl.status, 503);
     assert.match(((await dl.json()) as { message: string }).message, /not available/);
     await new Promise((r) => setTimeout(r, 300));
-    assert.equal(server.exitCode, null, `the server exited:\n${logs.slice(-2000)}`);
+    assert.equal(server.exitCode, null, `the server exited:\n${served.logs().slice(-2000)}`);
     assert.equal((await fetch(`${base}/v2/languages`, { headers: auth })).status, 200);
 
     const legacy = await fetch(`${base}/v2/languages?auth_key=${encodeURIComponent(account.admin_key)}`);
     assert.equal(legacy.status, 403);
     const traceId = legacy.headers.get('x-trace-id')!;
-    for (const stop = Date.now() + 2000; !logs.includes(traceId) && Date.now() < stop; ) await new Promise((r) => setTimeout(r, 50));
-    assert.ok(logs.includes(traceId), 'the refused request is logged');
-    assert.ok(!logs.includes(account.admin_key), 'the key is not in the log');
+    for (const stop = Date.now() + 2000; !served.logs().includes(traceId) && Date.now() < stop; ) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(served.logs().includes(traceId), 'the refused request is logged');
+    assert.ok(!served.logs().includes(account.admin_key), 'the key is not in the log');
 
     const db = readdirSync(dataDir).find((n) => n.endsWith('.db'));
     assert.ok(db, `no database file in ${readdirSync(dataDir).join(', ')}`);
@@ -68,7 +51,6 @@ it('survives a download whose result file is absent, and logs no key', async () 
     server.kill('SIGTERM');
     assert.equal(await new Promise<number | null>((resolve) => server.once('exit', resolve)), 0);
   } finally {
-    if (server.exitCode === null) server.kill('SIGKILL');
-    rmSync(dataDir, { recursive: true, force: true });
+    served.cleanup();
   }
 });
