@@ -31,8 +31,11 @@ export class LoopStallMonitor {
     return lagMs > this.thresholdMs && cpuMs > this.thresholdMs && lagMs > (this.worstStall?.lagMs ?? 0);
   }
 
+  /** Starts a new measurement window: a stall that began before is not counted. */
   reset(): void {
     this.worstStall = undefined;
+    this.last = performance.now();
+    this.lastCpu = process.cpuUsage();
   }
 
   /** The worst stall since the last reset, measured up to now (the pending timer's lateness included). */
