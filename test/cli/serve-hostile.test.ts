@@ -3,17 +3,22 @@
 // file is 0600.
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServe } from '../helpers/serve.js';
+import { freePort } from '../helpers/harness.js';
+import { cliJson, startServe } from '../helpers/serve-process.js';
 
 it('survives a download whose result file is absent, and logs no key', async () => {
-  const served = await startServe({ TOLK_APERTIUM_PAIRS: 'en-es' });
-  const { server, dataDir } = served;
+  const dataDir = mkdtempSync(join(tmpdir(), 'tolk-serve-'));
+  const freePortNumber = await freePort();
+  const env = { ...process.env, TOLK_DATA_DIR: dataDir, TOLK_PORT: String(await freePort()), TOLK_FREE_PORT: String(freePortNumber), TOLK_APERTIUM_PAIRS: 'en-es' };
+  const served = await startServe(env);
   try {
-    const account = JSON.parse(await served.cli('account', 'create', '--plan', 'free', '--json'));
-    const base = `http://127.0.0.1:${served.freePort}`;
-    const auth = { authorization: `Service-Auth-Key ${account.admin_key}` };
+    const key = (await cliJson(env, ['account', 'create', '--plan', 'free'])).admin_key;
+    assert.ok(key);
+    const base = `http://127.0.0.1:${freePortNumber}`;
+    const auth = { authorization: `Service-Auth-Key ${key}` };
 
     const form = new FormData();
     form.append('file', new Blob(['Hello world.\n']), 'a.txt');
@@ -35,22 +40,22 @@ it('survives a download whose result file is absent, and logs no key', async () 
     assert.equal(dl.status, 503);
     assert.match(((await dl.json()) as { message: string }).message, /not available/);
     await new Promise((r) => setTimeout(r, 300));
-    assert.equal(server.exitCode, null, `the server exited:\n${served.logs().slice(-2000)}`);
+    assert.equal(served.child.exitCode, null, `the server exited:\n${served.logs().slice(-2000)}`);
     assert.equal((await fetch(`${base}/v2/languages`, { headers: auth })).status, 200);
 
-    const legacy = await fetch(`${base}/v2/languages?auth_key=${encodeURIComponent(account.admin_key)}`);
+    const legacy = await fetch(`${base}/v2/languages?auth_key=${encodeURIComponent(key)}`);
     assert.equal(legacy.status, 403);
     const traceId = legacy.headers.get('x-trace-id')!;
     for (const stop = Date.now() + 2000; !served.logs().includes(traceId) && Date.now() < stop; ) await new Promise((r) => setTimeout(r, 50));
     assert.ok(served.logs().includes(traceId), 'the refused request is logged');
-    assert.ok(!served.logs().includes(account.admin_key), 'the key is not in the log');
+    assert.ok(!served.logs().includes(key), 'the key is not in the log');
 
     const db = readdirSync(dataDir).find((n) => n.endsWith('.db'));
     assert.ok(db, `no database file in ${readdirSync(dataDir).join(', ')}`);
     assert.equal(statSync(join(dataDir, db)).mode & 0o777, 0o600);
-    server.kill('SIGTERM');
-    assert.equal(await new Promise<number | null>((resolve) => server.once('exit', resolve)), 0);
+    assert.equal(await served.stop('SIGTERM'), 0);
   } finally {
-    served.cleanup();
+    if (served.child.exitCode === null) served.child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
   }
 });

@@ -2,13 +2,38 @@
 // JSON logs with trace ids, and a clean exit on SIGTERM.
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServe } from '../helpers/serve.js';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '../helpers/harness.js';
+
+const run = promisify(execFile);
+const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
 
 it('serves translations from a fresh data directory and shuts down cleanly', async () => {
-  const served = await startServe({ TOLK_APERTIUM_PAIRS: 'en-es,es-en' });
-  const { server, port, freePort: freePortNumber } = served;
+  const dataDir = mkdtempSync(join(tmpdir(), 'tolk-serve-'));
+  const [port, freePortNumber] = [await freePort(), await freePort()];
+  const env = {
+    ...process.env,
+    TOLK_DATA_DIR: dataDir,
+    TOLK_PORT: String(port),
+    TOLK_FREE_PORT: String(freePortNumber),
+    TOLK_APERTIUM_PAIRS: 'en-es,es-en',
+  };
+  const server = spawn(process.execPath, [CLI, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let logs = '';
+  server.stdout.on('data', (d) => (logs += d));
+  server.stderr.on('data', (d) => (logs += d));
   try {
-    const account = JSON.parse(await served.cli('account', 'create', '--plan', 'free', '--json'));
+    const deadline = Date.now() + 30_000;
+    while (!logs.includes('Tolk is listening')) {
+      if (Date.now() > deadline || server.exitCode !== null) assert.fail(`server did not start:\n${logs}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const account = JSON.parse((await run(process.execPath, [CLI, 'account', 'create', '--plan', 'free', '--json'], { env })).stdout);
     const headers = { authorization: `Service-Auth-Key ${account.admin_key}`, 'content-type': 'application/x-www-form-urlencoded' };
     const res = await fetch(`http://127.0.0.1:${freePortNumber}/v2/translate`, { method: 'POST', headers, body: 'text=Hello%20world&target_lang=ES' });
     assert.equal(res.status, 200);
@@ -22,13 +47,14 @@ it('serves translations from a fresh data directory and shuts down cleanly', asy
     assert.match(((await wrong.json()) as { message: string }).message, new RegExp(`:${freePortNumber}`));
     // Log lines are buffered and flushed at least every 200 ms.
     const logged = () =>
-      served.logs().split('\n').filter((l) => l.startsWith('{')).some((l) => (JSON.parse(l) as Record<string, unknown>).trace_id === traceId);
+      logs.split('\n').filter((l) => l.startsWith('{')).some((l) => (JSON.parse(l) as Record<string, unknown>).trace_id === traceId);
     for (const stop = Date.now() + 2000; !logged() && Date.now() < stop; ) await new Promise((r) => setTimeout(r, 50));
     assert.ok(logged(), 'a JSON log line carries the trace id');
     server.kill('SIGTERM');
     const code = await new Promise<number | null>((resolve) => server.once('exit', resolve));
     assert.equal(code, 0);
   } finally {
-    served.cleanup();
+    if (server.exitCode === null) server.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
   }
 });
