@@ -79,16 +79,16 @@ async function until(what: string, check: () => Promise<boolean>, ms = 10_000): 
   }
 }
 
-function downloadRequest(id: string, key: string): string {
+function downloadRequest(id: string, key: string, connection: string): string {
   const body = `document_key=${key}`;
   return (
     `POST /v2/document/${id}/result HTTP/1.1\r\nHost: ${t.account.host}\r\nAuthorization: Service-Auth-Key ${t.account.key}\r\n` +
-    `Content-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body}`
+    `Connection: ${connection}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body}`
   );
 }
 
 /** Sends the download over a raw socket, reads `bytes` of the answer and drops the connection. */
-async function partialDownload(id: string, key: string, bytes: number): Promise<string> {
+async function partialDownload(id: string, key: string, bytes: number, connection = 'keep-alive'): Promise<string> {
   const socket = connect(port, '127.0.0.1');
   socket.setNoDelay(true);
   let received = Buffer.alloc(0);
@@ -101,7 +101,7 @@ async function partialDownload(id: string, key: string, bytes: number): Promise<
       }
     });
     socket.once('error', reject);
-    socket.write(downloadRequest(id, key));
+    socket.write(downloadRequest(id, key, connection));
   });
   socket.resetAndDestroy();
   return received.subarray(0, 200).toString('latin1');
@@ -143,10 +143,12 @@ describe('document download billed on receipt', () => {
     const { id, key, billed } = await largeDocument();
     assert.ok(billed > 0);
     const before = await documentCharacters();
-    const head = await partialDownload(id, key, 64 * 1024);
-    assert.match(head, /^HTTP\/1\.1 200/);
-    await until('the download to be released', async () => (await t.ctx.services.documents.repository.get(id.toUpperCase()))?.status === 'done');
-    assert.equal(await documentCharacters(), before, 'nothing charged for a download the client did not receive');
+    for (const connection of ['keep-alive', 'close']) {
+      const head = await partialDownload(id, key, 64 * 1024, connection);
+      assert.match(head, /^HTTP\/1\.1 200/);
+      await until('the download to be released', async () => (await t.ctx.services.documents.repository.get(id.toUpperCase()))?.status === 'done');
+      assert.equal(await documentCharacters(), before, `nothing charged for a download the client did not receive (Connection: ${connection})`);
+    }
 
     // the retry reads everything; its next request on the connection is the proof of receipt
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });

@@ -35,6 +35,9 @@ export function onDelivered(request: FastifyRequest, reply: FastifyReply, callba
     );
   };
   const res = reply.raw;
+  // The server does not close the connection after this response (even when the request asked it to): the client's
+  // own close, clean or reset, is the signal; a server-side close would say nothing about what the client read.
+  res.shouldKeepAlive = true;
   let finished = false;
   res.once('finish', () => {
     finished = true;

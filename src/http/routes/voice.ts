@@ -18,6 +18,13 @@ export const CONNECTION_LIMIT_MS = 60 * 60_000;
  * the limit is read and answered with the protocol's error message rather than cut off by the socket.
  */
 const MAX_FRAME_BYTES = 1024 * 1024;
+/**
+ * Pongs a connection may have queued before `ws` drops it as a ping flood (its default, 60, cut a burst of 100 pings
+ * off with 1006). A pong echoes at most 125 bytes, so this bounds the queue at ~128 KB.
+ */
+const MAX_PENDING_PONGS = 1024;
+// ws's options (maxPendingAutoPongs is not in @types/ws yet, hence no literal at the call)
+const WS_OPTIONS = { maxPayload: MAX_FRAME_BYTES, maxPendingAutoPongs: MAX_PENDING_PONGS };
 
 const SessionResponse = Type.Object({ streaming_url: Type.String(), token: Type.String(), session_id: Type.String() });
 const TokenQuery = Type.Object({ token: Type.Optional(Type.String()) }, { additionalProperties: true });
@@ -33,7 +40,7 @@ export async function voiceRoutes(app: FastifyInstance, { services }: { services
     for (const client of app.websocketServer?.clients ?? []) client.close(1001, 'Server shutting down');
     done();
   });
-  await app.register(websocket, { options: { maxPayload: MAX_FRAME_BYTES } });
+  await app.register(websocket, { options: WS_OPTIONS });
   const voice = services.voice;
 
   app.post(
