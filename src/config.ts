@@ -23,6 +23,7 @@ const EnvSchema = Type.Object({
   TOLK_APERTIUM_PIPELINES_PER_PAIR: Type.Optional(Positive),
   TOLK_DEFAULT_SOURCE_LANG: Type.Optional(Type.String({ pattern: '^[a-z]{2,3}$' })),
   TOLK_APERTIUM_PAIRS: Type.Optional(Type.String({ pattern: '^[a-z0-9-]+(,[a-z0-9-]+)*$' })),
+  TOLK_APERTIUM_WARM_PAIRS: Type.Optional(Type.String({ pattern: '^(\\*|[a-z0-9-]+(,[a-z0-9-]+)*)$' })),
   TOLK_DOCUMENT_WORKERS: Type.Optional(Type.Integer({ minimum: 0, maximum: 64 })),
   TOLK_DOCUMENT_RETENTION_HOURS: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
   TOLK_LLM_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
@@ -59,8 +60,17 @@ export interface Config {
   defaultSourceLang: string;
   /** "en-es=apertium,*=apertium": which engine serves which pair. */
   engineRoutes: { pair: string; engine: string }[];
-  /** `pairs`: only these Apertium pairs ("en-es"), default every installed pair that works. */
-  apertium: { modesDir: string; memoryBudgetMb: number; maxPipelinesPerPair: number | undefined; pairs: string[] | undefined };
+  /**
+   * `pairs`: only these Apertium pairs ("en-es"), default every installed pair; `warmPairs`: started at start ("*":
+   * all), the others on first use; `memoryBudgetMb` undefined: the engine's default (from the machine's memory).
+   */
+  apertium: {
+    modesDir: string;
+    memoryBudgetMb: number | undefined;
+    maxPipelinesPerPair: number | undefined;
+    pairs: string[] | undefined;
+    warmPairs: string[] | undefined;
+  };
   /** Document translation: concurrent jobs per node (0 = none here) and hours before undownloaded documents are purged. */
   documents: { workers: number; retentionHours: number };
   /** The language-model engine (OpenAI-compatible Chat Completions), when TOLK_LLM_URL is set. */
@@ -132,9 +142,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     defaultSourceLang: e.TOLK_DEFAULT_SOURCE_LANG ?? 'en',
     apertium: {
       modesDir: e.TOLK_APERTIUM_MODES_DIR ?? '/usr/share/apertium/modes',
-      memoryBudgetMb: e.TOLK_APERTIUM_MEMORY_MB ?? 4096,
+      memoryBudgetMb: e.TOLK_APERTIUM_MEMORY_MB,
       maxPipelinesPerPair: e.TOLK_APERTIUM_PIPELINES_PER_PAIR,
       pairs: e.TOLK_APERTIUM_PAIRS?.split(','),
+      warmPairs: e.TOLK_APERTIUM_WARM_PAIRS?.split(','),
     },
     documents: { workers: e.TOLK_DOCUMENT_WORKERS ?? 2, retentionHours: e.TOLK_DOCUMENT_RETENTION_HOURS ?? 24 },
     llm: e.TOLK_LLM_URL

@@ -11,6 +11,15 @@ import { buildServices } from './services.js';
 /** Shutdown: how long the listeners keep accepting after the signal, and how long the last accepted get to deliver their request. */
 const ACCEPT_GRACE_MS = 250;
 
+/**
+ * Waits `ms`, then until the event loop has polled for I/O once more: after a loop blocked past the timer, the timer
+ * would otherwise run before the connections and requests that arrived meanwhile are taken.
+ */
+async function settle(ms: number): Promise<void> {
+  await new Promise((r) => setTimeout(r, ms));
+  await new Promise((r) => setImmediate(r));
+}
+
 export interface RunningServer {
   app: FastifyInstance;
   /**
@@ -59,9 +68,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
         // accepting a moment (readiness already says 503, so balancers send nothing new), then stop, and leave the
         // last ones accepted a moment to have their request read: Node's http close() drops every connection without
         // a request in progress, which a fresh one still is.
-        await new Promise((r) => setTimeout(r, ACCEPT_GRACE_MS));
+        await settle(ACCEPT_GRACE_MS);
         for (const s of servers) NetServer.prototype.close.call(s);
-        await new Promise((r) => setTimeout(r, ACCEPT_GRACE_MS));
+        await settle(ACCEPT_GRACE_MS);
+        logger.info({ connections: await Promise.all(servers.map((s) => new Promise((r) => s.getConnections((_e, n) => r(n))))) }, 'shutdown: listeners closed');
         // Idle keep-alive sockets close now, busy ones after their answer (Fastify answers requests arriving meanwhile
         // with Connection: close).
         await Promise.all([app.close(), ...(freeServer ? [new Promise<void>((r) => freeServer!.close(() => r()))] : []), documentsClosed]);

@@ -132,6 +132,7 @@ export async function buildServices(config: Config, options: BuildServicesOption
   const adminRepository = new AdminRepository(store);
   const adminKeys = new DeveloperKeysService(store, accounts, adminRepository);
   const analytics = new AnalyticsService(store, adminRepository);
+  let pairsChanged = () => {};
   const engines: TranslationEngine[] =
     options.engineOverride ??
     (options.engines === false
@@ -143,6 +144,9 @@ export async function buildServices(config: Config, options: BuildServicesOption
             maxPipelinesPerPair: config.apertium.maxPipelinesPerPair,
             requestTimeoutMs: config.engineTimeoutMs,
             ...(config.apertium.pairs ? { pairs: config.apertium.pairs } : {}),
+            ...(config.apertium.warmPairs ? { warmPairs: config.apertium.warmPairs } : {}),
+            // A pair found broken on its first request leaves the routes and the language lists.
+            onPairsChanged: () => pairsChanged(),
             logger,
           }),
           // After Apertium: by default each pair goes to the first engine that has it; TOLK_ENGINE_ROUTES decides otherwise.
@@ -169,7 +173,11 @@ export async function buildServices(config: Config, options: BuildServicesOption
   }
   const router = new EngineRouter(engines, { routing: config.engineRoutes, logger, defaultVariants: DEFAULT_TARGET_VARIANT });
   const detector = await EldLanguageDetector.create();
-  const catalogue = buildCatalogue(router);
+  let catalogue = buildCatalogue(router);
+  pairsChanged = () => {
+    router.refresh();
+    catalogue = buildCatalogue(router);
+  };
   const hunspell = new Hunspell({ dictionaryDir: config.hunspellDir, logger, timeoutMs: config.engineTimeoutMs });
   const write = new WriteService({
     improver: engines.find((e) => isTextImprover(e)) as (TranslationEngine & TextImprover) | undefined,

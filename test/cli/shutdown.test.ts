@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { freePort } from '../helpers/harness.js';
 import { cliJson, startServe } from '../helpers/serve-process.js';
 
-/** One POST on its own connection: it is either accepted (and must be answered) or refused at connect. */
+/** One POST on its own connection. */
 function post(port: number, path: string, headers: Record<string, string>, body: string): { written: Promise<void>; answer: Promise<{ status: number; body: string }> } {
   let written!: () => void;
   const writtenP = new Promise<void>((r) => (written = r));
@@ -31,7 +31,7 @@ function post(port: number, path: string, headers: Record<string, string>, body:
 it('SIGTERM: accepted requests answered, document job handed back and finished after restart, usage charged once', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'tolk-shutdown-'));
   const port = await freePort();
-  const env = { ...process.env, TOLK_DATA_DIR: dataDir, TOLK_PORT: String(port), TOLK_FREE_PORT: String(port), TOLK_APERTIUM_PAIRS: 'en-es', TOLK_LOG_LEVEL: 'info' };
+  const env = { ...process.env, TOLK_DATA_DIR: dataDir, TOLK_PORT: String(port), TOLK_FREE_PORT: String(port), TOLK_APERTIUM_PAIRS: 'en-es', TOLK_LOG_LEVEL: 'debug' };
   let server = await startServe(env);
   try {
     const account = await cliJson(env, ['account', 'create', '--plan', 'pro']);
@@ -54,15 +54,22 @@ it('SIGTERM: accepted requests answered, document job handed back and finished a
     };
     for (let s = await status(); s.status !== 'translating'; s = await status()) assert.equal(s.status, 'queued');
 
-    // A burst of translations, every request written before the signal.
+    // A burst of translations, every request received by the server (its debug line "incoming request") before the
+    // signal: then each must be answered.
     const texts = Array.from({ length: 24 }, (_, i) => `Request ${i}: the cat sleeps in the warm kitchen.`);
     const json = { ...auth, 'content-type': 'application/json' };
     const burst = texts.map((t) => post(port, '/v2/translate', json, JSON.stringify({ text: [t], source_lang: 'EN', target_lang: 'ES' })));
     await Promise.all(burst.map((b) => b.written));
+    const received = () => server.logs().split('\n').filter((l) => l.includes('incoming request') && l.includes('/v2/translate')).length;
+    while (received() < texts.length) await new Promise((r) => setTimeout(r, 5));
     assert.equal(await server.stop('SIGTERM'), 0, server.logs());
     const answers = await Promise.all(burst.map((b) => b.answer));
-    for (const a of answers) assert.equal(a.status, 200, a.body);
+    const complaints = () => server.logs().split('\n').filter((l) => /"level":(4|5)0|shut/.test(l)).join('\n');
+    for (const a of answers) assert.equal(a.status, 200, `${a.body}\n${complaints()}`);
     assert.match(server.logs(), /document job handed back/);
+    // The burst was still in flight when the signal came (the document job holds the pair's pipeline).
+    const afterSignal = server.logs().split('"shutting down"')[1]!.split('\n').filter((l) => l.includes('request completed') && l.includes('/v2/translate'));
+    assert.ok(afterSignal.length > 0, 'some translations were answered after the signal');
 
     // The job is back in the queue with no lease, and its interrupted claim is not counted against it.
     const db = new Database(join(dataDir, 'tolk.db'), { readonly: true });

@@ -149,16 +149,41 @@ describe('apertium engine (fake modes)', () => {
     await writeFile(path.join(dir, 'fr-es.mode'), 'false\n');
     await writeFile(path.join(dir, 'es-fr.mode'), '\n');
     await copyFile(path.join(MODES, 'pt-es.mode'), path.join(dir, 'pt-es.mode'));
+    await writeFile(path.join(dir, 'ita-spa.mode'), 'no-such-apertium-program -x\n');
+    await writeFile(path.join(dir, 'ro-es.mode'), "lt-proc '/nonexistent/ro-es.automorf.bin'\n");
   });
   after(async () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('lists only modes that pass the probe', async () => {
-    const engine = new ApertiumEngine({ modesDir: dir });
+  it('lists installed modes without starting them; a mode failing its first probe is marked broken and unlisted', async () => {
+    let changes = 0;
+    const engine = new ApertiumEngine({ modesDir: dir, onPairsChanged: () => changes++ });
+    await engine.start();
+    try {
+      const listed = () => engine.pairs().map((p) => `${p.source}-${p.target}`);
+      // A missing program or data file is seen at start; 'false' and 'cat /dev/null' only when they run.
+      assert.deepEqual(listed(), ['en-es', 'es-en', 'fr-es', 'pt-es']);
+      assert.deepEqual(engine.childPids(), [], 'nothing started at start');
+      for (const source of ['es', 'fr']) {
+        await assert.rejects(engine.translate({ source, target: source === 'es' ? 'en' : 'es' }, ['Hola.'], {}), (err: EngineError) => err.kind === 'failed');
+      }
+      assert.deepEqual(listed(), ['en-es', 'pt-es']);
+      assert.equal(changes, 2);
+      // A working pair starts on its first request and stays warm.
+      assert.deepEqual(await engine.translate({ source: 'en', target: 'es' }, ['hello'], {}), ['hello']);
+      assert.deepEqual(engine.stats().filter((s) => s.pipelines > 0).map((s) => s.pair), ['en-es']);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('warms the pairs named in warmPairs at start ("*": all), probing them', async () => {
+    const engine = new ApertiumEngine({ modesDir: dir, warmPairs: ['*'] });
     await engine.start();
     try {
       assert.deepEqual(engine.pairs().map((p) => `${p.source}-${p.target}`), ['en-es', 'pt-es']);
+      assert.deepEqual(engine.stats().filter((s) => s.pipelines > 0).map((s) => s.pair).sort(), ['en-es', 'pt-es']);
     } finally {
       await engine.close();
     }
@@ -211,7 +236,7 @@ describe('apertium engine (fake modes)', () => {
   });
 
   it('pipelines concurrent requests through one pipeline and answers each with its own output', async () => {
-    const engine = new ApertiumEngine({ modesDir: dir, pairs: ['en-es'], maxPipelinesPerPair: 1, maxInFlightPerPipeline: 8 });
+    const engine = new ApertiumEngine({ modesDir: dir, pairs: ['en-es'], warmPairs: ['en-es'], maxPipelinesPerPair: 1, maxInFlightPerPipeline: 8 });
     await engine.start();
     try {
       const pids = engine.childPids();

@@ -1,6 +1,6 @@
 // The Apertium engine: rule-based MT from installed Debian pair packages, kept warm in null-flush pipelines.
 
-import { availableParallelism } from 'node:os';
+import { availableParallelism, totalmem } from 'node:os';
 import {
   EngineError,
   type EnginePairInfo,
@@ -10,7 +10,7 @@ import {
 } from '../engine.js';
 import { silentLogger, type Logger } from '../../lib/logger.js';
 import { DEFAULT_VARIANTS } from './language-codes.js';
-import { discoverModes, type ApertiumMode } from './mode-discovery.js';
+import { discoverModes, modeInstalled, type ApertiumMode } from './mode-discovery.js';
 import { PairPool, type PairPoolHost } from './pair-pool.js';
 import { ApertiumPipeline } from './pipeline.js';
 import { deformat, reformat, splitEdges, splitForPipe, stripMarks } from './stream-format.js';
@@ -18,7 +18,10 @@ import { deformat, reformat, splitEdges, splitForPipe, stripMarks } from './stre
 export interface ApertiumEngineOptions {
   /** Directory with Apertium *.mode files. Default "/usr/share/apertium/modes". */
   modesDir?: string;
-  /** Upper bound for the summed RSS of all warm pipelines, in MiB; idle pairs are evicted LRU to stay below. Default 3072. */
+  /**
+   * Upper bound for the summed RSS of all warm pipelines, in MiB; idle pairs are evicted LRU to stay below. Default
+   * half the machine's memory, at least 512 and at most 4096.
+   */
   memoryBudgetMb?: number;
   /** Pipelines per pair when requests queue up. Default 1 on a machine with ≤ 2 cores, else 2. */
   maxPipelinesPerPair?: number;
@@ -35,22 +38,27 @@ export interface ApertiumEngineOptions {
   maxQueuePerPair?: number;
   /** Idle pipelines are closed after this long (restarted lazily on the next request). Default 600000 (10 min). */
   idleRecycleMs?: number;
-  /** Only use these pairs ("en-es", Tolk codes); default: every mode that passes the probe. */
+  /** Only use these pairs ("en-es", Tolk codes); default: every installed mode. */
   pairs?: string[];
+  /**
+   * Pairs probed and kept warm at start ("*": every pair); the others start on their first request, which probes
+   * them first (a pair whose probe fails is marked broken and no longer listed). Default none.
+   */
+  warmPairs?: string[];
+  /** Called when the listed pairs change (a pair found broken on first use), so routes can be rebuilt. */
+  onPairsChanged?: () => void;
   /** Apertium variant suffix → Tolk code ("pt_BR" → "pt-br"); default en_US, en_GB, pt_BR, pt_PT. */
   variants?: Record<string, string>;
   /** Probes run in parallel at start(). Default 2. */
   probeConcurrency?: number;
   /** Per-mode probe limit, ms. Default 10000. */
   probeTimeoutMs?: number;
-  /** Keep probe pipelines running (within the memory budget) so the first requests are warm. Default true. */
-  keepWarmAfterProbe?: boolean;
   logger?: Logger;
 }
 
 const DEFAULTS = {
   modesDir: '/usr/share/apertium/modes',
-  memoryBudgetMb: 3072,
+  memoryBudgetMb: Math.min(4096, Math.max(512, Math.round(totalmem() / 2 ** 20 / 2))),
   // One warm pipeline already keeps two cores busy (its stages run in parallel); a second one only pays off with more
   // cores: on 2 cores it cost HTTP throughput (8 concurrent short requests, docs/benchmarks.md).
   maxPipelinesPerPair: availableParallelism() <= 2 ? 1 : 2,
@@ -61,7 +69,6 @@ const DEFAULTS = {
   idleRecycleMs: 600_000,
   probeConcurrency: 2,
   probeTimeoutMs: 10_000,
-  keepWarmAfterProbe: true,
 };
 
 /** RSS assumed for a mode never measured yet (MiB). */
@@ -105,9 +112,12 @@ export interface ApertiumPairStats {
 export class ApertiumEngine implements TranslationEngine, PairPoolHost {
   readonly name = 'apertium';
   readonly features = { context: false };
-  private readonly opts: typeof DEFAULTS & { pairs?: string[]; variants: Record<string, string> };
+  private readonly opts: typeof DEFAULTS & { pairs?: string[]; warmPairs?: string[]; onPairsChanged?: () => void; variants: Record<string, string> };
   private readonly log: Logger;
   private readonly pools = new Map<string, PairPool>();
+  /** Pools not probed yet: their first request probes them (one probe however many requests wait). */
+  private readonly unverified = new Map<PairPool, Promise<void> | null>();
+  private readonly broken: { mode: string; reason: string }[] = [];
   /** Last measured RSS per mode, bytes. */
   private readonly rssByMode = new Map<string, number>();
   private sweeper: NodeJS.Timeout | undefined;
@@ -127,52 +137,89 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
     const { modes, skipped } = await discoverModes(this.opts.modesDir, this.opts.variants);
     const wanted = this.opts.pairs ? new Set(this.opts.pairs.map((p) => p.toLowerCase())) : null;
     const candidates = modes.filter((m) => !wanted || wanted.has(`${m.source}-${m.target}`));
-    const broken: { mode: string; reason: string }[] = [];
+    // Listed without starting anything: a mode whose programs or data files are missing is left out now; one that
+    // is installed but does not work is found by the probe of its first request (or of the warm-up below).
+    for (const mode of candidates) {
+      const missing = modeInstalled(mode);
+      if (missing) this.broken.push({ mode: mode.name, reason: missing });
+      else this.addPool(mode);
+    }
+    const warm = this.opts.warmPairs?.includes('*') ? [...this.pools.keys()] : (this.opts.warmPairs ?? []).map((p) => p.toLowerCase());
+    const toWarm = warm.map((k) => this.pools.get(k)).filter((p): p is PairPool => p !== undefined);
     let next = 0;
     const worker = async () => {
-      while (next < candidates.length) {
-        const mode = candidates[next++]!;
-        const result = await this.probe(mode);
-        if (result.ok) {
-          const pool = new PairPool(mode, this, this.opts.maxPipelinesPerPair, this.opts.maxQueuePerPair, {
-            maxRequests: Math.max(1, this.opts.maxInFlightPerPipeline),
-            maxBytes: this.opts.maxInFlightBytes,
-          });
-          this.pools.set(`${mode.source}-${mode.target}`, pool);
-          if (result.pipeline) {
-            if (this.opts.keepWarmAfterProbe && !this.closing && this.reserve(pool, false)) {
-              pool.adopt(result.pipeline);
-              pool.lastUsed = Date.now();
-            } else {
-              await result.pipeline.close();
-            }
-          }
-        } else {
-          broken.push({ mode: mode.name, reason: result.reason });
-        }
-      }
+      while (next < toWarm.length) await this.verify(toWarm[next++]!).catch(() => {});
     };
     await Promise.all(Array.from({ length: Math.max(1, this.opts.probeConcurrency) }, worker));
-    const ms = Math.round(performance.now() - t0);
     this.log.info(
       {
         engine: this.name,
         pairs: [...this.pools.keys()].sort(),
-        broken,
+        warm: toWarm.filter((p) => !p.closed && p.pipelines.length > 0).map((p) => `${p.mode.source}-${p.mode.target}`),
+        broken: this.broken,
         skipped: skipped.length,
-        probeMs: ms,
+        startMs: Math.round(performance.now() - t0),
         warmRssMb: this.totalRssMb(),
       },
-      'apertium modes probed',
+      'apertium modes found',
     );
-    for (const b of broken) this.log.warn({ engine: this.name, mode: b.mode, reason: b.reason }, 'apertium mode broken, not listed');
+    for (const b of this.broken) this.log.warn({ engine: this.name, mode: b.mode, reason: b.reason }, 'apertium mode broken, not listed');
     const every = Math.max(1000, Math.min(this.opts.idleRecycleMs / 2, 30_000));
     this.sweeper = setInterval(() => this.sweep(), every);
     this.sweeper.unref();
   }
 
+  private addPool(mode: ApertiumMode): void {
+    const pool = new PairPool(mode, this, this.opts.maxPipelinesPerPair, this.opts.maxQueuePerPair, {
+      maxRequests: Math.max(1, this.opts.maxInFlightPerPipeline),
+      maxBytes: this.opts.maxInFlightBytes,
+    });
+    this.pools.set(`${mode.source}-${mode.target}`, pool);
+    this.unverified.set(pool, null);
+  }
+
+  /**
+   * Probes a pool's mode once: the probe's pipeline becomes the pool's first (warm) pipeline, within the memory
+   * budget. A mode that fails its probe is marked broken and unlisted; a probe that only timed out is tried again
+   * by the next request.
+   */
+  private verify(pool: PairPool): Promise<void> {
+    if (!this.unverified.has(pool)) return Promise.resolve();
+    let pending = this.unverified.get(pool);
+    if (pending) return pending;
+    pending = (async () => {
+      const key = `${pool.mode.source}-${pool.mode.target}`;
+      const result = await this.probe(pool.mode);
+      if (result.ok) {
+        this.unverified.delete(pool);
+        if (result.pipeline) {
+          if (!this.closing && !pool.closed && this.reserve(pool)) {
+            pool.adopt(result.pipeline);
+            pool.lastUsed = Date.now();
+          } else {
+            await result.pipeline.close();
+          }
+        }
+        return;
+      }
+      if (result.timedOut) {
+        this.unverified.set(pool, null);
+        throw new EngineError('timeout', `apertium ${key}: the pair did not start in time`);
+      }
+      this.unverified.delete(pool);
+      this.pools.delete(key);
+      await pool.close();
+      this.broken.push({ mode: pool.mode.name, reason: result.reason });
+      this.log.warn({ engine: this.name, mode: pool.mode.name, reason: result.reason }, 'apertium mode broken, no longer listed');
+      this.opts.onPairsChanged?.();
+      throw new EngineError('failed', `apertium ${key} does not work: ${result.reason}`);
+    })();
+    this.unverified.set(pool, pending);
+    return pending;
+  }
+
   /** Runs a mode once on a short sentence; a crash, timeout or empty output marks it broken. */
-  private async probe(mode: ApertiumMode): Promise<{ ok: true; pipeline?: ApertiumPipeline } | { ok: false; reason: string }> {
+  private async probe(mode: ApertiumMode): Promise<{ ok: true; pipeline?: ApertiumPipeline } | { ok: false; reason: string; timedOut: boolean }> {
     const text = PROBES[mode.source.split('-')[0]!] ?? 'Hello world.';
     const p = new ApertiumPipeline(mode.name, mode.stages);
     let timer: NodeJS.Timeout | undefined;
@@ -191,7 +238,7 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
       return { ok: true, pipeline: p };
     } catch (err) {
       await p.close();
-      return { ok: false, reason: (err as Error).message };
+      return { ok: false, reason: (err as Error).message, timedOut: (err as Error).message.startsWith('probe timed out') };
     } finally {
       clearTimeout(timer);
     }
@@ -207,6 +254,7 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
     const key = `${pair.source.toLowerCase()}-${pair.target.toLowerCase()}`;
     const pool = this.pools.get(key);
     if (!pool) throw new EngineError('unsupported_pair', `apertium has no working pair ${key}`);
+    if (this.unverified.has(pool)) await this.verify(pool);
     const results = segments.map((s) => (splitEdges(s).core ? '' : s));
     const blocks: Block[] = [];
     segments.forEach((segment, i) => {

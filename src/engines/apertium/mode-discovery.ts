@@ -1,5 +1,6 @@
 // Reads Apertium *.mode files and turns each usable one into a Tolk pair plus the argv of every pipeline stage.
 
+import { accessSync, constants } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DEFAULT_VARIANTS, toTolkCode } from './language-codes.js';
@@ -146,4 +147,36 @@ export async function discoverModes(
     }
   }
   return { modes: [...byPair.values()], skipped };
+}
+
+/** Whether `cmd` runs: an executable path, or a name found executable on PATH. */
+function executable(cmd: string, pathDirs: readonly string[]): boolean {
+  const candidates = cmd.includes('/') ? [cmd] : pathDirs.map((d) => path.join(d, cmd));
+  return candidates.some((c) => {
+    try {
+      accessSync(c, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * A check without starting anything (start-up lists pairs this way): every stage's program is executable and every
+ * absolute file it names is readable. Returns what is missing, or null.
+ */
+export function modeInstalled(mode: ApertiumMode, pathDirs: readonly string[] = (process.env.PATH ?? '').split(':').filter(Boolean)): string | null {
+  for (const [cmd, ...args] of mode.stages) {
+    if (!executable(cmd!, pathDirs)) return `program not found: ${cmd}`;
+    for (const arg of args) {
+      if (!arg.startsWith('/')) continue;
+      try {
+        accessSync(arg, constants.R_OK);
+      } catch {
+        return `file not found: ${arg}`;
+      }
+    }
+  }
+  return null;
 }
