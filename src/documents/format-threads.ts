@@ -151,8 +151,8 @@ class Session {
   }
 
   private overBudget(): DocumentFormatError {
-    const seconds = Math.round(this.budgetMs / 100) / 10;
-    return new DocumentFormatError(`Processing the document took longer than ${seconds} s, the limit for one document; it was stopped.`);
+    const limit = this.budgetMs >= 1000 ? `${Math.round(this.budgetMs / 100) / 10} s` : `${this.budgetMs} ms`;
+    return new DocumentFormatError(`Processing the document took longer than ${limit}, the limit for one document; it was stopped.`);
   }
 
   /** Ends the pending call with `err` and discards the thread (its state is unknown). */
