@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { SaxesParser } from 'saxes';
-import { MAX_MARKUP_DEPTH, parseMarkup, TAG_PARSE_FAILED } from '../../src/translate/markup/index.js';
+import { MAX_MARKUP_DEPTH, parseMarkup, TAG_PARSE_FAILED, translateTagged } from '../../src/translate/markup/index.js';
 import { ServiceError } from '../../src/lib/errors.js';
 import { XmlScope } from '../../src/lib/xml-scope.js';
 import { MAX_DEPTH, parseLocatedXml } from '../../src/documents/formats/located-xml.js';
@@ -119,5 +119,23 @@ describe('linear parsing', () => {
     for (const text of bad) assert.throws(() => parseMarkup(text, options('xml')), ServiceError, text);
     const good = ['<a xmlns:p="urn:p"><p:b p:c="1"/></a>', '<a xml:lang="en">x</a>', '<a xmlns="urn:d"><b xmlns="">x</b></a>'];
     for (const text of good) assert.equal(parseMarkup(text, options('xml')).render(parseMarkup(text, options('xml')).units), text);
+  });
+});
+
+describe('engine work of nested inline tags', () => {
+  it('realign translates at most a few times the text of a unit, however deep its inline tags nest', async () => {
+    for (const depth of [3, 100, 500]) {
+      // every level adds a word before the next one: each span is a different, longer text
+      const text = `<p>${Array.from({ length: depth }, (_, i) => `w${i} <b>`).join('')}end${'</b>'.repeat(depth)}</p>`;
+      const plan = parseMarkup(text, options('xml'));
+      let sent = 0;
+      const out = await translateTagged(plan.units, async (texts) => {
+        for (const t of texts) sent += t.length;
+        return texts;
+      }, 'realign');
+      const length = plan.units.reduce((n, u) => n + u.text.length, 0);
+      assert.ok(sent <= 6 * length, `depth ${depth}: ${sent} characters sent for ${length}`);
+      assert.equal(plan.render(out), text);
+    }
   });
 });
