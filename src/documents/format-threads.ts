@@ -75,7 +75,13 @@ export class FormatThreads {
     if (reused) return reused;
     const w = new Worker(THREAD_URL, this.o.maxHeapMb ? { resourceLimits: { maxOldGenerationSizeMb: this.o.maxHeapMb } } : {});
     w.unref(); // an idle thread never keeps the process alive
-    w.on('exit', () => this.all.delete(w));
+    // A thread that fails outside a job is dropped (an 'error' event without a listener would end the process).
+    w.on('error', () => undefined);
+    w.on('exit', () => {
+      this.all.delete(w);
+      const at = this.idle.indexOf(w);
+      if (at >= 0) this.idle.splice(at, 1);
+    });
     this.all.add(w);
     return w;
   }
@@ -99,7 +105,7 @@ class Session {
   /** The first failure of a translation the thread asked for: the job's real error. */
   private translateError: unknown;
   private broken = false;
-  /** A call failed: work of that job may still be under way in the thread, so it is not reused. */
+  /** translateWith failed: its other translation lanes may still be running in the thread, so it is not reused. */
   private failed = false;
   private released = false;
 
@@ -191,7 +197,7 @@ class Session {
       return;
     }
     if (m.kind === 'failed') {
-      this.failed = true;
+      if (this.translate) this.failed = true;
       if (this.translateError !== undefined) return this.settle(this.translateError as Error);
       const err = m.formatError ? new DocumentFormatError(m.message) : new Error(m.message);
       if (m.stack) err.stack = m.stack;
