@@ -13,7 +13,7 @@ import { buildApp } from '../src/app.js';
 import { ApertiumEngine } from '../src/engines/apertium/index.js';
 import { textRequest } from '../src/documents/document-request.js';
 import { multipart } from '../test/documents/multipart.js';
-import { zipOf } from '../test/helpers/zip.js';
+import { minimalDocx } from '../test/helpers/zip.js';
 import { docxFormat } from '../src/documents/formats/ooxml.js';
 
 const args = new Map(
@@ -32,7 +32,6 @@ const text = lines.map((l, i) => (i % 3 === 2 ? `${l}\n` : l)).join('\n') + '\n'
 
 // The same sentences as a docx: one paragraph per three sentences, every second paragraph with a bold phrase (three
 // words in the middle of its first sentence) and every fifth with an italic one, as Word writes runs.
-const W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"';
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 const run = (t: string, rPr = '') => `<w:r>${rPr ? `<w:rPr>${rPr}</w:rPr>` : ''}<w:t xml:space="preserve">${esc(t)}</w:t></w:r>`;
 const paragraphs: string[] = [];
@@ -45,11 +44,7 @@ const docxBody = paragraphs
     return `<w:p>${run(words.slice(0, 3).join(' ') + ' ')}${run(words.slice(3, 6).join(' '), rPr)}${run(' ' + words.slice(6).join(' '))}</w:p>`;
   })
   .join('');
-const docx = await zipOf([
-  ['[Content_Types].xml', '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>'],
-  ['_rels/.rels', '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>'],
-  ['word/document.xml', `<?xml version="1.0" encoding="UTF-8"?><w:document ${W}><w:body>${docxBody}<w:sectPr/></w:body></w:document>`],
-]);
+const docx = await minimalDocx(docxBody);
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 

@@ -26,6 +26,7 @@ const EnvSchema = Type.Object({
   TOLK_APERTIUM_WARM_PAIRS: Type.Optional(Type.String({ pattern: '^(\\*|[a-z0-9-]+(,[a-z0-9-]+)*)$' })),
   TOLK_DOCUMENT_WORKERS: Type.Optional(Type.Integer({ minimum: 0, maximum: 64 })),
   TOLK_DOCUMENT_RETENTION_HOURS: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+  TOLK_DOCUMENT_FORMAT_TIMEOUT_MS: Type.Optional(Positive),
   TOLK_LLM_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   TOLK_LLM_MODEL: Type.Optional(Type.String({ minLength: 1 })),
   TOLK_LLM_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
@@ -71,8 +72,11 @@ export interface Config {
     pairs: string[] | undefined;
     warmPairs: string[] | undefined;
   };
-  /** Document translation: concurrent jobs per node (0 = none here) and hours before undownloaded documents are purged. */
-  documents: { workers: number; retentionHours: number };
+  /**
+   * Document translation: concurrent jobs per node (0 = none here), hours before undownloaded documents are purged,
+   * and the time one job's format work (parsing, rebuilding; in worker threads) may take before it ends in `error`.
+   */
+  documents: { workers: number; retentionHours: number; formatTimeoutMs: number };
   /** The language-model engine (OpenAI-compatible Chat Completions), when TOLK_LLM_URL is set. */
   llm:
     | { url: string; model: string; apiKey: string | undefined; languages: string[] | undefined; timeoutMs: number; concurrency: number }
@@ -147,7 +151,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pairs: e.TOLK_APERTIUM_PAIRS?.split(','),
       warmPairs: e.TOLK_APERTIUM_WARM_PAIRS?.split(','),
     },
-    documents: { workers: e.TOLK_DOCUMENT_WORKERS ?? 2, retentionHours: e.TOLK_DOCUMENT_RETENTION_HOURS ?? 24 },
+    documents: {
+      workers: e.TOLK_DOCUMENT_WORKERS ?? 2,
+      retentionHours: e.TOLK_DOCUMENT_RETENTION_HOURS ?? 24,
+      formatTimeoutMs: e.TOLK_DOCUMENT_FORMAT_TIMEOUT_MS ?? 120_000,
+    },
     llm: e.TOLK_LLM_URL
       ? {
           url: e.TOLK_LLM_URL,

@@ -228,6 +228,7 @@ export async function buildServices(config: Config, options: BuildServicesOption
     dir: join(config.dataDir, 'documents'),
     workers: options.engines === false ? 0 : config.documents.workers,
     retentionMs: config.documents.retentionHours * 3_600_000,
+    formatTimeoutMs: config.documents.formatTimeoutMs,
     logger,
     ...(options.now ? { now: options.now } : {}),
   });

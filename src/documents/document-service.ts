@@ -34,6 +34,8 @@ export interface DocumentServiceOptions {
   workers: number;
   /** Documents not downloaded are purged this long after upload. */
   retentionMs: number;
+  /** Format work (parsing, rebuilding) one job may take; then it ends in `error`. Default 2 minutes. */
+  formatTimeoutMs?: number;
   logger: Logger;
   now?: () => number;
   leaseMs?: number;
@@ -101,6 +103,7 @@ export class DocumentService {
       concurrency: o.workers,
       leaseMs: this.leaseMs,
       pollIntervalMs: o.pollIntervalMs ?? 2_000,
+      formatTimeoutMs: o.formatTimeoutMs ?? 120_000,
     });
   }
 

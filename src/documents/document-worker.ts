@@ -15,7 +15,8 @@ import type { Formality } from '../translate/translate-request.js';
 import { decryptStream, encryptStream, unwrapKey } from './crypto.js';
 import type { DocumentFiles } from './document-files.js';
 import { textRequest } from './document-request.js';
-import { DocumentFormatError, type DocumentFormats } from './formats/index.js';
+import { FormatThreads } from './format-threads.js';
+import { DocumentFormatError, type DocumentFormat, type DocumentFormats, type ExtractedDocument } from './formats/index.js';
 
 /** A job is given up after this many claims (each crash of its worker costs one). */
 export const MAX_ATTEMPTS = 3;
@@ -38,7 +39,12 @@ export interface DocumentWorkerOptions {
   leaseMs: number;
   /** How often idle workers look for jobs queued by other nodes (uploads on this node wake them at once). */
   pollIntervalMs: number;
+  /** Format work (extraction, rebuilding: run in worker threads) one job may take before it ends in `error`. */
+  formatTimeoutMs: number;
 }
+
+/** Heap of one format thread: far more than a 10 MB document needs, far less than it takes to bring a node down. */
+const FORMAT_THREAD_HEAP_MB = 2048;
 
 class JobFailure extends Error {}
 
@@ -60,7 +66,11 @@ export class DocumentWorker {
   /** Emits the id of every job this node ends (done or error), so status requests can answer at once. */
   readonly ended = new EventEmitter().setMaxListeners(0);
 
-  constructor(private readonly o: DocumentWorkerOptions) {}
+  private readonly threads: FormatThreads;
+
+  constructor(private readonly o: DocumentWorkerOptions) {
+    this.threads = new FormatThreads({ budgetMs: o.formatTimeoutMs, maxHeapMb: FORMAT_THREAD_HEAP_MB });
+  }
 
   start(): void {
     if (this.running || this.o.concurrency <= 0) return;
@@ -113,6 +123,7 @@ export class DocumentWorker {
     // Running jobs stop at their next chunk and are handed back to the queue for another worker or node.
     for (const a of this.aborts) a.abort();
     await Promise.allSettled([...this.jobs]);
+    await this.threads.close();
   }
 
   private async run(row: DocumentRow): Promise<void> {
@@ -196,12 +207,29 @@ export class DocumentWorker {
     }
     const target = row.target_lang;
     const langAttribute = toApiCode(target).replace(/^([A-Z]+)/u, (l) => l.toLowerCase());
-    const doc = await format.extract(input, {
-      targetLang: langAttribute,
-      watermark: row.watermark === 1,
-      sourceLang: row.source_lang ?? undefined,
+    // Parsing and rebuilding run in a worker thread under the job's time budget; translation stays here.
+    const doc = await this.threads.extract(
+      format.id,
+      input,
+      { targetLang: langAttribute, watermark: row.watermark === 1, ...(row.source_lang ? { sourceLang: row.source_lang } : {}) },
       signal,
-    });
+    );
+    try {
+      return await this.translateExtracted(row, format, doc, documentKey, progress, signal);
+    } finally {
+      doc.release();
+    }
+  }
+
+  private async translateExtracted(
+    row: DocumentRow,
+    format: DocumentFormat,
+    doc: ExtractedDocument,
+    documentKey: string,
+    progress: { done: number; total: number },
+    signal: AbortSignal,
+  ): Promise<{ bytes: number; billed: number }> {
+    const target = row.target_lang;
     if (doc.segments.length === 0 || doc.characters === 0) throw new JobFailure('The document contains no text to translate.');
     progress.total = doc.segments.length;
 

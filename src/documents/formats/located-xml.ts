@@ -1,7 +1,8 @@
-// A strict XML reader for formats that edit a file in place: saxes checks well-formedness and resolves namespaces,
-// and every node keeps its source offsets so that untouched bytes (comments, whitespace, PIs, unknown elements)
+// A strict XML reader for formats that edit a file in place: saxes checks well-formedness, XmlScope resolves
+// namespaces and bounds nesting (both linear in the file), and every node keeps its source offsets so that untouched bytes (comments, whitespace, PIs, unknown elements)
 // are copied verbatim and only the edited spans change.
 import { SaxesParser } from 'saxes';
+import { XmlScope } from '../../lib/xml-scope.js';
 import { decodeXmlEntities } from '../../translate/markup/xml-markup.js';
 import { DocumentFormatError } from './format.js';
 
@@ -51,7 +52,8 @@ export const MAX_DEPTH = 200;
 
 /** Parses a whole document; throws DocumentFormatError naming `what` for anything that is not well-formed. */
 export function parseLocatedXml(text: string, what: string): LocatedDocument {
-  const parser = new SaxesParser({ xmlns: true, position: true });
+  const parser = new SaxesParser({ xmlns: false, position: true });
+  const scope = new XmlScope(MAX_DEPTH);
   const top: LocatedElement = {
     type: 'element', name: '', local: '', uri: '', attributes: {}, start: 0, openEnd: 0, closeStart: text.length, end: text.length, selfClosing: false, children: [],
   };
@@ -77,8 +79,9 @@ export function parseLocatedXml(text: string, what: string): LocatedDocument {
     prevEnd = end;
   };
 
+  // The first error ends the parse (thrown out of write).
   parser.on('error', (err) => {
-    failure ??= err.message;
+    throw err;
   });
   parser.on('xmldecl', () => {
     prevEnd = parser.position;
@@ -98,24 +101,20 @@ export function parseLocatedXml(text: string, what: string): LocatedDocument {
     prevEnd = parser.position;
   });
   parser.on('opentag', (tag) => {
+    const { local, uri } = scope.open(tag.name, tag.attributes);
     const start = begin();
     const end = parser.position;
-    // Values only: saxes' attribute objects would cost several times the file's size on large files.
-    const attributes: Record<string, string> = {};
-    for (const a in tag.attributes) attributes[a] = tag.attributes[a]!.value;
     const el: LocatedElement = {
-      type: 'element', name: tag.name, local: tag.local, uri: tag.uri, attributes, start, openEnd: end, closeStart: end, end,
+      type: 'element', name: tag.name, local, uri, attributes: tag.attributes, start, openEnd: end, closeStart: end, end,
       selfClosing: tag.isSelfClosing, children: [],
     };
     stack[stack.length - 1]!.children.push(el);
     root ??= el;
     prevEnd = end;
-    if (!tag.isSelfClosing) {
-      stack.push(el);
-      if (stack.length > MAX_DEPTH) failure ??= `elements are nested more than ${MAX_DEPTH} levels deep`;
-    }
+    if (!tag.isSelfClosing) stack.push(el);
   });
   parser.on('closetag', (tag) => {
+    scope.close();
     if (tag.isSelfClosing) return;
     const closeStart = begin();
     const el = stack.pop()!;
@@ -125,13 +124,11 @@ export function parseLocatedXml(text: string, what: string): LocatedDocument {
   });
 
   try {
-    // Written in slices so that a failure stops the parser early instead of reporting every later error.
-    for (let at = 0; at < text.length && !failure; at += 1 << 16) parser.write(text.slice(at, at + (1 << 16)));
-    if (!failure) parser.close();
+    parser.write(text).close();
   } catch (err) {
     failure ??= (err as Error).message;
   }
-  if (failure || !root) throw new DocumentFormatError(`The ${what} file is not well-formed XML${failure ? `: ${failure}` : ''}.`);
+  if (failure || !root) throw new DocumentFormatError(`The ${what} file is not well-formed XML${failure ? `: ${failure.replace(/\.$/u, '')}` : ''}.`);
   return { text, root, doctype };
 }
 

@@ -37,7 +37,7 @@ export function markupFormat(id: string, extensions: string[], contentType: stri
         });
       } catch (err) {
         if (err instanceof RangeError) throw new DocumentFormatError(`The ${id} file is nested too deeply.`);
-        const detail = (err as { details?: { detail?: string } }).details?.detail;
+        const detail = (err as { details?: { detail?: string } }).details?.detail?.replace(/\.$/u, '');
         throw new DocumentFormatError(`The ${id} file is not well-formed${detail ? `: ${detail}` : ''}.`);
       }
       const units = plan.units;

@@ -24,14 +24,17 @@ const joined = <S>(items: Item<S>[], from: number, to: number): (() => string) =
 /** Rewrites `items` so that every complete field of one nesting level is a pair (or one empty tag). */
 export function groupFields<S>(items: Item<S>[]): Item<S>[] {
   if (!items.some((it) => it.kind === 'empty' && it.fields?.length)) return items;
-  const open: { begin: number; depth: number; sep?: number; ok: boolean }[] = [];
+  // `low`: the lowest depth a close mark reached while the field was on top; a field whose wrapper closed under it
+  // crosses a hyperlink or other wrapper. Passed down when a field ends, so each close costs O(1), not O(open fields).
+  const open: { begin: number; depth: number; sep?: number; ok: boolean; low: number }[] = [];
   const ops: Piece<S>[][] = [];
   let depth = 0;
   items.forEach((it, i) => {
     if (it.kind === 'open') depth++;
     else if (it.kind === 'close') {
       depth--;
-      for (const f of open) if (f.depth > depth) f.ok = false; // the field crosses a hyperlink or other wrapper
+      const top = open[open.length - 1];
+      if (top) top.low = Math.min(top.low, depth);
     } else if (it.kind === 'text') {
       const top = open[open.length - 1];
       if (top && top.sep === undefined) top.ok = false; // text inside the instruction: leave it alone
@@ -39,13 +42,15 @@ export function groupFields<S>(items: Item<S>[]): Item<S>[] {
     if (it.kind !== 'empty' || !it.fields) return;
     it.fields.forEach((ev, k) => {
       const top = open[open.length - 1];
-      if (ev === 'begin') open.push({ begin: i, depth, ok: k === 0 });
+      if (ev === 'begin') open.push({ begin: i, depth, ok: k === 0, low: depth });
       else if (ev === 'separate' && top) {
         top.sep = i;
         if (k !== it.fields!.length - 1) top.ok = false;
       } else if (ev === 'end' && top) {
         open.pop();
-        if (!top.ok || top.depth !== depth || it.fields!.length !== 1) return;
+        const under = open[open.length - 1];
+        if (under) under.low = Math.min(under.low, top.low);
+        if (!top.ok || top.low < top.depth || top.depth !== depth || it.fields!.length !== 1) return;
         const span = items.slice(top.begin, i + 1);
         const allEmpty = span.every((s) => s.kind === 'empty');
         if (allEmpty) ops.push([{ start: top.begin, end: i, item: { kind: 'empty', render: joined(items, top.begin, i) } }]);

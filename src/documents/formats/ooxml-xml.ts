@@ -1,7 +1,8 @@
-// Parses one OOXML part with saxes, keeping each element's source offsets so that rewritten paragraphs are spliced
+// Parses one OOXML part with saxes (namespaces and nesting checked by XmlScope, linear in the part), keeping each element's source offsets so that rewritten paragraphs are spliced
 // into otherwise untouched XML. A DOCTYPE is refused: OOXML never has one, and entity declarations are how
 // billion-laughs files blow up parsers.
 import { SaxesParser } from 'saxes';
+import { XmlScope, type ScopedTag } from '../../lib/xml-scope.js';
 import { DocumentFormatError } from './format.js';
 
 export interface XElement {
@@ -44,7 +45,9 @@ interface Frame {
 
 /** Parses a part; `keep(uri, local)` selects the elements whose subtrees are built (everything else is only scanned). */
 export function parsePart(source: string, keep: (uri: string, local: string) => boolean, what: string): ParsedPart {
-  const parser = new SaxesParser({ xmlns: true, position: true });
+  const parser = new SaxesParser({ xmlns: false, position: true });
+  // Render and flattening recurse over the tree: a bound on depth keeps them off the stack limit.
+  const scope = new XmlScope(MAX_DEPTH);
   const roots: XElement[] = [];
   const stack: Frame[] = [];
   let bodyEnd: ParsedPart['bodyEnd'];
@@ -63,22 +66,28 @@ export function parsePart(source: string, keep: (uri: string, local: string) => 
     const end = parser.position;
     const start = source.lastIndexOf('<', end - 1);
     const parent = stack[stack.length - 1];
-    // Render and flattening recurse over the tree: a bound on depth keeps them off the stack limit.
-    if (stack.length >= MAX_DEPTH) throw new DocumentFormatError(`The ${what} file is nested too deeply.`);
-    const uri = tag.uri ?? '';
+    if (scope.depth >= MAX_DEPTH) throw new DocumentFormatError(`The ${what} file is nested too deeply.`);
+    let resolved: ScopedTag;
+    try {
+      resolved = scope.open(tag.name, tag.attributes);
+    } catch (err) {
+      throw new DocumentFormatError(`The ${what} file contains malformed XML: ${(err as Error).message}`);
+    }
+    const { uri, local, prefix } = resolved;
     let node: XElement | undefined;
-    if (parent?.node || keep(uri, tag.local)) {
-      node = { name: tag.name, prefix: tag.prefix, local: tag.local, uri, start, openEnd: end, closeStart: end, end, children: [], text: '' };
+    if (parent?.node || keep(uri, local)) {
+      node = { name: tag.name, prefix, local, uri, start, openEnd: end, closeStart: end, end, children: [], text: '' };
       if (parent?.node) parent.node.children.push(node);
       else roots.push(node);
     }
     if (NS.w.has(uri)) {
-      if (tag.local === 'body') bodyPrefix = tag.prefix;
-      else if (tag.local === 'sectPr' && parent?.local === 'body' && NS.w.has(parent.uri)) lastBodySectPr = start;
+      if (local === 'body') bodyPrefix = prefix;
+      else if (local === 'sectPr' && parent?.local === 'body' && NS.w.has(parent.uri)) lastBodySectPr = start;
     }
-    stack.push({ local: tag.local, uri, node });
+    stack.push({ local, uri, node });
   });
   parser.on('closetag', (tag) => {
+    scope.close();
     const frame = stack.pop();
     const end = parser.position;
     if (frame?.node && !tag.isSelfClosing) {

@@ -90,18 +90,31 @@ export function restoreRuns(out: TaggedText, source: TaggedText, rules: RunRules
   for (const b of blocks) {
     const o = owner.get(b[0]!.id);
     if (o === undefined) free.push(b);
-    else owned.set(o, [...(owned.get(o) ?? []), ...b]);
+    else {
+      let list = owned.get(o);
+      if (!list) owned.set(o, (list = []));
+      list.push(...b);
+    }
   }
   const marks: TagMark[] = [];
   const emit = (id: number, pos: number) => marks.push({ id, kind: 'open', pos }, ...(owned.get(id) ?? []), { id, kind: 'close', pos });
   const runs = tree.filter((n) => unsent.has(n.id)).map((n) => n.id);
   const isEnd = (id: number) => rules.pinnedEnd.has(id) && !rules.pinnedStart.has(id);
   for (const id of runs) if (!isEnd(id) && (rules.pinnedStart.has(id) || anchorOf.get(id) === undefined)) emit(id, 0);
+  // The runs that follow each tag, found by lookup rather than by scanning every run per tag (quadratic).
+  const following = new Map<number, number[]>();
+  for (const id of runs) {
+    const anchor = anchorOf.get(id);
+    if (anchor === undefined || isEnd(id) || rules.pinnedStart.has(id)) continue;
+    let list = following.get(anchor);
+    if (!list) following.set(anchor, (list = []));
+    list.push(id);
+  }
   let pos = 0;
   for (const b of free) {
     marks.push(...b);
     pos = b[b.length - 1]!.pos;
-    for (const id of runs) if (!isEnd(id) && !rules.pinnedStart.has(id) && anchorOf.get(id) === b[0]!.id) emit(id, pos);
+    for (const id of following.get(b[0]!.id) ?? []) emit(id, pos);
   }
   for (const id of runs) if (isEnd(id)) emit(id, pos);
   return { text: out.text, marks };

@@ -28,27 +28,30 @@ function splitLines(text: string): Line[] {
   return lines;
 }
 
-/** Breaks a translated cue back into `count` lines of similar length at spaces. */
+/** Breaks a translated cue back into `count` lines of similar length at spaces (linear in the words). */
 export function reflow(text: string, count: number): string[] {
   if (count <= 1) return [text];
   const words = text.split(/ +/).filter(Boolean);
   const lines: string[] = [];
-  let rest = words;
-  for (let k = count; k > 1 && rest.length > 0; k--) {
-    const remaining = rest.join(' ').length;
+  let from = 0;
+  // Length of the words not placed yet, joined by single spaces: kept up to date rather than joined again per line.
+  let remaining = words.reduce((n, w) => n + w.length, 0) + Math.max(0, words.length - 1);
+  for (let k = count; k > 1 && from < words.length; k--) {
     const goal = remaining / k;
+    const left = words.length - from;
     let taken = 0;
     let length = 0;
     // take words while the line stays closer to its share than without the next word
-    while (taken < rest.length - (k - 1) && (taken === 0 || Math.abs(length + 1 + rest[taken]!.length - goal) < Math.abs(length - goal))) {
-      length += (taken === 0 ? 0 : 1) + rest[taken]!.length;
+    while (taken < left - (k - 1) && (taken === 0 || Math.abs(length + 1 + words[from + taken]!.length - goal) < Math.abs(length - goal))) {
+      length += (taken === 0 ? 0 : 1) + words[from + taken]!.length;
       taken++;
     }
     if (taken === 0) break;
-    lines.push(rest.slice(0, taken).join(' '));
-    rest = rest.slice(taken);
+    lines.push(words.slice(from, from + taken).join(' '));
+    from += taken;
+    remaining -= length + (from < words.length ? 1 : 0);
   }
-  if (rest.length > 0) lines.push(rest.join(' '));
+  if (from < words.length) lines.push(words.slice(from).join(' '));
   while (lines.length < count) lines.push('');
   return lines;
 }

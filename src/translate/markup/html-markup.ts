@@ -1,8 +1,10 @@
 // HTML front end: parse5 (lenient, never rejects) with source locations, so tags, entities and untouched content
 // come back as written; script/style/code/translate="no"/notranslate content is copied verbatim, title/alt/
 // placeholder attributes are translated and lang attributes set to the target language.
-import { parse, parseFragment, serialize, type DefaultTreeAdapterTypes as T } from 'parse5';
+import { defaultTreeAdapter, parse, parseFragment, serialize, type DefaultTreeAdapterMap, type DefaultTreeAdapterTypes as T, type TreeAdapter } from 'parse5';
+import { ServiceError } from '../../lib/errors.js';
 import type { AttrSlot, MElement, MNode } from './markup-tree.js';
+import { MAX_MARKUP_DEPTH, TAG_PARSE_FAILED } from './xml-markup.js';
 
 export interface HtmlOptions {
   splittingTags: string[];
@@ -23,6 +25,35 @@ const UNTOUCHED = new Set('script style code kbd samp pre-code template textarea
 const TRANSLATED_ATTRS = new Set(['title', 'alt', 'placeholder', 'aria-label']);
 
 type Node = T.ChildNode | T.Document | T.DocumentFragment;
+
+/**
+ * parse5's default tree with the markup nesting limit, checked as nodes are inserted: parse5 has no limit of its own
+ * and its scope checks walk the open elements, so depth must be refused while parsing. Depths are recorded per node
+ * (O(1) per insertion); a subtree the adoption agency moves keeps its recorded depths, which only errs by a few levels.
+ */
+const depths = new WeakMap<object, number>();
+function placed(parent: object, node: object): void {
+  const depth = (depths.get(parent) ?? 0) + 1;
+  if (depth > MAX_MARKUP_DEPTH) {
+    throw new ServiceError('invalid_request', TAG_PARSE_FAILED, { detail: `elements are nested more than ${MAX_MARKUP_DEPTH} levels deep.` });
+  }
+  depths.set(node, depth);
+}
+const depthLimitedTree: TreeAdapter<DefaultTreeAdapterMap> = {
+  ...defaultTreeAdapter,
+  appendChild(parent, node) {
+    placed(parent, node);
+    defaultTreeAdapter.appendChild(parent, node);
+  },
+  insertBefore(parent, node, reference) {
+    placed(parent, node);
+    defaultTreeAdapter.insertBefore(parent, node, reference);
+  },
+  setTemplateContent(template, content) {
+    depths.set(content, depths.get(template) ?? 0);
+    defaultTreeAdapter.setTemplateContent(template, content);
+  },
+};
 
 function concatRaw(nodes: MNode[]): string {
   let out = '';
@@ -52,7 +83,8 @@ export function parseHtml(html: string, options: HtmlOptions): MNode[] {
   if (concatRaw(first) === html) return first;
   // Misnested markup that parse5 repaired (adoption agency, foster parenting): work on its valid serialisation.
   const isDocument = /^\s*(?:<!--[\s\S]*?-->\s*)*<(?:!doctype|html[\s>])/iu.test(html);
-  const repaired = serialize(isDocument ? parse(html) : parseFragment(html));
+  const limited = { treeAdapter: depthLimitedTree };
+  const repaired = serialize(isDocument ? parse(html, limited) : parseFragment(html, limited));
   return build(repaired, options);
 }
 
@@ -62,8 +94,8 @@ function build(html: string, options: HtmlOptions): MNode[] {
   const ignore = new Set(options.ignoreTags.map((t) => t.toLowerCase()));
   const isDocument = /^\s*(?:<!--[\s\S]*?-->\s*)*<(?:!doctype|html[\s>])/iu.test(html);
   const tree: Node = isDocument
-    ? parse(html, { sourceCodeLocationInfo: true })
-    : parseFragment(html, { sourceCodeLocationInfo: true });
+    ? parse(html, { sourceCodeLocationInfo: true, treeAdapter: depthLimitedTree })
+    : parseFragment(html, { sourceCodeLocationInfo: true, treeAdapter: depthLimitedTree });
   const slice = (loc: { startOffset: number; endOffset: number } | null | undefined) => (loc ? html.slice(loc.startOffset, loc.endOffset) : '');
 
   // Source text the tree does not hold (a newline parse5 drops after <pre>, stray end tags) is kept as raw gaps.

@@ -2,13 +2,14 @@
 // Document formats reuse translateTagged (tagged units → translated tagged units) with their own parsers.
 import { parseHtml } from './html-markup.js';
 import { planMarkup, type MarkupPlan } from './markup-tree.js';
-import { decodeXmlEntities, parseXml } from './xml-markup.js';
+import { ServiceError } from '../../lib/errors.js';
+import { decodeXmlEntities, parseXml, TAG_PARSE_FAILED } from './xml-markup.js';
 import { parseFragment, type DefaultTreeAdapterTypes as T } from 'parse5';
 import type { MNode } from './markup-tree.js';
 
-export { translateTagged, locate, type InlineStrategy, type SegmentTranslator } from './inline-translate.js';
+export { translateTagged, locator, type InlineStrategy, type SegmentTranslator } from './inline-translate.js';
 export { markTree, renderTagged, type TagMark, type TaggedText } from './tagged-text.js';
-export { TAG_PARSE_FAILED, checkWellFormed } from './xml-markup.js';
+export { TAG_PARSE_FAILED, MAX_MARKUP_DEPTH, checkWellFormed } from './xml-markup.js';
 export type { MarkupPlan } from './markup-tree.js';
 
 export interface MarkupOptions {
@@ -58,8 +59,18 @@ function escaper(base: Record<string, string>, extra: Map<string, string>): (s: 
   return (s) => s.replace(re, (c) => table.get(c) ?? c);
 }
 
-/** Parses a text with markup; throws the 400 for malformed XML (HTML never fails). */
+/** Parses a text with markup; throws the 400 for malformed XML and for nesting beyond MAX_MARKUP_DEPTH. */
 export function parseMarkup(text: string, options: MarkupOptions): MarkupPlan {
+  try {
+    return parseChecked(text, options);
+  } catch (err) {
+    // The parsers refuse deep nesting; should a tree still exhaust the stack, that is the same 400, never a 500.
+    if (err instanceof RangeError) throw new ServiceError('invalid_request', TAG_PARSE_FAILED, { detail: 'the markup is nested too deeply.' });
+    throw err;
+  }
+}
+
+function parseChecked(text: string, options: MarkupOptions): MarkupPlan {
   if (options.format === 'xml') {
     const nodes = parseXml(text, options);
     const text_ = escaper({ '&': '&amp;', '<': '&lt;', '>': '&gt;' }, entityMap(nodes, decodeXmlEntities));

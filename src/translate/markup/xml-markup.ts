@@ -1,10 +1,19 @@
-// XML front end: strict well-formedness check with saxes (namespaces on), then a verbatim tokenizer that keeps every
-// tag, comment, CDATA section and processing instruction byte-for-byte; outline detection decides what splits.
+// XML front end: strict well-formedness check with saxes (namespaces checked by XmlScope, linear in nesting depth),
+// then a verbatim tokenizer that keeps every tag, comment, CDATA section and processing instruction byte-for-byte;
+// outline detection decides what splits.
 import { SaxesParser } from 'saxes';
 import { ServiceError } from '../../lib/errors.js';
+import { XmlScope } from '../../lib/xml-scope.js';
 import type { MElement, MNode } from './markup-tree.js';
 
 export const TAG_PARSE_FAILED = 'Tag handling parsing failed, please check input.';
+
+/**
+ * Deepest element nesting the markup layer accepts (tag_handling, HTML/XML/DITA documents): libxml2 refuses more than
+ * 256 levels by default and browsers build at most 512, so real documents stay far below. It is checked while
+ * parsing, so a deeper text is refused after reading at most this many tags, and it bounds every walk of the tree.
+ */
+export const MAX_MARKUP_DEPTH = 512;
 
 export interface XmlOptions {
   outlineDetection: boolean;
@@ -32,17 +41,28 @@ export function decodeXmlEntities(s: string): string {
 /** Throws the reference service's 400 when the text is not well-formed XML (a fragment with several roots is fine). */
 export function checkWellFormed(text: string): void {
   const isDocument = /^\s*<\?xml[\s?]|<!DOCTYPE/u.test(text);
-  const parser = new SaxesParser({ xmlns: true, position: true });
-  let failure: Error | undefined;
+  const parser = new SaxesParser({ xmlns: false, position: true });
+  const scope = new XmlScope(MAX_MARKUP_DEPTH);
+  let wrapper = !isDocument; // the fragment wrapper is no level of the text's own
+  // The first error ends the parse (thrown out of write), so a hostile text costs no more than its bad prefix.
   parser.on('error', (err) => {
-    failure ??= err;
+    throw err;
+  });
+  parser.on('opentag', (tag) => {
+    if (wrapper) wrapper = false;
+    else scope.open(tag.name, tag.attributes);
+  });
+  parser.on('closetag', () => {
+    if (scope.depth > 0) scope.close(); // else the wrapper's end tag
+  });
+  parser.on('processinginstruction', (pi) => {
+    if (pi.target.includes(':')) throw new Error(`colons are forbidden in processing instruction targets: ${pi.target}.`);
   });
   try {
     parser.write(isDocument ? text : `<tolk-fragment>${text}</tolk-fragment>`).close();
   } catch (err) {
-    failure ??= err as Error;
+    throw new ServiceError('invalid_request', TAG_PARSE_FAILED, { detail: (err as Error).message });
   }
-  if (failure) throw new ServiceError('invalid_request', TAG_PARSE_FAILED, { detail: failure.message });
 }
 
 const ATTRIBUTE = /\s+([^\s=/>]+)\s*=\s*("[^"]*"|'[^']*')/uy;

@@ -110,6 +110,19 @@ export function planStory(text: string, units: TaggedText[], what: string): Piec
     return pieces;
   };
 
+  // Whether a range is in its paragraph's formatting, decided once per range: a range spanning many paragraphs is
+  // asked once per paragraph, and looking through its children each time was quadratic.
+  const plainRanges = new Map<XElement, boolean>();
+  const isPlainRange = (el: XElement): boolean => {
+    let known = plainRanges.get(el);
+    if (known === undefined) {
+      const own = el.children.some((c) => c.type === 'element' && c.name === 'Properties');
+      known = el.name === CSR && !own && PLAIN_RANGE.test(slice(el.openStart, el.openEnd));
+      plainRanges.set(el, known);
+    }
+    return known;
+  };
+
   /** One paragraph: verbatim when it has no words, else a unit rendered from its translation. */
   const paragraph = (toks: Tok[], openAtStart: XElement[]): Piece[] => {
     const words = toks.map((t) => (t.t === 'text' ? t.text : '')).join('');
@@ -127,8 +140,7 @@ export function planStory(text: string, units: TaggedText[], what: string): Piec
     // A range in the paragraph's own formatting: no character style, no overrides, no <Properties>.
     const plain = new Set<number>();
     const notePlain = (el: XElement, id: number) => {
-      const own = el.children.some((c) => c.type === 'element' && c.name === 'Properties');
-      if (el.name === CSR && !own && PLAIN_RANGE.test(slice(el.openStart, el.openEnd))) plain.add(id);
+      if (isPlainRange(el)) plain.add(id);
     };
     for (const el of openAtStart) {
       const id = add({ openRaw: [], closeRaw: [], holds: el.name === CSR || stack.some((s) => s.name === CSR), inContent: false });
