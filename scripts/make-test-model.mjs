@@ -11,6 +11,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
+// The vocabulary reader is Tolk's own (npm run build first).
+import { readSentencePieces } from '../dist/src/engines/bergamot/formats.js';
 
 export const SHAPES = {
   tiny: { dim: 64, ffn: 128, heads: 2, enc: 1, dec: 1, shortlist: 16 },
@@ -37,57 +39,6 @@ function prng(seed) {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-}
-
-/** Pieces of a SentencePiece model (protobuf ModelProto, field 1 = repeated SentencePiece {1 piece, 2 score, 3 type}). */
-export function readSentencePieces(buf) {
-  const pieces = [];
-  let pos = 0;
-  const varint = () => {
-    let result = 0n;
-    let shift = 0n;
-    for (;;) {
-      if (pos >= buf.length) throw new Error('truncated SentencePiece model');
-      const b = buf[pos++];
-      result |= BigInt(b & 0x7f) << shift;
-      if (!(b & 0x80)) return result;
-      shift += 7n;
-    }
-  };
-  const skip = (wire) => {
-    if (wire === 0) varint();
-    else if (wire === 1) pos += 8;
-    else if (wire === 5) pos += 4;
-    else if (wire === 2) {
-      const len = Number(varint());
-      pos += len;
-    }
-    else throw new Error(`not a SentencePiece model (wire type ${wire})`);
-  };
-  while (pos < buf.length) {
-    const key = Number(varint());
-    const field = key >> 3;
-    const wire = key & 7;
-    if (field === 1 && wire === 2) {
-      const len = Number(varint());
-      const end = pos + len;
-      let piece = '';
-      let type = 1;
-      while (pos < end) {
-        const k = Number(varint());
-        if (k >> 3 === 1 && (k & 7) === 2) {
-          const len = Number(varint());
-          piece = buf.toString('utf8', pos, pos + len);
-          pos += len;
-        } else if (k >> 3 === 3 && (k & 7) === 0) type = Number(varint());
-        else skip(k & 7);
-      }
-      pos = end;
-      pieces.push({ piece, type });
-    } else skip(wire);
-  }
-  if (pieces.length === 0) throw new Error('not a SentencePiece model (no pieces)');
-  return pieces;
 }
 
 function modelYaml(shape, vocabSize) {
@@ -288,11 +239,17 @@ export function makeTestModel({ vocab, pair, shape: shapeName, out, seed = 1 }) 
     if (t.kind === 'logit-bias') return { ...t, type: TYPE_FLOAT32, bytes: float32(t.shape[1], logitBias) };
     return { ...t, type: TYPE_FLOAT32, bytes: float32(t.shape[1], () => t.value) };
   });
+  // Precomputed activation alphas (Firefox's `.intgemm.alphas.bin` models, run with int8shiftAlphaAll): the
+  // quantization of activations then no longer depends on the other sentences of a batch. `Wemb_QuantMultA` is the one
+  // of the output layer (the tied embedding).
+  const alpha = float32(1, () => 127 / 8);
+  for (const t of tensors.filter((t) => t.kind === 'matrix')) items.push({ name: `${t.name}_QuantMultA`, shape: [1], type: TYPE_FLOAT32, bytes: alpha });
+  items.push({ name: 'Wemb_QuantMultA', shape: [1], type: TYPE_FLOAT32, bytes: alpha });
   const yaml = Buffer.from(`${modelYaml(shape, pieces.length)}\0`, 'utf8');
   items.push({ name: 'special:model.yml', shape: [yaml.length], type: TYPE_INT8, bytes: Buffer.concat([yaml], pad256(yaml.length)) });
   mkdirSync(out, { recursive: true });
   const files = {
-    model: `model.${code}.intgemm8.bin`,
+    model: `model.${code}.intgemm.alphas.bin`,
     lex: `lex.50.50.${code}.s2t.bin`,
     vocab: basename(vocab).startsWith('vocab.') ? basename(vocab) : `vocab.${code}.spm`,
   };
