@@ -91,7 +91,7 @@ export class BergamotEngine implements TranslationEngine {
       estimateBytes: (key) => (this.models.get(key)?.bytes ?? 0) * 3 + WORKSPACE_BYTES,
       logger: this.log,
     });
-    await this.pool.start();
+    // The runtimes start with the first translation: a server without models pays nothing for this engine.
     this.watch();
   }
 

@@ -107,9 +107,9 @@ export class WorkerPool {
     this.log = opts.logger ?? silentLogger;
   }
 
-  /** Starts the workers and waits until each runtime is instantiated. */
+  /** Starts the workers (done lazily on the first translation) and waits until each runtime is instantiated. */
   async start(): Promise<void> {
-    for (let i = 0; i < this.opts.workers; i++) this.workers.push(this.spawn(i));
+    if (this.workers.length === 0) for (let i = 0; i < this.opts.workers; i++) this.workers.push(this.spawn(i));
     await Promise.all(this.workers.map((w) => w.ready));
   }
 
@@ -137,6 +137,7 @@ export class WorkerPool {
 
   translate(key: string, texts: string[], signal?: AbortSignal): Promise<string[]> {
     if (this.closed) return Promise.reject(new EngineError('unavailable', 'bergamot engine is closed'));
+    if (this.workers.length === 0) void this.start().catch((err) => this.log.error({ err }, 'bergamot runtime did not start'));
     return new Promise((resolve, reject) => {
       const job: Job = { key, texts, resolve, reject, signal };
       signal?.addEventListener(
