@@ -168,11 +168,14 @@ export class WorkerPool {
       const idle = this.workers.filter((w) => !w.busy);
       if (idle.length === 0) return;
       const worker = idle.find((w) => w.loaded.has(key)) ?? idle.find((w) => w.loaded.size === 0) ?? idle[0]!;
-      // Every waiting job for this model joins the batch (the segments of concurrent requests run together).
+      // Waiting jobs for this model join one batch (the segments of concurrent requests run together), shared out
+      // between the idle workers so that none waits while another translates everything.
+      const waiting = this.queue.reduce((n, job) => n + (job.key === key ? job.texts.length : 0), 0);
+      const limit = Math.min(this.opts.maxBatchSegments, Math.ceil(waiting / idle.length));
       const batch: Job[] = [];
       let segments = 0;
       this.queue = this.queue.filter((job) => {
-        if (job.key !== key || (segments > 0 && segments + job.texts.length > this.opts.maxBatchSegments)) return true;
+        if (job.key !== key || (segments > 0 && segments + job.texts.length > limit)) return true;
         batch.push(job);
         segments += job.texts.length;
         return false;
@@ -234,7 +237,10 @@ export class WorkerPool {
     const before = worker.heapBytes;
     const reply = await worker.call({ op: 'load', key, ...payload }, [payload.model, payload.shortlist, ...new Set(payload.vocabs)]);
     if (!reply.ok) throw this.fail(worker, reply);
-    const grown = reply.heapBytes - before;
+    // One short sentence allocates the model's workspace now: the load then measures what the model really holds.
+    const warm = await worker.call({ op: 'translate', key, texts: ['Hello.'] });
+    if (!warm.ok) throw this.fail(worker, warm);
+    const grown = warm.heapBytes - before;
     const bytes = grown > 0 ? Math.max(grown, this.measured.get(key) ?? 0) : estimate;
     this.measured.set(key, bytes);
     worker.loaded.set(key, { bytes, lastUsed: performance.now() });
