@@ -6,7 +6,9 @@ import { after, before, describe, it } from 'node:test';
 import { ApertiumEngine } from '../../src/engines/apertium/index.js';
 import { BergamotEngine } from '../../src/engines/bergamot/index.js';
 import { makeModel, modelsDirWith } from '../helpers/bergamot-models.js';
+import { DocumentClient, fixture } from '../helpers/documents.js';
 import { authHeaders, createAccount, createTestApp, type TestAccount, type TestContext } from '../helpers/harness.js';
+import { unzipAll } from '../helpers/zip.js';
 
 let modelsDir: string;
 let ctx: TestContext;
@@ -45,6 +47,24 @@ describe('bergamot through HTTP', () => {
     assert.equal(res.statusCode, 200);
     const out: string = res.json().translations[0].text;
     assert.match(out, /^<p>.*<b>.*<\/b>.*<\/p>$/s);
+  });
+
+  it('translates a docx end to end with the neural model', async () => {
+    const src = fixture('sample.docx');
+    const { status, file } = await new DocumentClient(ctx, pro).translateFile([
+      { name: 'file', filename: 'report.docx', content: src },
+      { name: 'source_lang', value: 'EN' },
+      { name: 'target_lang', value: 'ES' },
+    ]);
+    assert.equal(status.status, 'done', JSON.stringify(status));
+    const before = new Map(await unzipAll(src));
+    const after = new Map(await unzipAll(file!.data));
+    assert.deepEqual([...after.keys()], [...before.keys()]);
+    const text = [...after.get('word/document.xml')!.toString('utf8').matchAll(/<w:t(?: [^>]*)?>([^<]*)<\/w:t>/g)].map((m) => m[1]).join(' ');
+    const [neural] = await bergamot.translate({ source: 'en', target: 'es' }, ['The cat is red.'], {});
+    // The generated model's vocabulary pieces, not the English source.
+    assert.ok(neural!.split(' ').some((w) => text.includes(w)));
+    assert.doesNotMatch(text, /\bThe cat\b/);
   });
 
   it('lists German once a German model is installed, without a restart, and pivots through English', async () => {
