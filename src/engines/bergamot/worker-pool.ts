@@ -137,7 +137,15 @@ export class WorkerPool {
 
   translate(key: string, texts: string[], signal?: AbortSignal): Promise<string[]> {
     if (this.closed) return Promise.reject(new EngineError('unavailable', 'bergamot engine is closed'));
-    if (this.workers.length === 0) void this.start().catch((err) => this.log.error({ err }, 'bergamot runtime did not start'));
+    if (this.workers.length === 0) {
+      void this.start().catch(async (err: Error) => {
+        // No runtime: fail what waits (503) and try again on the next request.
+        this.log.error({ err }, 'bergamot runtime did not start');
+        const failed = this.workers.splice(0);
+        await Promise.all(failed.map((w) => w.worker.terminate()));
+        for (const job of this.queue.splice(0)) job.reject(err instanceof EngineError ? err : new EngineError('unavailable', err.message));
+      });
+    }
     return new Promise((resolve, reject) => {
       const job: Job = { key, texts, resolve, reject, signal };
       signal?.addEventListener(

@@ -65,6 +65,20 @@ describe('bergamot engine', () => {
     assert.ok(out!.length > 0);
   });
 
+  it('unloads the least recently used model beyond the memory budget and reloads it on demand', async () => {
+    const small = new BergamotEngine({ modelsDir: root, workers: 1, memoryBudgetMb: 1, rescanIntervalMs: 0 });
+    try {
+      await small.start();
+      const en = await small.translate({ source: 'en', target: 'es' }, ['The house is big.'], {});
+      await small.translate({ source: 'de', target: 'en' }, ['Das Haus ist groß.'], {});
+      assert.deepEqual(await small.translate({ source: 'en', target: 'es' }, ['The house is big.'], {}), en);
+      assert.deepEqual(small.loadStats().map((l) => l.key), ['en-es', 'de-en', 'en-es']);
+      assert.ok(small.loadStats().every((l) => l.bytes > 0));
+    } finally {
+      await small.close();
+    }
+  });
+
   it('picks up an installed and a removed model on re-scan', async () => {
     const seen: string[][] = [];
     engine.onPairsChanged(() => seen.push(engine.pairs().map((p) => `${p.source}-${p.target}`).sort()));
