@@ -25,9 +25,9 @@ const TYPE_FLOAT32 = 0x0400 + 4;
 const TYPE_INTGEMM8 = 0x0100 + 1 + 0x4000;
 const SHORTLIST_MAGIC = 0xf11a48d5013417f5n;
 const MASK64 = (1n << 64n) - 1n;
-// Below every pool word: generated weights cannot learn when to stop, so the output runs to Marian's length limit
-// (max-length-factor × source tokens), which makes decoding a conservative (longer) stand-in for a real model.
-const EOS_BIAS = -1;
+// End of sentence: its bias, and the weight with which it reads the position clock (see makeTestModel).
+const EOS_BIAS = 3;
+const EOS_WEIGHT = 1.5;
 
 /** Small deterministic PRNG (mulberry32): the same seed gives the same model byte for byte. */
 function prng(seed) {
@@ -157,12 +157,16 @@ function marianBinary(items) {
   return out;
 }
 
-/** An intgemm8 tensor as marian-conv writes it: int8 values (transposed except Wemb), then the float quantMult. */
-function intgemm8(rows, cols, random, transpose) {
-  const maxAbs = Math.sqrt(6 / (rows + cols)); // Glorot-uniform range
+/**
+ * An intgemm8 tensor as marian-conv writes it: int8 values (transposed except Wemb), then the float quantMult.
+ * `edit` may change the row-major int8 values (full scale ±127 stands for ±maxAbs) before they are laid out.
+ */
+function intgemm8(rows, cols, random, transpose, { maxAbs = Math.sqrt(6 / (rows + cols)), edit } = {}) {
   const bytes = Buffer.alloc(pad256(rows * cols + 4));
   const values = new Int8Array(bytes.buffer, bytes.byteOffset, rows * cols);
-  for (let i = 0; i < rows * cols; i++) values[i] = Math.round((random() * 2 - 1) * 127);
+  const glorot = Math.sqrt(6 / (rows + cols)) / maxAbs; // Glorot-uniform range on the int8 scale
+  for (let i = 0; i < rows * cols; i++) values[i] = Math.round((random() * 2 - 1) * 127 * glorot);
+  edit?.(values);
   if (transpose) {
     const copy = Int8Array.from(values);
     for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) values[c * rows + r] = copy[r * cols + c];
@@ -232,10 +236,37 @@ export function makeTestModel({ vocab, pair, shape: shapeName, out, seed = 1 }) 
   // Only pool words and the end of sentence can win: source words, which Marian adds to a shared-vocabulary
   // shortlist, must not, or a sentence's output would depend on the other sentences of its batch.
   const logitBias = (i) => (i === eos ? EOS_BIAS : pool.has(i) ? random() * 0.2 : -10);
+  // A clock for the end of sentence: the dimensions where the decoder input carries slow sine waves of its position
+  // (Marian's sinusoidal embeddings, sin(t·ω) with ω from 0.02 to 0.06, rising over the first 25–75 steps) are kept
+  // free of everything else, and only the end-of-sentence embedding reads them: its logit rises step by step until
+  // it wins, so a sentence ends on its own, whatever else is in its batch.
+  const half = shape.dim / 2;
+  const clock = [];
+  for (let i = 0; i < half; i++) {
+    const w = Math.exp((-i * Math.log(10000)) / (half - 1));
+    if (w >= 0.02 && w <= 0.06) clock.push(i);
+  }
+  // Reference: as many cosine dimensions of the slowest waves (≈ 1 at every step); reading them negatively cancels
+  // the mean that every layer normalization subtracts.
+  const reference = Array.from({ length: clock.length }, (_, k) => shape.dim - 1 - k);
+  const free = [...clock, ...reference];
+  const zeroColumns = (cols) => (values) => {
+    for (let at = 0; at < values.length; at += cols) for (const c of free) values[at + c] = 0;
+  };
+  const embedding = (values) => {
+    zeroColumns(shape.dim)(values);
+    values.fill(0, eos * shape.dim, (eos + 1) * shape.dim);
+    for (const c of clock) values[eos * shape.dim + c] = 127;
+    for (const c of reference) values[eos * shape.dim + c] = -127;
+  };
+  const writesResidual = /^decoder_l\d+_(rnn_W|context_Wo|ffn_W2)$/;
   const tensors = tensorList(shape, pieces.length);
   const items = tensors.map((t) => {
-    if (t.kind === 'embedding') return { ...t, type: TYPE_INTGEMM8, bytes: intgemm8(t.shape[0], t.shape[1], random, false) };
-    if (t.kind === 'matrix') return { ...t, type: TYPE_INTGEMM8, bytes: intgemm8(t.shape[0], t.shape[1], random, true) };
+    const [rows, cols] = t.shape;
+    if (t.kind === 'embedding') return { ...t, type: TYPE_INTGEMM8, bytes: intgemm8(rows, cols, random, false, { maxAbs: EOS_WEIGHT, edit: embedding }) };
+    if (t.kind === 'matrix') {
+      return { ...t, type: TYPE_INTGEMM8, bytes: intgemm8(rows, cols, random, true, writesResidual.test(t.name) ? { edit: zeroColumns(cols) } : {}) };
+    }
     if (t.kind === 'logit-bias') return { ...t, type: TYPE_FLOAT32, bytes: float32(t.shape[1], logitBias) };
     return { ...t, type: TYPE_FLOAT32, bytes: float32(t.shape[1], () => t.value) };
   });

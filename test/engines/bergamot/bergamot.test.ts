@@ -13,8 +13,9 @@ runEngineContract('bergamot (generated tiny model)', async () => {
   return {
     engine: new BergamotEngine({ modelsDir, workers: 2, rescanIntervalMs: 0 }),
     pair: { source: 'en', target: 'es' },
-    // Generated weights never choose the end of sentence, so an output runs to the length limit of its runtime batch
-    // (set by the batch's longest sentence): samples of equal token count translate the same alone and batched.
+    // Generated models end a sentence after a fixed number of pieces, or at Marian's limit of twice the longest
+    // sentence of the runtime batch when that comes first: short samples of equal token count translate the same
+    // alone and batched.
     samples: ['The house is big.', 'I have two dogs.', 'We are at home.'],
   };
 });
