@@ -5,12 +5,13 @@ import { ConfigError, loadConfig } from './config.js';
 import { AccountsService } from './accounts/accounts-service.js';
 import { Store } from './store/store.js';
 import { startServer } from './server.js';
+import { isModelsError, modelsCommand, MODELS_USAGE } from './models/cli.js';
 
 const USAGE = `Usage:
   tolk serve                                   start the HTTP API (configuration from TOLK_* environment variables)
   tolk account create --plan pro|free [--features detection] [--character-limit N] [--name NAME] [--json]
   tolk key create --account ID [--label LABEL] [--json]
-`;
+${MODELS_USAGE}`;
 
 class UsageError extends Error {}
 
@@ -105,6 +106,7 @@ export async function main(argv: string[]): Promise<number> {
     if (command === 'serve') await serve();
     else if (command === 'account' && sub === 'create') await accountCreate(rest);
     else if (command === 'key' && sub === 'create') await keyCreate(rest);
+    else if (command === 'models') return await modelsCommand(sub, rest, loadConfig(), (m) => new UsageError(m));
     else if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
       process.stdout.write(USAGE);
     } else {
@@ -119,6 +121,10 @@ export async function main(argv: string[]): Promise<number> {
     if (err instanceof ConfigError) {
       process.stderr.write(`tolk: ${err.message}\n`);
       return 2;
+    }
+    if (isModelsError(err)) {
+      process.stderr.write(`tolk: ${(err as Error).message}\n`);
+      return 1;
     }
     const code = (err as { code?: string }).code;
     if (code === 'not_found' || code === 'invalid_request') {

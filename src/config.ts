@@ -34,6 +34,10 @@ const EnvSchema = Type.Object({
   TOLK_LLM_TIMEOUT_MS: Type.Optional(Positive),
   TOLK_LLM_CONCURRENCY: Type.Optional(Positive),
   TOLK_HUNSPELL_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  TOLK_MODELS_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  TOLK_BERGAMOT_WORKERS: Type.Optional(Type.Integer({ minimum: 0, maximum: 256 })),
+  TOLK_BERGAMOT_MEMORY_MB: Type.Optional(Positive),
+  TOLK_MODELS_INDEX_URL: Type.Optional(Type.String({ pattern: '^(https?|file)://' })),
   TOLK_TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
   TOLK_KEEP_ALIVE_TIMEOUT_MS: Type.Optional(Positive),
   TOLK_HEADERS_TIMEOUT_MS: Type.Optional(Positive),
@@ -87,6 +91,8 @@ export interface Config {
   timeouts: { keepAliveMs: number; headersMs: number; requestMs: number };
   /** On SIGTERM/SIGINT, requests in flight get this long to finish before their connections are cut. */
   shutdownTimeoutMs: number;
+  /** Neural models (Firefox Translations/Bergamot): where they are installed, worker threads (0 = engine off), memory budget, public index. */
+  bergamot: { modelsDir: string; workers: number | undefined; memoryBudgetMb: number; indexUrl: string | undefined };
 }
 
 export class ConfigError extends Error {}
@@ -169,6 +175,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     hunspellDir: e.TOLK_HUNSPELL_DIR ?? '/usr/share/hunspell',
     timeouts,
     shutdownTimeoutMs: e.TOLK_SHUTDOWN_TIMEOUT_MS ?? 25_000,
+    bergamot: {
+      modelsDir: resolve(e.TOLK_MODELS_DIR ?? resolve(dataDir, 'models')),
+      workers: e.TOLK_BERGAMOT_WORKERS,
+      memoryBudgetMb: e.TOLK_BERGAMOT_MEMORY_MB ?? 2048,
+      indexUrl: e.TOLK_MODELS_INDEX_URL,
+    },
   };
 }
 

@@ -7,6 +7,7 @@ import { DeveloperKeysService } from './admin/developer-keys-service.js';
 import { AnalyticsService } from './admin/analytics-service.js';
 import { Store } from './store/store.js';
 import { ApertiumEngine } from './engines/apertium/index.js';
+import { BergamotEngine } from './engines/bergamot/index.js';
 import { LlmEngine, isTextImprover, type TextImprover } from './engines/llm/index.js';
 import { Hunspell } from './write/hunspell.js';
 import { WriteService } from './write/write-service.js';
@@ -138,6 +139,18 @@ export async function buildServices(config: Config, options: BuildServicesOption
     (options.engines === false
       ? []
       : [
+          // First: where a neural model and Apertium both serve a pair, the neural model wins (TOLK_ENGINE_ROUTES decides otherwise).
+          ...(config.bergamot.workers === 0
+            ? []
+            : [
+                new BergamotEngine({
+                  modelsDir: config.bergamot.modelsDir,
+                  memoryBudgetMb: config.bergamot.memoryBudgetMb,
+                  requestTimeoutMs: config.engineTimeoutMs,
+                  ...(config.bergamot.workers ? { workers: config.bergamot.workers } : {}),
+                  logger,
+                }),
+              ]),
           new ApertiumEngine({
             modesDir: config.apertium.modesDir,
             memoryBudgetMb: config.apertium.memoryBudgetMb,
@@ -174,10 +187,20 @@ export async function buildServices(config: Config, options: BuildServicesOption
   const router = new EngineRouter(engines, { routing: config.engineRoutes, logger, defaultVariants: DEFAULT_TARGET_VARIANT });
   const detector = await EldLanguageDetector.create();
   let catalogue = buildCatalogue(router);
+  const detectableSources = new Set<string>();
+  const refreshLanguages = () => {
+    detectableSources.clear();
+    for (const s of catalogue.sources) if (detector.languages.has(s)) detectableSources.add(s);
+  };
+  // Pairs found working on first use (Apertium) or models installed/removed while running (Bergamot) change what
+  // can be translated: routes and the language lists follow.
   pairsChanged = () => {
     router.refresh();
     catalogue = buildCatalogue(router);
+    refreshLanguages();
   };
+  for (const engine of engines) engine.onPairsChanged?.(() => pairsChanged());
+  refreshLanguages();
   const hunspell = new Hunspell({ dictionaryDir: config.hunspellDir, logger, timeoutMs: config.engineTimeoutMs });
   const write = new WriteService({
     improver: engines.find((e) => isTextImprover(e)) as (TranslationEngine & TextImprover) | undefined,
@@ -258,7 +281,7 @@ export async function buildServices(config: Config, options: BuildServicesOption
     urlSigner: new UrlSigner(await store.serverSecret('url_signing')),
     health,
     languages: () => catalogue,
-    detectableSources: new Set(catalogue.sources.filter((s) => detector.languages.has(s))),
+    detectableSources,
     async close(closeOptions = {}) {
       await documents.close();
       await customization.memories.idle();

@@ -52,6 +52,8 @@ export interface TranslationEngine {
    * Rejects with EngineError on failure.
    */
   translate(pair: LanguagePair, segments: string[], options: EngineTranslateOptions): Promise<string[]>;
+  /** For engines whose pairs change while running (models installed or removed): called after each change. */
+  onPairsChanged?(listener: () => void): void;
   close(): Promise<void>;
 }
 

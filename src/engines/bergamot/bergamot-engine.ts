@@ -1,0 +1,230 @@
+// The Bergamot engine: Firefox Translations' neural models (one directory per direction under the models directory),
+// run by the WebAssembly runtime in worker threads; directories are re-scanned when they change, without a restart.
+import { watch, type FSWatcher } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import {
+  EngineError,
+  type EnginePairInfo,
+  type EngineTranslateOptions,
+  type LanguagePair,
+  type TranslationEngine,
+} from '../engine.js';
+import { silentLogger, type Logger } from '../../lib/logger.js';
+import { readModelFile, scanModelsDir, type BadModelDir, type ModelInfo } from './model-dir.js';
+import { WorkerPool, type LoadStats, type ModelPayload } from './worker-pool.js';
+
+export interface BergamotEngineOptions {
+  /** Directory holding one model directory per direction. */
+  modelsDir: string;
+  /** Worker threads, each with its own runtime. Default: one per core. */
+  workers?: number;
+  /** Summed memory of loaded models (every worker's copy), MiB; least recently used models are unloaded beyond it. Default 2048. */
+  memoryBudgetMb?: number;
+  /** Whole-call limit (queue wait + translation). Default 15000. */
+  requestTimeoutMs?: number;
+  /** Segments per runtime call. Default 64. */
+  maxBatchSegments?: number;
+  /** Re-scan the directory this often even without a change event, ms (0: never). Default 30000. */
+  rescanIntervalMs?: number;
+  logger?: Logger;
+}
+
+/** Decoding settings of Firefox's own translation worker (greedy search; the runtime's GEMM is int8). */
+function runtimeConfig(precision: ModelInfo['precision']): string {
+  return [
+    'beam-size: 1',
+    'normalize: 1.0',
+    'word-penalty: 0',
+    'max-length-break: 128',
+    'mini-batch-words: 1024',
+    'workspace: 128',
+    'max-length-factor: 2.0',
+    'skip-cost: true',
+    'cpu-threads: 0',
+    'quiet: true',
+    'quiet-translation: true',
+    `gemm-precision: ${precision}`,
+    'alignment: soft',
+    '',
+  ].join('\n');
+}
+
+const WORKSPACE_BYTES = 128 * 1048576;
+
+const pairKey = (source: string, target: string) => `${source}-${target}`;
+
+export class BergamotEngine implements TranslationEngine {
+  readonly name = 'bergamot';
+  // No `context` (the models translate sentence by sentence) and no glossary of their own (the service's markup-based
+  // glossary enforcement applies, as on Apertium).
+  readonly features = { context: false };
+  private readonly opts: Required<Omit<BergamotEngineOptions, 'logger'>>;
+  private readonly log: Logger;
+  private pool: WorkerPool | undefined;
+  private models = new Map<string, ModelInfo>();
+  private badDirs: BadModelDir[] = [];
+  private watcher: FSWatcher | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private rescanning: Promise<void> | undefined;
+  private rescanAgain = false;
+  private readonly listeners: (() => void)[] = [];
+
+  constructor(options: BergamotEngineOptions) {
+    this.opts = {
+      workers: availableParallelism(),
+      memoryBudgetMb: 2048,
+      requestTimeoutMs: 15_000,
+      maxBatchSegments: 64,
+      rescanIntervalMs: 30_000,
+      ...options,
+    };
+    this.log = options.logger ?? silentLogger;
+  }
+
+  async start(): Promise<void> {
+    await this.rescan();
+    this.pool = new WorkerPool({
+      workers: Math.max(1, this.opts.workers),
+      memoryBudgetBytes: this.opts.memoryBudgetMb * 1048576,
+      maxBatchSegments: this.opts.maxBatchSegments,
+      loadModel: (key) => this.payload(key),
+      estimateBytes: (key) => (this.models.get(key)?.bytes ?? 0) * 3 + WORKSPACE_BYTES,
+      logger: this.log,
+    });
+    // The runtimes start with the first translation: a server without models pays nothing for this engine.
+    this.watch();
+  }
+
+  private watch(): void {
+    const schedule = () => void this.rescan().catch((err) => this.log.error({ err }, 'bergamot models re-scan failed'));
+    try {
+      let debounce: NodeJS.Timeout | undefined;
+      this.watcher = watch(this.opts.modelsDir, () => {
+        clearTimeout(debounce);
+        debounce = setTimeout(schedule, 200);
+      });
+      this.watcher.on('error', () => this.watcher?.close());
+    } catch {
+      // No directory yet: the periodic re-scan finds it once models are installed.
+    }
+    if (this.opts.rescanIntervalMs > 0) {
+      this.timer = setInterval(schedule, this.opts.rescanIntervalMs);
+      this.timer.unref();
+    }
+  }
+
+  /** Called after the set of pairs changed (models installed or removed while running). */
+  onPairsChanged(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Model directories that were refused at the last scan, with the reason. */
+  badModelDirs(): BadModelDir[] {
+    return this.badDirs;
+  }
+
+  installedModels(): ModelInfo[] {
+    return [...this.models.values()];
+  }
+
+  /** Loads seen so far (model, worker, measured memory, cold-load time). */
+  loadStats(): LoadStats[] {
+    return this.pool?.loads ?? [];
+  }
+
+  /** Re-reads the models directory; serialised, and repeated once if asked again while running. */
+  rescan(): Promise<void> {
+    if (this.rescanning) {
+      this.rescanAgain = true;
+      return this.rescanning;
+    }
+    this.rescanning = (async () => {
+      do {
+        this.rescanAgain = false;
+        await this.rescanOnce();
+      } while (this.rescanAgain);
+    })().finally(() => (this.rescanning = undefined));
+    return this.rescanning;
+  }
+
+  private async rescanOnce(): Promise<void> {
+    const { models, bad } = await scanModelsDir(this.opts.modelsDir);
+    const next = new Map<string, ModelInfo>();
+    for (const m of models) {
+      const key = pairKey(m.source, m.target);
+      const other = next.get(key);
+      if (other) bad.push({ dir: m.dir, reason: `a second model for ${key} (${other.dir} is used)` });
+      else next.set(key, m);
+    }
+    const known = new Set(this.badDirs.map((b) => `${b.dir}\n${b.reason}`));
+    for (const b of bad) if (!known.has(`${b.dir}\n${b.reason}`)) this.log.error({ dir: b.dir, reason: b.reason }, 'bergamot model directory refused');
+    this.badDirs = bad;
+    let changed = next.size !== this.models.size;
+    for (const [key, old] of this.models) {
+      const now = next.get(key);
+      if (!now || now.stamp !== old.stamp || now.dir !== old.dir) {
+        changed = true;
+        await this.pool?.unload(key);
+      }
+    }
+    for (const key of next.keys()) if (!this.models.has(key)) changed = true;
+    this.models = next;
+    if (changed) {
+      this.log.info({ pairs: [...next.keys()] }, 'bergamot models');
+      for (const l of this.listeners) l();
+    }
+  }
+
+  private async payload(key: string): Promise<ModelPayload> {
+    const info = this.models.get(key);
+    if (!info) throw new EngineError('unsupported_pair', `no bergamot model for ${key}`);
+    const { files } = info;
+    const read = async (path: string) => {
+      const buf = await readModelFile(path);
+      // A standalone copy, so the transfer to the worker moves exactly this file's bytes.
+      return buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer;
+    };
+    const [model, shortlist, src] = await Promise.all([read(files.model), read(files.shortlist), read(files.srcVocab)]);
+    const vocabs = files.trgVocab === files.srcVocab ? [src] : [src, await read(files.trgVocab)];
+    return { config: runtimeConfig(info.precision), model, shortlist, vocabs };
+  }
+
+  pairs(): EnginePairInfo[] {
+    return [...this.models.values()].map((m) => ({ source: m.source, target: m.target, formality: false }));
+  }
+
+  async translate(pair: LanguagePair, segments: string[], options: EngineTranslateOptions): Promise<string[]> {
+    const key = pairKey(pair.source.toLowerCase(), pair.target.toLowerCase());
+    if (!this.models.has(key)) throw new EngineError('unsupported_pair', `no bergamot model for ${pair.source}→${pair.target}`);
+    if (!this.pool) throw new EngineError('unavailable', 'bergamot engine is not started');
+    const texts: string[] = [];
+    const at: number[] = [];
+    segments.forEach((s, i) => {
+      if (s.trim() !== '') {
+        at.push(i);
+        texts.push(s);
+      }
+    });
+    const out = segments.map(() => '');
+    if (texts.length === 0) return out;
+    const deadline = AbortSignal.timeout(this.opts.requestTimeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+    let translated: string[];
+    try {
+      translated = await this.pool.translate(key, texts, signal);
+    } catch (err) {
+      if (deadline.aborted && !(options.signal?.aborted ?? false)) {
+        throw new EngineError('timeout', `bergamot ${key}: no answer within ${this.opts.requestTimeoutMs} ms`);
+      }
+      throw err instanceof EngineError ? err : new EngineError('failed', String((err as Error)?.message ?? err), { cause: err });
+    }
+    at.forEach((i, k) => (out[i] = translated[k]!));
+    return out;
+  }
+
+  async close(): Promise<void> {
+    this.watcher?.close();
+    clearInterval(this.timer);
+    await this.pool?.close();
+  }
+}

@@ -1,0 +1,77 @@
+// `tolk models list | install | remove | verify`: the models directory (TOLK_MODELS_DIR) managed from the shell.
+import { parseArgs } from 'node:util';
+import type { Config } from '../config.js';
+import { scanModelsDir } from '../engines/bergamot/index.js';
+import { installModel, ModelInstallError, removeModel, verifyModels, type Progress } from './install.js';
+import { ModelIndexError } from './model-index.js';
+import { ArchiveError } from './archive.js';
+
+export const MODELS_USAGE = `  tolk models list [--json]                    installed neural (Bergamot) models, and directories that are refused
+  tolk models install DIR|ARCHIVE|URL|PAIR     install a model directory, a .tar.gz/.zip, a URL, or a direction (en-de) from the public index
+  tolk models remove PAIR                      remove the model of a direction
+  tolk models verify [PAIR]                    check files and the hashes recorded at install
+`;
+
+/** Errors the CLI prints as one line (exit 1), without a stack. */
+export function isModelsError(err: unknown): boolean {
+  return err instanceof ModelInstallError || err instanceof ModelIndexError || err instanceof ArchiveError;
+}
+
+const mb = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MB`;
+
+/** A one-line progress bar on a terminal; silence elsewhere (logs, pipes). */
+function terminalProgress(): Progress | undefined {
+  if (!process.stderr.isTTY) return undefined;
+  let last = 0;
+  return (file, received, total) => {
+    const now = Date.now();
+    if (now - last < 100 && received !== total) return;
+    last = now;
+    const width = 30;
+    const done = total ? Math.min(width, Math.round((received / total) * width)) : 0;
+    const bar = total ? `[${'#'.repeat(done)}${'-'.repeat(width - done)}] ${mb(received)}/${mb(total)}` : mb(received);
+    process.stderr.write(`\r${file.padEnd(36).slice(0, 36)} ${bar}${received === total ? '\n' : ''}`);
+  };
+}
+
+export async function modelsCommand(sub: string | undefined, argv: string[], config: Config, usageError: (m: string) => Error): Promise<number> {
+  // Exit status: 0, or 1 when `verify` finds a problem.
+  const modelsDir = config.bergamot.modelsDir;
+  const { values, positionals } = parseArgs({ args: argv, options: { json: { type: 'boolean', default: false } }, allowPositionals: true, strict: true });
+  const out = (s: string) => process.stdout.write(s);
+  if (sub === 'list') {
+    const { models, bad } = await scanModelsDir(modelsDir);
+    if (values.json) {
+      out(`${JSON.stringify({ models_dir: modelsDir, models: models.map((m) => ({ pair: `${m.source}-${m.target}`, version: m.version ?? null, dir: m.dir, bytes: m.bytes })), refused: bad })}\n`);
+      return 0;
+    }
+    out(`models directory: ${modelsDir}\n`);
+    if (models.length === 0 && bad.length === 0) out('no models installed (tolk models install en-de)\n');
+    for (const m of models) out(`${`${m.source}-${m.target}`.padEnd(8)} ${(m.version ?? '-').padEnd(10)} ${mb(m.bytes).padStart(9)}  ${m.dir}\n`);
+    for (const b of bad) out(`refused  ${b.dir}: ${b.reason}\n`);
+    return 0;
+  }
+  if (sub === 'install') {
+    if (positionals.length !== 1) throw usageError('tolk models install takes one directory, archive, URL or pair (en-de)');
+    const progress = terminalProgress();
+    const info = await installModel(positionals[0]!, {
+      modelsDir,
+      ...(config.bergamot.indexUrl ? { indexUrl: config.bergamot.indexUrl } : {}),
+      ...(progress ? { progress } : {}),
+    });
+    out(`installed ${info.source}-${info.target}${info.version ? ` ${info.version}` : ''} in ${info.dir}\n`);
+    return 0;
+  }
+  if (sub === 'remove') {
+    if (positionals.length !== 1) throw usageError('tolk models remove takes one pair (en-de)');
+    out(`removed ${await removeModel(modelsDir, positionals[0]!)}\n`);
+    return 0;
+  }
+  if (sub === 'verify') {
+    const results = await verifyModels(modelsDir, positionals[0]);
+    if (positionals[0] && results.length === 0) throw new ModelInstallError(`no ${positionals[0]} model is installed in ${modelsDir}`);
+    for (const r of results) out(`${r.ok ? 'ok     ' : 'FAILED '} ${r.pair ?? '?'} ${r.dir}${r.problems.map((p) => `\n  ${p}`).join('')}\n`);
+    return results.some((r) => !r.ok) ? 1 : 0;
+  }
+  throw usageError(`unknown models command: ${sub ?? '(none)'}`);
+}

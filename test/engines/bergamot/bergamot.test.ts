@@ -1,0 +1,98 @@
+// Bergamot engine on generated models of the real format: the shared contract, refused directories, live re-scans.
+import assert from 'node:assert/strict';
+import { mkdir, rename, rm, truncate, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { BergamotEngine, inspectModelDir } from '../../../src/engines/bergamot/index.js';
+import { EngineRouter } from '../../../src/translate/engine-router.js';
+import { makeModel, modelsDirWith } from '../../helpers/bergamot-models.js';
+import { runEngineContract } from '../engine.case.js';
+
+runEngineContract('bergamot (generated tiny model)', async () => {
+  const modelsDir = await modelsDirWith(['en-es']);
+  return {
+    engine: new BergamotEngine({ modelsDir, workers: 2, rescanIntervalMs: 0 }),
+    pair: { source: 'en', target: 'es' },
+    // Generated models end a sentence after a fixed number of pieces, or at Marian's limit of twice the longest
+    // sentence of the runtime batch when that comes first: short samples of equal token count translate the same
+    // alone and batched.
+    samples: ['The house is big.', 'I have two dogs.', 'We are at home.'],
+  };
+});
+
+describe('bergamot engine', () => {
+  let root: string;
+  let engine: BergamotEngine;
+
+  before(async () => {
+    root = await modelsDirWith(['en-es', 'de-en']);
+    // Bad directories: each must be refused with its path and reason, never stop the engine.
+    await mkdir(join(root, 'fr-en'));
+    await writeFile(join(root, 'fr-en', 'model.fren.intgemm.alphas.bin'), 'not a model');
+    await makeModel(join(root, 'es-en'), 'es-en');
+    await rm(join(root, 'es-en', 'vocab.esen.spm'));
+    await makeModel(join(root, 'en-de'), 'en-de');
+    await truncate(join(root, 'en-de', 'model.ende.intgemm.alphas.bin'), 100_000);
+    engine = new BergamotEngine({ modelsDir: root, workers: 1, rescanIntervalMs: 0 });
+    await engine.start();
+  });
+  after(async () => {
+    await engine.close();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('serves the good directories and reports each bad one with its reason', () => {
+    assert.deepEqual(engine.pairs().map((p) => `${p.source}-${p.target}`).sort(), ['de-en', 'en-es']);
+    const bad = Object.fromEntries(engine.badModelDirs().map((b) => [b.dir.slice(root.length + 1), b.reason]));
+    assert.match(bad['fr-en']!, /shortlist|Marian/);
+    assert.match(bad['es-en']!, /vocabulary/);
+    assert.match(bad['en-de']!, /truncated/);
+  });
+
+  it('refuses a vocabulary that is not a SentencePiece model', async () => {
+    const dir = join(root, '..', `${root.split('/').pop()}-badvocab`, 'en-es');
+    await makeModel(dir, 'en-es');
+    await writeFile(join(dir, 'vocab.esen.spm'), Buffer.from([0x0a, 0xff, 0xff, 0xff]));
+    await assert.rejects(inspectModelDir(dir), /vocab\.esen\.spm: not a SentencePiece model/);
+    await rm(join(dir, '..'), { recursive: true, force: true });
+  });
+
+  it('pivots through English with the router (de→en→es)', async () => {
+    const router = new EngineRouter([engine]);
+    const route = router.resolve('de', 'es');
+    assert.equal(route?.kind, 'pivot');
+    assert.deepEqual(route?.legs.map((l) => l.target), ['en', 'es']);
+    const [out] = await router.translate('de', 'es', ['Das Haus ist groß.'], {});
+    assert.ok(out!.length > 0);
+  });
+
+  it('unloads the least recently used model beyond the memory budget and reloads it on demand', async () => {
+    const small = new BergamotEngine({ modelsDir: root, workers: 1, memoryBudgetMb: 1, rescanIntervalMs: 0 });
+    try {
+      await small.start();
+      const en = await small.translate({ source: 'en', target: 'es' }, ['The house is big.'], {});
+      await small.translate({ source: 'de', target: 'en' }, ['Das Haus ist groß.'], {});
+      assert.deepEqual(await small.translate({ source: 'en', target: 'es' }, ['The house is big.'], {}), en);
+      assert.deepEqual(small.loadStats().map((l) => l.key), ['en-es', 'de-en', 'en-es']);
+      assert.ok(small.loadStats().every((l) => l.bytes > 0));
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('picks up an installed and a removed model on re-scan', async () => {
+    const seen: string[][] = [];
+    engine.onPairsChanged(() => seen.push(engine.pairs().map((p) => `${p.source}-${p.target}`).sort()));
+    await rm(join(root, 'es-en'), { recursive: true });
+    await makeModel(join(root, '.es-en.partial'), 'es-en');
+    await rename(join(root, '.es-en.partial'), join(root, 'es-en'));
+    await engine.rescan();
+    assert.ok(engine.pairs().some((p) => p.source === 'es' && p.target === 'en'));
+    const [out] = await engine.translate({ source: 'es', target: 'en' }, ['La casa es grande.'], {});
+    assert.ok(out!.length > 0);
+    await rm(join(root, 'es-en'), { recursive: true });
+    await engine.rescan();
+    assert.ok(!engine.pairs().some((p) => p.source === 'es' && p.target === 'en'));
+    assert.deepEqual(seen.at(-1), ['de-en', 'en-es']);
+  });
+});
