@@ -32,6 +32,8 @@ const EnvSchema = Type.Object({
   TOLK_LLM_TIMEOUT_MS: Type.Optional(Positive),
   TOLK_LLM_CONCURRENCY: Type.Optional(Positive),
   TOLK_HUNSPELL_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  TOLK_MODELS_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  TOLK_STT_ENGINE: Type.Optional(Type.Union(['auto', 'pocketsphinx', 'whisper'].map((l) => Type.Literal(l)))),
   TOLK_TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
 });
 type Env = Static<typeof EnvSchema>;
@@ -65,6 +67,10 @@ export interface Config {
     | undefined;
   /** Where Hunspell dictionaries (.dic/.aff) for /v2/write/correct are. */
   hunspellDir: string;
+  /** Installed models (TOLK_MODELS_DIR, default DATA_DIR/models); speech recognition models under whisper/. */
+  modelsDir: string;
+  /** Speech-to-text engine: auto = Whisper when a model is installed, else PocketSphinx. */
+  sttEngine: 'auto' | 'pocketsphinx' | 'whisper';
 }
 
 export class ConfigError extends Error {}
@@ -131,6 +137,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         }
       : undefined,
     hunspellDir: e.TOLK_HUNSPELL_DIR ?? '/usr/share/hunspell',
+    modelsDir: resolve(e.TOLK_MODELS_DIR ?? resolve(dataDir, 'models')),
+    sttEngine: (e.TOLK_STT_ENGINE ?? 'auto') as 'auto' | 'pocketsphinx' | 'whisper',
   };
 }
 

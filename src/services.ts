@@ -221,7 +221,14 @@ export async function buildServices(config: Config, options: BuildServicesOption
   });
   await documents.start();
   const spokenTerms = new SpokenTermsService(new SpokenTermsRepository(store.db), options.now);
-  const voice = buildVoiceService({ usage, router: pairRouter, spokenTerms, customization: customization.customization, logger });
+  const voice = buildVoiceService({
+    usage,
+    router: pairRouter,
+    spokenTerms,
+    customization: customization.customization,
+    stt: { engine: config.sttEngine, modelsDir: config.modelsDir },
+    logger,
+  });
   return {
     ...customization,
     store,
