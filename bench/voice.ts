@@ -15,6 +15,7 @@ import { buildApp } from '../src/app.js';
 import { ApertiumEngine } from '../src/engines/apertium/index.js';
 import { parseWav, resample } from '../src/voice/audio/pcm.js';
 import { PocketSphinxEngine } from '../src/voice/stt/pocketsphinx.js';
+import { measureEngine, tinyShapedWhisper } from './voice-engines.js';
 
 const UTTERANCES = [
   'The weather is nice today.',
@@ -172,20 +173,25 @@ async function main(): Promise<void> {
     batch.push(performance.now() - t0);
     r.release();
   }
-  // Real-time factor: the whole audio fed as fast as the recogniser takes it, in the stream's 100 ms chunks.
-  const r = await engine.createRecognizer('en');
-  const samples = new Int16Array(pcm.buffer, pcm.byteOffset, pcm.length / 2);
-  const t0 = performance.now();
-  for (let i = 0; i < samples.length; i += 1600) await r.write(samples.subarray(i, i + 1600));
-  await r.finish();
-  const rtf = (performance.now() - t0) / ((samples.length / 16000) * 1000);
-  r.release();
   await engine.close();
-  console.log(`pocketsphinx real-time factor ${rtf.toFixed(3)} (one stream, one core)`);
   console.log(`baseline (batch decode after the utterance ended): p50 ${p50(batch).toFixed(0)} ms, p90 ${p90(batch).toFixed(0)} ms`);
 
-  await runStream(await session(), pcm.subarray(0, 32000), []); // warm-up: decoder pool, Apertium, TTS
+  // The engines alone on the same audio: PocketSphinx, and Whisper on a generated model of tiny.en's shape (speed
+  // only: its weights are random, so its words mean nothing).
+  const samples = new Int16Array(pcm.buffer, pcm.byteOffset, pcm.length / 2);
   const reference = UTTERANCES.join(' ');
+  const engines = (process.env.TOLK_BENCH_VOICE_ENGINES ?? 'pocketsphinx,whisper-tiny-shape').split(',');
+  for (const name of engines) {
+    const e = name === 'pocketsphinx' ? new PocketSphinxEngine() : tinyShapedWhisper();
+    const f = await measureEngine(e, samples, ends);
+    await e.close();
+    const wer = name === 'pocketsphinx' ? `WER ${(wordErrorRate(reference, f.text) * 100).toFixed(1)}%, ` : '';
+    console.log(
+      `${name}: load ${f.loadMs.toFixed(0)} ms (+${f.loadRssMb.toFixed(0)} MB RSS); real-time factor ${f.rtfWall.toFixed(2)} wall, ${f.rtfCpu.toFixed(2)} CPU; ${wer}end of utterance → concluded p50 ${p50(f.latencies).toFixed(0)} ms, p90 ${p90(f.latencies).toFixed(0)} ms (engine alone, real-time pace)`,
+    );
+  }
+
+  await runStream(await session(), pcm.subarray(0, 32000), []); // warm-up: decoder pool, Apertium, TTS
   const rates = [16000, 44100, 48000];
   const byRate = await Promise.all(rates.map(async (rate) => runStream(await session(rate), rate === 16000 ? pcm : atRate(pcm, rate), ends, rate)));
   rates.forEach((rate, i) => console.log(`WER at ${rate / 1000} kHz: ${(wordErrorRate(reference, byRate[i]!.text) * 100).toFixed(1)}%  "${byRate[i]!.text}"`));

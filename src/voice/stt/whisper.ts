@@ -5,7 +5,7 @@
 // model's.
 import { existsSync, readdirSync, openSync, readSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RecognizerEvent, SpeechRecognizer, SpeechToTextEngine } from './engine.js';
+import type { RecognizerEvent, RecognizerOptions, SpeechRecognizer, SpeechToTextEngine } from './engine.js';
 import { STT_SAMPLE_RATE } from './engine.js';
 
 export interface WhisperOptions {
@@ -81,6 +81,8 @@ class WhisperRecognizer implements SpeechRecognizer {
   constructor(
     private readonly engine: WhisperEngine,
     private readonly language: string,
+    /** Spoken terms as Whisper's initial prompt, which biases decoding towards their spelling. */
+    private readonly prompt: string,
   ) {}
 
   async write(samples: Int16Array): Promise<RecognizerEvent[]> {
@@ -152,7 +154,7 @@ class WhisperRecognizer implements SpeechRecognizer {
     const audio = new Int16Array(this.uttSamples);
     let o = 0;
     for (const f of this.utterance) (audio.set(f, o), (o += f.length));
-    const text = await this.engine.transcribe(audio, this.language);
+    const text = await this.engine.transcribe(audio, this.language, this.prompt);
     return text.replace(NON_SPEECH, ' ').replace(/\s+/g, ' ').trim();
   }
 
@@ -197,21 +199,22 @@ export class WhisperEngine implements SpeechToTextEngine {
   load(): Promise<WhisperContext> {
     this.context ??= (async () => {
       const whisper = await import('@fugood/whisper.node');
-      const context = (await whisper.initWhisper({ filePath: this.options.modelPath, useGpu: false })) as unknown as WhisperContext;
+      // whisper.cpp logs to stderr unless told otherwise, which needs the native module loaded
+      await whisper.loadWhisperModule();
       await whisper.toggleNativeLog(false);
-      return context;
+      return (await whisper.initWhisper({ filePath: this.options.modelPath, useGpu: false })) as unknown as WhisperContext;
     })();
     return this.context;
   }
 
-  async createRecognizer(language: string): Promise<SpeechRecognizer> {
+  async createRecognizer(language: string, options: RecognizerOptions = {}): Promise<SpeechRecognizer> {
     if (!this.languages.has(language)) throw new Error(`the Whisper model does not transcribe ${language}`);
     await this.load();
-    return new WhisperRecognizer(this, language);
+    return new WhisperRecognizer(this, language, (options.spokenTerms ?? []).join(', '));
   }
 
   /** Transcribes one utterance; greedy, no temperature fallback (a partial must not cost six decodes). */
-  transcribe(audio: Int16Array, language: string): Promise<string> {
+  transcribe(audio: Int16Array, language: string, prompt = ''): Promise<string> {
     const run = this.queue.then(async () => {
       const context = await this.load();
       const copy = audio.slice().buffer;
@@ -222,6 +225,7 @@ export class WhisperEngine implements SpeechToTextEngine {
         temperatureInc: 0,
         beamSize: 1,
         bestOf: 1,
+        ...(prompt ? { prompt } : {}),
       });
       return (await promise).result;
     });
