@@ -2,12 +2,14 @@
 // with a generated model of the real format: it says nothing sensible, so only the contract is checked, not words).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RecognizerEvent, SpeechToTextEngine } from '../../src/voice/stt/engine.js';
 import { PocketSphinxEngine } from '../../src/voice/stt/pocketsphinx.js';
 import { WhisperEngine } from '../../src/voice/stt/whisper.js';
+import { sttEngine } from '../../src/voice/index.js';
+import { silentLogger } from '../../src/lib/logger.js';
 import { writeWhisperModel } from '../helpers/whisper-model.js';
 import { synthesize } from './voice-helpers.js';
 
@@ -103,3 +105,21 @@ for (const [name, make] of engines) {
     });
   });
 }
+
+describe('speech-to-text engine choice (TOLK_STT_ENGINE, TOLK_MODELS_DIR)', () => {
+  it('auto: Whisper when a model is installed, else PocketSphinx; whisper without a model is a start-up error', () => {
+    const models = mkdtempSync(join(tmpdir(), 'tolk-models-'));
+    try {
+      assert.equal(sttEngine({ engine: 'auto', modelsDir: models }, silentLogger).name, 'pocketsphinx');
+      assert.throws(() => sttEngine({ engine: 'whisper', modelsDir: models }, silentLogger), /no Whisper model \(ggml-\*\.bin\) in/);
+      mkdirSync(join(models, 'whisper'));
+      writeWhisperModel(join(models, 'whisper', 'ggml-test.en.bin'));
+      const chosen = sttEngine({ engine: 'auto', modelsDir: models }, silentLogger);
+      assert.equal(chosen.name, 'whisper');
+      assert.deepEqual([...chosen.languages], ['en'], 'an English-only model (51,864 tokens)');
+      assert.equal(sttEngine({ engine: 'pocketsphinx', modelsDir: models }, silentLogger).name, 'pocketsphinx');
+    } finally {
+      rmSync(models, { recursive: true, force: true });
+    }
+  });
+});
