@@ -54,7 +54,8 @@ export async function measureEngine(engine: SpeechToTextEngine, samples: Int16Ar
       texts.push(e.segment.text);
       const u = ends.findIndex((end) => e.segment.endMs <= end + 600);
       if (process.env.TOLK_BENCH_VOICE_DEBUG) console.log('final', e.segment, 'utterance', u, 'ends', ends.map(Math.round));
-      if (u >= 0 && Number.isNaN(latencies[u]!) && endFedAt[u] !== undefined) latencies[u] = performance.now() - endFedAt[u]!;
+      // an utterance concluded in parts counts when its last part came
+      if (u >= 0 && endFedAt[u] !== undefined) latencies[u] = performance.now() - endFedAt[u]!;
     }
   };
   for (let i = 0, n = 0; i < samples.length; i += CHUNK, n++) {
@@ -68,6 +69,7 @@ export async function measureEngine(engine: SpeechToTextEngine, samples: Int16Ar
   }
   take(await r.finish());
   r.release();
+  if (process.env.TOLK_BENCH_VOICE_DEBUG) console.log('latencies', latencies.map(Math.round));
   return { loadMs, loadRssMb, rtfWall, rtfCpu, latencies, text: texts.join(' ') };
 }
 

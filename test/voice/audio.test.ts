@@ -213,5 +213,13 @@ describe('voice audio', () => {
       const snr = 10 * Math.log10(signal / noise);
       assert.ok(Math.abs(back.length - speech.length) <= 64 && snr > 25, `${rate} Hz: ${back.length} vs ${speech.length} bytes, SNR ${snr.toFixed(1)} dB`);
     }
+    // telephone audio (8 kHz, as G.711 decodes to) comes out at twice its length
+    const out: Buffer[] = [];
+    await new Promise((resolve) => {
+      const d = createResampler(8000, { onData: (b) => out.push(b), onEnd: resolve });
+      d.write(Buffer.alloc(16000));
+      d.end();
+    });
+    assert.equal(Buffer.concat(out).length, 32000);
   });
 });

@@ -13,7 +13,7 @@ export interface WhisperOptions {
   modelPath: string;
   /** CPU threads of one transcription. */
   threads?: number;
-  /** Audio since the last partial result before the next one is transcribed. */
+  /** Audio since the last partial result before the next one is transcribed (longer when transcribing is slow). */
   partialEveryMs?: number;
   /** Silence that concludes an utterance. */
   pauseMs?: number;
@@ -116,7 +116,7 @@ class WhisperRecognizer implements SpeechRecognizer {
       }
     }
     this.frame = joined.slice(at);
-    if (this.uttSamples > 0 && (this.sinceLastPartial * 1000) / STT_SAMPLE_RATE >= this.engine.partialEveryMs) {
+    if (this.uttSamples > 0 && (this.sinceLastPartial * 1000) / STT_SAMPLE_RATE >= this.engine.partialIntervalMs()) {
       this.sinceLastPartial = 0;
       const text = await this.transcribe();
       if (text && text !== this.lastPartial) {
@@ -187,6 +187,8 @@ export class WhisperEngine implements SpeechToTextEngine {
   private context: Promise<WhisperContext> | null = null;
   /** whisper.cpp runs one transcription per context at a time: calls queue here. */
   private queue: Promise<unknown> = Promise.resolve();
+  /** How long the latest transcription took. */
+  private lastCallMs = 0;
 
   constructor(private readonly options: WhisperOptions) {
     this.languages = new Set(vocabularySize(options.modelPath) > 51864 ? WHISPER_LANGUAGES : ['en']);
@@ -207,6 +209,14 @@ export class WhisperEngine implements SpeechToTextEngine {
     return this.context;
   }
 
+  /**
+   * Every call encodes a whole 30 s window, however short the utterance: partial results are spaced to at least
+   * twice the time a call takes, so that they never take more than half the engine's time.
+   */
+  partialIntervalMs(): number {
+    return Math.max(this.partialEveryMs, 2 * this.lastCallMs);
+  }
+
   async createRecognizer(language: string, options: RecognizerOptions = {}): Promise<SpeechRecognizer> {
     if (!this.languages.has(language)) throw new Error(`the Whisper model does not transcribe ${language}`);
     await this.load();
@@ -217,6 +227,7 @@ export class WhisperEngine implements SpeechToTextEngine {
   transcribe(audio: Int16Array, language: string, prompt = ''): Promise<string> {
     const run = this.queue.then(async () => {
       const context = await this.load();
+      const started = performance.now();
       const copy = audio.slice().buffer;
       const { promise } = context.transcribeData(copy, {
         language,
@@ -227,7 +238,9 @@ export class WhisperEngine implements SpeechToTextEngine {
         bestOf: 1,
         ...(prompt ? { prompt } : {}),
       });
-      return (await promise).result;
+      const { result } = await promise;
+      this.lastCallMs = performance.now() - started;
+      return result;
     });
     this.queue = run.catch(() => {});
     return run;
