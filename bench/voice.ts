@@ -1,6 +1,8 @@
-// Why: measures voice latency (end of an utterance → its concluded transcript, → its first translated audio chunk)
-// and how many real-time streams one machine holds, against a batch baseline (decoding the whole utterance after it
-// ended, which is what a non-streaming recogniser would have to do).
+// Why: measures recognition (word error rate of the streamed transcript, joined with "" as the reference client does,
+// at 16 kHz and at 44.1/48 kHz through the resampler), the recogniser's real-time factor, voice latency (end of an
+// utterance → its concluded transcript, → its first translated audio chunk; p50/p90) and how many real-time streams
+// one machine holds, against a batch baseline (decoding the whole utterance after it ended, which is what a
+// non-streaming recogniser would have to do).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -13,11 +15,14 @@ import { buildApp } from '../src/app.js';
 import { ApertiumEngine } from '../src/engines/apertium/index.js';
 import { parseWav, resample } from '../src/voice/audio/pcm.js';
 import { PocketSphinxEngine } from '../src/voice/stt/pocketsphinx.js';
+import { measureEngine, tinyShapedWhisper } from './voice-engines.js';
 
 const UTTERANCES = [
   'The weather is nice today.',
   'I would like to visit the old city with my friends.',
   'Please send me the report before the meeting tomorrow.',
+  'Our train leaves from the central station at nine in the morning.',
+  'Can you tell me where the nearest pharmacy is?',
 ];
 const GAP_MS = 1200;
 const CHUNK_MS = 100;
@@ -59,7 +64,27 @@ interface StreamResult {
   text: string;
 }
 
-async function runStream(url: string, pcm: Buffer, ends: number[]): Promise<StreamResult> {
+/** 16 kHz s16le → `rate`, with a high-quality resampler so that only the server's own is measured. */
+function atRate(pcm: Buffer, rate: number): Buffer {
+  const args = ['-loglevel', 'error', '-f', 's16le', '-ar', '16000', '-ac', '1', '-i', 'pipe:0', '-af', 'aresample=resampler=soxr', '-ar', String(rate), '-f', 's16le', 'pipe:1'];
+  return spawnSync('ffmpeg', args, { input: pcm, maxBuffer: 256 << 20 }).stdout;
+}
+
+/** Word error rate: word-level edit distance / reference length. */
+function wordErrorRate(reference: string, hypothesis: string): number {
+  const words = (t: string) => t.toLowerCase().replace(/[^\p{L}\p{N}' ]+/gu, ' ').split(/\s+/).filter(Boolean);
+  const ref = words(reference);
+  const hyp = words(hypothesis);
+  let prev = Array.from({ length: hyp.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= ref.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= hyp.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (ref[i - 1] === hyp[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[hyp.length]! / Math.max(1, ref.length);
+}
+
+async function runStream(url: string, pcm: Buffer, ends: number[], rate = 16000): Promise<StreamResult> {
   const ws = new WebSocket(url);
   await new Promise((r, j) => (ws.once('open', r), ws.once('error', j)));
   const endSentAt: number[] = [];
@@ -80,11 +105,11 @@ async function runStream(url: string, pcm: Buffer, ends: number[]): Promise<Stre
     if (m.target_media_chunk && lastConcluded >= 0 && !audioAt.has(lastConcluded)) audioAt.set(lastConcluded, now);
     if (m.error) console.error('stream error', m.error);
   });
-  const bytesPerChunk = (16000 * 2 * CHUNK_MS) / 1000;
+  const bytesPerChunk = (rate * 2 * CHUNK_MS) / 1000;
   const start = performance.now();
   for (let i = 0, n = 0; i < pcm.length; i += bytesPerChunk, n++) {
     ws.send(JSON.stringify({ source_media_chunk: { data: pcm.subarray(i, i + bytesPerChunk).toString('base64') } }));
-    const sentMs = ((i + bytesPerChunk) / 32000) * 1000;
+    const sentMs = ((i + bytesPerChunk) / (rate * 2)) * 1000;
     ends.forEach((e, u) => {
       if (endSentAt[u] === undefined && sentMs >= e) endSentAt[u] = performance.now();
     });
@@ -96,15 +121,17 @@ async function runStream(url: string, pcm: Buffer, ends: number[]): Promise<Stre
   return {
     transcriptLatency: ends.map((_, u) => (transcriptAt.get(u) ?? NaN) - endSentAt[u]!),
     audioLatency: ends.map((_, u) => (audioAt.get(u) ?? NaN) - endSentAt[u]!),
-    text: texts.join(' '),
+    text: texts.join(''),
   };
 }
 
-const median = (xs: number[]) => {
-  const s = xs.filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
-  return s.length ? s[s.length >> 1]! : NaN;
+/** The q-quantile (nearest rank); a missing value (NaN: never concluded) counts as infinitely late. */
+const quantile = (xs: number[], q: number) => {
+  const s = xs.map((x) => (Number.isNaN(x) ? Infinity : x)).sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]! : NaN;
 };
-const max = (xs: number[]) => Math.max(...xs.map((x) => (Number.isNaN(x) ? Infinity : x)));
+const p50 = (xs: number[]) => quantile(xs, 0.5);
+const p90 = (xs: number[]) => quantile(xs, 0.9);
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'tolk-bench-voice-'));
@@ -118,13 +145,13 @@ async function main(): Promise<void> {
   const { pcm, ends } = buildAudio();
   console.log(`audio: ${UTTERANCES.length} utterances, ${(pcm.length / 32000).toFixed(1)} s, streamed in ${CHUNK_MS} ms chunks at real-time pace`);
 
-  const session = async () => {
+  const session = async (rate = 16000) => {
     const res = await app.inject({
       method: 'POST',
       url: '/v3/voice/realtime',
       headers: { authorization: `Service-Auth-Key ${key.secret}` },
       payload: {
-        source_media_content_type: 'audio/pcm;encoding=s16le;rate=16000',
+        source_media_content_type: `audio/pcm;encoding=s16le;rate=${rate}`,
         source_language: 'en',
         target_languages: ['es'],
         target_media_languages: ['es'],
@@ -147,18 +174,36 @@ async function main(): Promise<void> {
     r.release();
   }
   await engine.close();
-  console.log(`baseline (batch decode after the utterance ended): median ${median(batch).toFixed(0)} ms, max ${max(batch).toFixed(0)} ms`);
+  console.log(`baseline (batch decode after the utterance ended): p50 ${p50(batch).toFixed(0)} ms, p90 ${p90(batch).toFixed(0)} ms`);
+
+  // The engines alone on the same audio: PocketSphinx, and Whisper on a generated model of tiny.en's shape (speed
+  // only: its weights are random, so its words mean nothing).
+  const samples = new Int16Array(pcm.buffer, pcm.byteOffset, pcm.length / 2);
+  const reference = UTTERANCES.join(' ');
+  const engines = (process.env.TOLK_BENCH_VOICE_ENGINES ?? 'pocketsphinx,whisper-tiny-shape').split(',');
+  for (const name of engines) {
+    const e = name === 'pocketsphinx' ? new PocketSphinxEngine() : tinyShapedWhisper();
+    const f = await measureEngine(e, samples, ends);
+    await e.close();
+    const wer = name === 'pocketsphinx' ? `WER ${(wordErrorRate(reference, f.text) * 100).toFixed(1)}%, ` : '';
+    console.log(
+      `${name}: load ${f.loadMs.toFixed(0)} ms (+${f.loadRssMb.toFixed(0)} MB RSS); real-time factor ${f.rtfWall.toFixed(2)} wall, ${f.rtfCpu.toFixed(2)} CPU; ${wer}end of utterance → concluded p50 ${p50(f.latencies).toFixed(0)} ms, p90 ${p90(f.latencies).toFixed(0)} ms (engine alone, real-time pace)`,
+    );
+  }
 
   await runStream(await session(), pcm.subarray(0, 32000), []); // warm-up: decoder pool, Apertium, TTS
-  for (const n of (process.env.TOLK_BENCH_VOICE_STREAMS ?? '1,2,4,8').split(',').map(Number)) {
-    const urls = await Promise.all(Array.from({ length: n }, session));
+  const rates = [16000, 44100, 48000];
+  const byRate = await Promise.all(rates.map(async (rate) => runStream(await session(rate), rate === 16000 ? pcm : atRate(pcm, rate), ends, rate)));
+  rates.forEach((rate, i) => console.log(`WER at ${rate / 1000} kHz: ${(wordErrorRate(reference, byRate[i]!.text) * 100).toFixed(1)}%  "${byRate[i]!.text}"`));
+  for (const n of (process.env.TOLK_BENCH_VOICE_STREAMS ?? '1,4').split(',').map(Number)) {
+    const urls = await Promise.all(Array.from({ length: n }, () => session()));
     const results = await Promise.all(urls.map((u) => runStream(u, pcm, ends)));
     const tl = results.flatMap((r) => r.transcriptLatency);
     const al = results.flatMap((r) => r.audioLatency);
+    const wer = results.reduce((sum, r) => sum + wordErrorRate(reference, r.text), 0) / n;
     console.log(
-      `${String(n).padStart(2)} streams: end of utterance → concluded transcript median ${median(tl).toFixed(0)} ms, max ${max(tl).toFixed(0)} ms; → first translated audio median ${median(al).toFixed(0)} ms, max ${max(al).toFixed(0)} ms`,
+      `${String(n).padStart(2)} streams: WER ${(wer * 100).toFixed(1)}%; end of utterance → concluded transcript p50 ${p50(tl).toFixed(0)} ms, p90 ${p90(tl).toFixed(0)} ms; → first translated audio p50 ${p50(al).toFixed(0)} ms, p90 ${p90(al).toFixed(0)} ms`,
     );
-    if (n === 1) console.log(`   transcript: "${results[0]!.text}"`);
   }
   await app.close();
   await services.close();

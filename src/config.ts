@@ -38,6 +38,7 @@ const EnvSchema = Type.Object({
   TOLK_BERGAMOT_WORKERS: Type.Optional(Type.Integer({ minimum: 0, maximum: 256 })),
   TOLK_BERGAMOT_MEMORY_MB: Type.Optional(Positive),
   TOLK_MODELS_INDEX_URL: Type.Optional(Type.String({ pattern: '^(https?|file)://' })),
+  TOLK_STT_ENGINE: Type.Optional(Type.Union(['auto', 'pocketsphinx', 'whisper'].map((l) => Type.Literal(l)))),
   TOLK_TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
   TOLK_KEEP_ALIVE_TIMEOUT_MS: Type.Optional(Positive),
   TOLK_HEADERS_TIMEOUT_MS: Type.Optional(Positive),
@@ -91,8 +92,12 @@ export interface Config {
   timeouts: { keepAliveMs: number; headersMs: number; requestMs: number };
   /** On SIGTERM/SIGINT, requests in flight get this long to finish before their connections are cut. */
   shutdownTimeoutMs: number;
-  /** Neural models (Firefox Translations/Bergamot): where they are installed, worker threads (0 = engine off), memory budget, public index. */
-  bergamot: { modelsDir: string; workers: number | undefined; memoryBudgetMb: number; indexUrl: string | undefined };
+  /** Neural translation models (Firefox Translations/Bergamot, under modelsDir): worker threads (0 = engine off), memory budget, public index. */
+  bergamot: { workers: number | undefined; memoryBudgetMb: number; indexUrl: string | undefined };
+  /** Installed models (TOLK_MODELS_DIR, default DATA_DIR/models); speech recognition models under whisper/. */
+  modelsDir: string;
+  /** Speech-to-text engine: auto = Whisper when a model is installed, else PocketSphinx. */
+  sttEngine: 'auto' | 'pocketsphinx' | 'whisper';
 }
 
 export class ConfigError extends Error {}
@@ -176,11 +181,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     timeouts,
     shutdownTimeoutMs: e.TOLK_SHUTDOWN_TIMEOUT_MS ?? 25_000,
     bergamot: {
-      modelsDir: resolve(e.TOLK_MODELS_DIR ?? resolve(dataDir, 'models')),
       workers: e.TOLK_BERGAMOT_WORKERS,
       memoryBudgetMb: e.TOLK_BERGAMOT_MEMORY_MB ?? 2048,
       indexUrl: e.TOLK_MODELS_INDEX_URL,
     },
+    modelsDir: resolve(e.TOLK_MODELS_DIR ?? resolve(dataDir, 'models')),
+    sttEngine: (e.TOLK_STT_ENGINE ?? 'auto') as 'auto' | 'pocketsphinx' | 'whisper',
   };
 }
 

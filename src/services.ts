@@ -144,7 +144,7 @@ export async function buildServices(config: Config, options: BuildServicesOption
             ? []
             : [
                 new BergamotEngine({
-                  modelsDir: config.bergamot.modelsDir,
+                  modelsDir: config.modelsDir,
                   memoryBudgetMb: config.bergamot.memoryBudgetMb,
                   requestTimeoutMs: config.engineTimeoutMs,
                   ...(config.bergamot.workers ? { workers: config.bergamot.workers } : {}),
@@ -257,7 +257,14 @@ export async function buildServices(config: Config, options: BuildServicesOption
   });
   await documents.start();
   const spokenTerms = new SpokenTermsService(new SpokenTermsRepository(store.db), options.now);
-  const voice = buildVoiceService({ usage, router: pairRouter, spokenTerms, customization: customization.customization, logger });
+  const voice = buildVoiceService({
+    usage,
+    router: pairRouter,
+    spokenTerms,
+    customization: customization.customization,
+    stt: { engine: config.sttEngine, modelsDir: config.modelsDir },
+    logger,
+  });
   const apertium = engines.find((e): e is ApertiumEngine => e instanceof ApertiumEngine);
   const health = new HealthService({
     store,

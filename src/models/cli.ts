@@ -36,7 +36,7 @@ function terminalProgress(): Progress | undefined {
 
 export async function modelsCommand(sub: string | undefined, argv: string[], config: Config, usageError: (m: string) => Error): Promise<number> {
   // Exit status: 0, or 1 when `verify` finds a problem.
-  const modelsDir = config.bergamot.modelsDir;
+  const modelsDir = config.modelsDir;
   const { values, positionals } = parseArgs({ args: argv, options: { json: { type: 'boolean', default: false } }, allowPositionals: true, strict: true });
   const out = (s: string) => process.stdout.write(s);
   if (sub === 'list') {

@@ -63,8 +63,19 @@ export const voiceErrors = {
   wrongFrameType: (format: MessageFormat) =>
     new VoiceProtocolError('unknown', 400, 4000401, `Wrong frame type: this session uses ${format === 'json' ? 'JSON in TEXT' : 'MessagePack in BINARY'} frames.`),
   unknownMessage: (kind: string) => new VoiceProtocolError(kind || 'unknown', 400, 4000402, `Unknown message type '${kind}'.`),
-  audioFormat: (detail?: string) =>
-    new VoiceProtocolError('source_media_chunk', 400, 4000403, detail ? `Audio format not supported: ${detail}` : 'Audio format not supported'),
+  /** The audio is not what source_media_content_type declares (or, for audio/auto, no container Tolk reads). */
+  audioMismatch: (declared: string, found: string | null) =>
+    new VoiceProtocolError(
+      'source_media_chunk',
+      400,
+      4000403,
+      found
+        ? `Audio format not supported: the audio is ${found}, not the declared '${declared}'. Set source_media_content_type to the format you send.`
+        : `Audio format not supported: the audio is not ${declared === 'audio/auto' ? 'in a container Tolk recognises (FLAC, MP3, Ogg, WebM/Matroska, WAV, MPEG-TS, AAC)' : `'${declared}' as declared`}. Raw PCM needs 'audio/pcm;encoding=…;rate=…'.`,
+    ),
+  /** ffmpeg could not decode it: the user gets the declared type, never ffmpeg's own words. */
+  undecodable: (declared: string) =>
+    new VoiceProtocolError('source_media_chunk', 400, 4000403, `Audio format not supported: the audio could not be decoded as '${declared}'. Check that it matches source_media_content_type.`),
   chunkTooLarge: () => new VoiceProtocolError('source_media_chunk', 400, 4000413, 'Chunk too large: at most 100 kB or 1 s of audio per chunk.'),
   partialFrame: () => new VoiceProtocolError('source_media_chunk', 400, 4000404, 'PCM chunks must contain whole frames.'),
   afterEnd: (requestType = 'source_media_chunk') =>

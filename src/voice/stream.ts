@@ -1,12 +1,13 @@
 // One voice session's stream: validates and paces client frames, decodes audio to 16 kHz PCM, runs the recogniser,
 // translates concluded segments, synthesizes translated speech, bills speech-to-text time, and emits the server
 // messages in protocol order (end_of_stream last). Transport-agnostic: the route attaches a socket as a sink.
-import { alawDecode, s16leToSamples, StreamResampler, ulawDecode } from './audio/pcm.js';
-import { createDecoder, type FfmpegStream } from './audio/ffmpeg.js';
+import { alawDecode, s16leToSamples, ulawDecode } from './audio/pcm.js';
 import { PitchTracker, MALE_FEMALE_BOUNDARY_HZ } from './audio/pitch.js';
 import { parseClientFrame, voiceErrors, VoiceProtocolError, type ServerMessage } from './protocol.js';
 import type { VoiceSessionConfig } from './session-request.js';
-import type { RecognizerEvent, SpeechRecognizer, SpeechToTextEngine } from './stt/engine.js';
+import type { RecognizedSegment, RecognizerEvent, SpeechRecognizer, SpeechToTextEngine } from './stt/engine.js';
+import { TranscriptSpacing } from './segment-text.js';
+import { SourceAudio } from './source-audio.js';
 import { STT_SAMPLE_RATE } from './stt/engine.js';
 import type { TextToSpeechEngine, VoiceGender } from './tts/engine.js';
 import { TargetMediaWriter } from './tts/target-media.js';
@@ -23,8 +24,8 @@ const OUTBOX_LIMIT = 1000;
 
 export interface StreamSink {
   send(msg: ServerMessage): void;
-  /** Closes the transport (after the last message). */
-  close(): void;
+  /** Closes the transport (after the last message); `reason` tells the client why when no message does. */
+  close(reason?: string): void;
 }
 
 export interface VoiceStreamDeps {
@@ -47,9 +48,17 @@ export class VoiceStream {
   private outbox: ServerMessage[] = [];
   private recognizer: SpeechRecognizer | null = null;
   private recognizerReady: Promise<SpeechRecognizer>;
-  private decoder: FfmpegStream | null = null;
-  private decoderDone: Promise<void> = Promise.resolve();
-  private readonly resampler: StreamResampler | null;
+  private readonly source: SourceAudio;
+  private readonly sourceSpacing: TranscriptSpacing;
+  private readonly targetSpacing = new Map<string, TranscriptSpacing>();
+  /** Concluded source segments so far: a tentative translation of an older utterance is dropped. */
+  private generation = 0;
+  private tentativeBusy = false;
+  private pendingPartial: { segment: RecognizedSegment; generation: number } | null = null;
+  /** end_of_target_transcript is near: no more target updates. */
+  private targetsEnded = false;
+  /** Idle timeout: the pending utterance is being concluded before the 408; frames are ignored. */
+  private idled = false;
   private recChain: Promise<void> = Promise.resolve();
   private outChain: Promise<void> = Promise.resolve();
   private readonly media: TargetMediaWriter | null;
@@ -69,7 +78,9 @@ export class VoiceStream {
   ) {
     this.now = deps.now ?? Date.now;
     const src = config.sourceMedia;
-    this.resampler = src.kind === 'pcm' ? new StreamResampler(src.rate, STT_SAMPLE_RATE) : null;
+    this.source = new SourceAudio(src, { samples: (s, decoded) => this.onSamples(s, decoded), fail: (err) => this.fail(err) }, deps.logger);
+    this.sourceSpacing = new TranscriptSpacing(config.sourceLanguage);
+    for (const t of config.targets) this.targetSpacing.set(t.label, new TranscriptSpacing(t.code));
     this.recognizerReady = deps.stt.createRecognizer(config.sourceLanguage, { spokenTerms: deps.spokenTerms ?? [] }).then((r) => {
       if (this.done) r.release();
       return (this.recognizer = r);
@@ -108,13 +119,13 @@ export class VoiceStream {
   private armIdleTimer(): void {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     if (this.ended || this.done) return;
-    this.idleTimer = setTimeout(() => this.fail(voiceErrors.idle()), this.deps.idleTimeoutMs ?? IDLE_TIMEOUT_MS);
+    this.idleTimer = setTimeout(() => this.onIdle(), this.deps.idleTimeoutMs ?? IDLE_TIMEOUT_MS);
     this.idleTimer.unref();
   }
 
   /** Handles one WebSocket frame; protocol violations end the session with an error message. */
   onFrame(raw: Buffer, isBinary: boolean): void {
-    if (this.done) return;
+    if (this.done || this.idled) return;
     try {
       const msg = parseClientFrame(raw, isBinary, this.config.messageFormat);
       if (msg.kind === 'end_of_source_media') {
@@ -145,31 +156,22 @@ export class VoiceStream {
       this.audioMs += chunkMs;
       if (this.tooFast(now, chunkMs)) throw voiceErrors.tooFast();
       const samples = src.encoding === 's16le' ? s16leToSamples(data) : src.encoding === 'alaw' ? alawDecode(data) : ulawDecode(data);
-      this.recognize(this.resampler!.push(samples));
+      this.source.pushPcm(samples);
       return;
     }
-    if (!this.decoder) {
-      this.decoderDone = new Promise((resolve) => {
-        this.decoder = createDecoder(src.demuxer, {
-          onData: (pcm) => {
-            const samples = s16leToSamples(pcm);
-            const ms = (samples.length * 1000) / STT_SAMPLE_RATE;
-            this.audioMs += ms;
-            // Chunk durations are only known once decoded: the decoded audio may lead by a whole chunk's 1 s.
-            if (this.tooFast(this.now(), MAX_CHUNK_MS)) {
-              this.fail(voiceErrors.tooFast());
-              return;
-            }
-            this.recognize(samples);
-          },
-          onEnd: (error) => {
-            if (error) this.fail(voiceErrors.audioFormat(error.slice(0, 200)));
-            resolve();
-          },
-        });
-      });
+    this.source.pushContainer(data, now - this.firstChunkAt);
+  }
+
+  private onSamples(samples: Int16Array, decoded: boolean): void {
+    if (decoded) {
+      this.audioMs += (samples.length * 1000) / STT_SAMPLE_RATE;
+      // Chunk durations are only known once decoded: the decoded audio may lead by a whole chunk's 1 s.
+      if (this.tooFast(this.now(), MAX_CHUNK_MS)) {
+        this.fail(voiceErrors.tooFast());
+        return;
+      }
     }
-    this.decoder!.write(data);
+    this.recognize(samples);
   }
 
   /** More audio than 2x real time since the first chunk, beyond a burst allowance for jitter and the latest chunk. */
@@ -205,31 +207,68 @@ export class VoiceStream {
 
   private handle(events: RecognizerEvent[]): void {
     const lang = this.config.sourceLanguage;
-    for (const ev of events) {
-      const seg = { language: lang, text: ev.segment.text, start_time: ev.segment.startMs, end_time: ev.segment.endMs };
-      if (ev.kind === 'partial') {
+    for (const { kind, segment } of events) {
+      const spaced = kind === 'partial' ? this.sourceSpacing.tentative(segment.text) : this.sourceSpacing.conclude(segment.text);
+      if (!spaced) continue;
+      const seg = { language: lang, text: spaced, start_time: segment.startMs, end_time: segment.endMs };
+      if (kind === 'partial') {
         this.send({ source_transcript_update: { concluded: [], tentative: [seg] } });
+        this.pendingPartial = { segment, generation: this.generation };
+        this.translateTentative();
         continue;
       }
+      this.generation++;
       this.send({ source_transcript_update: { concluded: [seg], tentative: [] } });
-      this.outChain = this.outChain.then(() => this.translateSegment(seg.text, seg.start_time, seg.end_time));
+      this.outChain = this.outChain.then(() => this.translateSegment(segment));
       this.outChain = this.outChain.catch((err: unknown) => this.fail(err));
     }
   }
 
-  private async translateSegment(text: string, start: number, end: number): Promise<void> {
-    if (this.done) return;
-    const { sourceLanguage, targets, formality, targetMedia } = this.config;
-    const translated = await Promise.all(
-      targets.map((t) =>
-        t.code.split('-')[0] === sourceLanguage ? Promise.resolve([text]) : this.deps.translate(sourceLanguage, t.code, [text], formality),
-      ),
+  /** The texts of every target for a source text (the source's own language passes through). */
+  private translateAll(text: string): Promise<string[]> {
+    const { sourceLanguage, targets, formality } = this.config;
+    return Promise.all(
+      targets.map(async (t) => (t.code.split('-')[0] === sourceLanguage ? text : (await this.deps.translate(sourceLanguage, t.code, [text], formality))[0]!)),
     );
+  }
+
+  /**
+   * Translates the latest partial hypothesis for the targets' tentative segments: one translation at a time, the
+   * newest partial next, and none that arrives after its utterance was concluded.
+   */
+  private translateTentative(): void {
+    const pending = this.pendingPartial;
+    if (this.tentativeBusy || !pending) return;
+    this.pendingPartial = null;
+    this.tentativeBusy = true;
+    const { segment, generation } = pending;
+    this.translateAll(segment.text.trim())
+      .then((texts) => {
+        if (generation !== this.generation || this.targetsEnded || this.done) return;
+        this.config.targets.forEach((t, i) => {
+          const text = this.targetSpacing.get(t.label)!.tentative(texts[i]!);
+          const tentative = text ? [{ text, start_time: segment.startMs, end_time: segment.endMs }] : [];
+          this.send({ target_transcript_update: { language: t.label, concluded: [], tentative } });
+        });
+      })
+      // A tentative translation that fails is only skipped: the concluded one decides about the stream.
+      .catch((err: unknown) => this.deps.logger.debug?.({ err }, 'tentative translation failed'))
+      .finally(() => {
+        this.tentativeBusy = false;
+        this.translateTentative();
+      });
+  }
+
+  private async translateSegment(segment: RecognizedSegment): Promise<void> {
+    if (this.done) return;
+    const { targets, targetMedia } = this.config;
+    const translated = await this.translateAll(segment.text.trim());
     targets.forEach((t, i) => {
-      this.send({ target_transcript_update: { language: t.label, concluded: [{ text: translated[i]![0]!, start_time: start, end_time: end }], tentative: [] } });
+      const text = this.targetSpacing.get(t.label)!.conclude(translated[i]!);
+      if (text) this.send({ target_transcript_update: { language: t.label, concluded: [{ text, start_time: segment.startMs, end_time: segment.endMs }], tentative: [] } });
     });
     if (targetMedia && this.media) {
-      const spoken = translated[targets.findIndex((t) => t.code === targetMedia.code)]![0]!;
+      const spoken = translated[targets.findIndex((t) => t.code === targetMedia.code)]!;
       if (spoken.trim() === '') return;
       const speech = await this.deps.tts.synthesize(spoken, targetMedia.code, this.chooseVoice());
       if (!this.done) this.media.speak(speech.samples, speech.sampleRate, spoken);
@@ -245,32 +284,45 @@ export class VoiceStream {
     return this.voice;
   }
 
+  /** Concludes what was heard: the decoder flushed, the recogniser finished, every segment translated and billed. */
+  private async drain(): Promise<void> {
+    await this.source.end();
+    await this.recChain;
+    if (this.done) return;
+    const recognizer = await this.recognizerReady;
+    this.handle(await recognizer.finish());
+    await this.bill(0, true);
+    await this.outChain;
+    this.targetsEnded = true;
+  }
+
   private async finishStream(): Promise<void> {
     try {
-      if (this.decoder) {
-        this.decoder.end();
-        await this.decoderDone;
-      }
-      await this.recChain;
-      if (this.done) return;
-      const recognizer = await this.recognizerReady;
-      this.handle(await recognizer.finish());
-      await this.bill(0, true);
-      await this.outChain;
+      await this.drain();
       if (this.done) return;
       this.send({ end_of_source_transcript: {} });
-      for (const t of this.config.targets) this.send({ end_of_target_transcript: { language: t.label } });
-      if (this.media && this.config.targetMedia) {
+      // The speech of the last segments is flushed first: no media chunk may follow end_of_target_transcript.
+      if (this.media) {
         const error = await this.media.finish();
         if (error) throw new Error(`target media encoding failed: ${error}`);
-        this.send({ end_of_target_media: { language: this.config.targetMedia.label } });
       }
       if (this.done) return;
+      for (const t of this.config.targets) this.send({ end_of_target_transcript: { language: t.label } });
+      if (this.config.targetMedia) this.send({ end_of_target_media: { language: this.config.targetMedia.label } });
       this.send({ end_of_stream: {} });
       this.stop();
     } catch (err) {
       this.fail(err);
     }
+  }
+
+  /** No audio for the idle time: the utterance in progress is concluded and translated, then the 408 ends the stream. */
+  private onIdle(): void {
+    this.idled = true;
+    this.drain().then(
+      () => this.fail(voiceErrors.idle()),
+      (err: unknown) => this.fail(err),
+    );
   }
 
   /** Ends the session with an error message (the session cannot be resumed). */
@@ -292,7 +344,7 @@ export class VoiceStream {
     if (this.done) return;
     this.done = true;
     if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.decoder?.kill();
+    this.source.kill();
     this.media?.close();
     this.recognizer?.release();
     this.sink?.close();

@@ -135,9 +135,9 @@ export class VoiceService {
       terminate: (reason) => {
         if (reason === 'token_reused') live.fail(voiceErrors.tokenReused());
         else {
-          // Reconnected elsewhere: this connection just closes; the session goes on (no error message).
+          // Reconnected elsewhere: the session goes on, so no error message; the close frame says why.
           live.detach(sink);
-          sink.close();
+          sink.close('Session reconnected: a new token was issued for this session; connect with it.');
         }
       },
     };

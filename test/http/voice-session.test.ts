@@ -92,7 +92,11 @@ describe('voice sessions', () => {
     assert.equal(again.statusCode, 200, again.body);
     const next = again.json().token;
     assert.notEqual(next, token);
-    await first.closed;
+    // the replaced connection is told why it closes (no error: the session goes on)
+    const { code, reason } = await first.closed;
+    assert.equal(code, 1000);
+    assert.match(reason, /reconnected/i);
+    assert.ok(!first.messages.some((m) => m.error));
     const second = await connectVoice(`${base}/v3/voice/realtime/connect?token=${next}`);
     // The old token again: the session is terminated.
     const replay = await connectVoice(`${base}/v3/voice/realtime/connect?token=${token}`);

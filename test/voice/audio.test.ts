@@ -2,12 +2,14 @@
 import { execFileSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { alawDecode, alawEncode, resample, samplesToS16le, StreamResampler, ulawDecode, ulawEncode } from '../../src/voice/audio/pcm.js';
+import { alawDecode, alawEncode, resample, samplesToS16le, ulawDecode, ulawEncode } from '../../src/voice/audio/pcm.js';
 import { parseSourceMedia, parseTargetMedia } from '../../src/voice/audio/media-types.js';
 import { PitchTracker } from '../../src/voice/audio/pitch.js';
 import { TargetMediaWriter, type MediaChunk } from '../../src/voice/tts/target-media.js';
 import { ClockLost, FlacClock, MatroskaClock, MpegTsClock, type StreamClock } from '../../src/voice/tts/media-clock.js';
-import { synthesize } from './voice-helpers.js';
+import { sniffContainer } from '../../src/voice/audio/sniff.js';
+import { createResampler } from '../../src/voice/audio/ffmpeg.js';
+import { atRate, encode, synthesize } from './voice-helpers.js';
 
 /** Media time covered by a (possibly cut-off) encoded stream, from ffprobe's packet timestamps. */
 function probeMs(data: Buffer): number {
@@ -33,13 +35,8 @@ describe('voice audio', () => {
     }
   });
 
-  it('resamples without drift across stream chunks', () => {
-    const s = sine(48000, 300, 48000);
-    assert.equal(resample(s, 48000, 16000).length, 16000);
-    const r = new StreamResampler(44100, 16000);
-    let total = 0;
-    for (let i = 0; i < 44100; i += 1234) total += r.push(s.subarray(i, Math.min(44100, i + 1234))).length;
-    assert.ok(Math.abs(total - 16000) <= 1, String(total));
+  it('resamples to the expected length', () => {
+    assert.equal(resample(sine(48000, 300, 48000), 48000, 16000).length, 16000);
   });
 
   it('parses the reference content types and refuses others', () => {
@@ -161,5 +158,68 @@ describe('voice audio', () => {
         }
       }
     }
+  });
+
+  it('PCM speech goes out in chunks of at most 200 ms, the text on the first', () => {
+    const chunks: MediaChunk[] = [];
+    const writer = new TargetMediaWriter(parseTargetMedia('audio/pcm;encoding=s16le;rate=24000')!, (c) => chunks.push(c));
+    writer.speak(sine(16000 * 17, 220, 16000), 16000, 'seventeen seconds');
+    assert.equal(chunks.length, 85);
+    assert.ok(chunks.every((c) => c.duration <= 200 && c.data[0]!.length === (c.duration * 48) && c.data[0]!.length < 1 << 20));
+    assert.equal(chunks.reduce((n, c) => n + c.duration, 0), 17000);
+    assert.deepEqual(chunks.map((c) => c.text).filter(Boolean), ['seventeen seconds']);
+    assert.equal(chunks[0]!.content_type, 'audio/pcm;encoding=s16le;rate=24000');
+    assert.equal(chunks[1]!.content_type, undefined);
+  });
+
+  it('tells the containers apart by their first bytes, and raw PCM from MP3', () => {
+    const pcm = synthesize('Hello there.');
+    const cases: [string[], string][] = [
+      [['-c:a', 'flac', '-f', 'flac'], 'flac'],
+      [['-c:a', 'libmp3lame', '-f', 'mp3'], 'mp3'],
+      [['-c:a', 'libopus', '-f', 'ogg'], 'ogg'],
+      [['-c:a', 'libopus', '-f', 'webm'], 'matroska'],
+      [['-c:a', 'aac', '-f', 'adts'], 'aac'],
+      [['-c:a', 'aac', '-f', 'mpegts'], 'mpegts'],
+      [['-f', 'wav'], 'wav'],
+    ];
+    for (const [args, format] of cases) assert.equal(sniffContainer(encode(pcm, args)), format, format);
+    assert.equal(sniffContainer(pcm), null);
+    // -1 samples look like an MPEG frame header: a second header where the frame ends is needed
+    assert.equal(sniffContainer(Buffer.alloc(4096, 0xff)), null);
+    assert.equal(sniffContainer(Buffer.from('Og')), 'more');
+  });
+
+  it('44.1 and 48 kHz PCM come back to 16 kHz through ffmpeg as the same signal (SNR over 25 dB)', async () => {
+    const speech = synthesize('The weather is nice today.');
+    for (const rate of [44100, 48000]) {
+      const out: Buffer[] = [];
+      const done = new Promise<string | null>((resolve) => {
+        // the decoder the stream starts for PCM at other rates
+        const d = createResampler(rate, { onData: (b) => out.push(b), onEnd: resolve });
+        d.write(atRate(speech, rate));
+        d.end();
+      });
+      assert.equal(await done, null);
+      const back = Buffer.concat(out);
+      const n = Math.min(back.length, speech.length) >> 1;
+      let signal = 0;
+      let noise = 0;
+      for (let i = 0; i < n; i++) {
+        const a = speech.readInt16LE(i * 2);
+        signal += a * a;
+        noise += (a - back.readInt16LE(i * 2)) ** 2;
+      }
+      const snr = 10 * Math.log10(signal / noise);
+      assert.ok(Math.abs(back.length - speech.length) <= 64 && snr > 25, `${rate} Hz: ${back.length} vs ${speech.length} bytes, SNR ${snr.toFixed(1)} dB`);
+    }
+    // telephone audio (8 kHz, as G.711 decodes to) comes out at twice its length
+    const out: Buffer[] = [];
+    await new Promise((resolve) => {
+      const d = createResampler(8000, { onData: (b) => out.push(b), onEnd: resolve });
+      d.write(Buffer.alloc(16000));
+      d.end();
+    });
+    assert.equal(Buffer.concat(out).length, 32000);
   });
 });

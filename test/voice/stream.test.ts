@@ -7,25 +7,30 @@ import type { ServerMessage } from '../../src/voice/protocol.js';
 import type { SpeechToTextEngine, RecognizerEvent } from '../../src/voice/stt/engine.js';
 import { silentLogger } from '../../src/lib/logger.js';
 
-/** Concludes one segment per second of audio, "word<n>". */
+/**
+ * Concludes one segment per second of audio, "word<n>", with a partial "word<n>" while the second is under way; the
+ * end of audio concludes a started second.
+ */
 const fakeStt: SpeechToTextEngine = {
   name: 'fake',
   languages: new Set(['en']),
   async createRecognizer() {
     let samples = 0;
     let n = 0;
+    const segment = () => ({ text: `word${n}`, startMs: n * 1000, endMs: n * 1000 + 900 });
     return {
       async write(s: Int16Array): Promise<RecognizerEvent[]> {
         samples += s.length;
         const out: RecognizerEvent[] = [];
         while (samples >= 16000 * (n + 1)) {
-          out.push({ kind: 'final', segment: { text: `word${n}`, startMs: n * 1000, endMs: n * 1000 + 900 } });
+          out.push({ kind: 'final', segment: segment() });
           n++;
         }
+        if (samples > 16000 * n) out.push({ kind: 'partial', segment: segment() });
         return out;
       },
-      async finish() {
-        return [];
+      async finish(): Promise<RecognizerEvent[]> {
+        return samples > 16000 * n ? [{ kind: 'final', segment: segment() }] : [];
       },
       release() {},
     };
@@ -33,9 +38,9 @@ const fakeStt: SpeechToTextEngine = {
   async close() {},
 };
 
-function setup(idleTimeoutMs = 30_000) {
+function setup(idleTimeoutMs = 30_000, request: Record<string, unknown> = {}) {
   const config = parseVoiceSessionRequest(
-    { source_media_content_type: 'audio/pcm;encoding=s16le;rate=16000', target_languages: ['de', 'en'] },
+    { source_media_content_type: 'audio/pcm;encoding=s16le;rate=16000', target_languages: ['de', 'en'], ...request },
     { transcribable: new Set(['en']), canTranslate: () => true, canSpeak: () => true },
   );
   const messages: ServerMessage[] = [];
@@ -43,17 +48,31 @@ function setup(idleTimeoutMs = 30_000) {
   let done = false;
   const stream = new VoiceStream(config, {
     stt: fakeStt,
-    tts: { supports: () => true, synthesize: async () => ({ samples: new Int16Array(160), sampleRate: 16000 }) },
+    // a 440 Hz tone of 0.6 s for every text
+    tts: { supports: () => true, synthesize: async () => ({ samples: Int16Array.from({ length: 9600 }, (_, i) => 8000 * Math.sin(i / 5.8)), sampleRate: 16000 }) },
     translate: async (_s, t, texts) => texts.map((x) => `${t}:${x}`),
     charge: async () => {},
     onDone: () => (done = true),
     logger: silentLogger,
+    // the wall clock the pacing check sees: tests send audio faster than real time
+    now: () => performance.now() * 10,
     idleTimeoutMs,
   });
   const sink: StreamSink = { send: (m) => messages.push(m), close: () => (closed = true) };
   stream.attach(sink);
-  return { stream, messages, isClosed: () => closed, isDone: () => done };
+  const untilClosed = async () => {
+    for (let i = 0; i < 500 && !closed; i++) await new Promise((r) => setTimeout(r, 10));
+  };
+  return { stream, messages, isClosed: () => closed, isDone: () => done, untilClosed };
 }
+
+type Update = { concluded: { text: string }[]; tentative: { text: string }[] };
+const updates = (messages: ServerMessage[], language?: string): Update[] =>
+  messages.flatMap((m) =>
+    'source_transcript_update' in m && !language ? [m.source_transcript_update] : 'target_transcript_update' in m && m.target_transcript_update.language === language ? [m.target_transcript_update] : [],
+  );
+const joined = (us: Update[]) => us.flatMap((u) => u.concluded.map((c) => c.text)).join('');
+const end = Buffer.from('{"end_of_source_media":{}}');
 
 const chunk = (bytes: number) => Buffer.from(JSON.stringify({ source_media_chunk: { data: Buffer.alloc(bytes).toString('base64') } }));
 
@@ -68,8 +87,8 @@ describe('voice stream (stand-in engines)', () => {
   it('translates every concluded segment per target and ends with end_of_stream', async () => {
     const s = setup();
     s.stream.onFrame(chunk(32000), false); // 1 s
-    s.stream.onFrame(Buffer.from('{"end_of_source_media":{}}'), false);
-    for (let i = 0; i < 50 && !s.isClosed(); i++) await new Promise((r) => setTimeout(r, 10));
+    s.stream.onFrame(end, false);
+    await s.untilClosed();
     const kinds = s.messages.map((m) => Object.keys(m)[0]);
     assert.deepEqual(kinds, [
       'source_transcript_update', 'target_transcript_update', 'target_transcript_update',
@@ -80,4 +99,68 @@ describe('voice stream (stand-in engines)', () => {
     const en = s.messages.find((m) => 'target_transcript_update' in m && m.target_transcript_update.language === 'en');
     assert.equal((en as { target_transcript_update: { concluded: { text: string }[] } }).target_transcript_update.concluded[0]!.text, 'word0');
   });
+
+  it('spaces segments so that joining them with "" reads right, and none in Chinese', async () => {
+    const s = setup(30_000, { target_languages: ['de', 'zh'] });
+    for (let i = 0; i < 5; i++) {
+      s.stream.onFrame(chunk(16000), false); // 2.5 s in half seconds
+      await new Promise((r) => setTimeout(r, 30));
+    }
+    s.stream.onFrame(end, false);
+    await s.untilClosed();
+    assert.equal(joined(updates(s.messages)), 'word0 word1 word2');
+    assert.equal(joined(updates(s.messages, 'de')), 'de:word0 de:word1 de:word2');
+    assert.equal(joined(updates(s.messages, 'zh')), 'zh:word0zh:word1zh:word2');
+    // a tentative segment continues the concluded text: the first has no space, later ones have
+    const tentative = updates(s.messages).flatMap((u) => u.tentative.map((t) => t.text));
+    assert.deepEqual([...new Set(tentative)], ['word0', ' word1', ' word2']);
+  });
+
+  it('sends tentative target segments while an utterance is under way, none after its conclusion', async () => {
+    const s = setup(30_000, { target_languages: ['de'] });
+    s.stream.onFrame(chunk(16000), false);
+    await new Promise((r) => setTimeout(r, 30));
+    s.stream.onFrame(end, false);
+    await s.untilClosed();
+    const de = updates(s.messages, 'de');
+    assert.deepEqual(de[0], { language: 'de', concluded: [], tentative: [{ text: 'de:word0', start_time: 0, end_time: 900 }] });
+    const concludedAt = de.findIndex((u) => u.concluded.length > 0);
+    assert.ok(concludedAt > 0 && de.slice(concludedAt + 1).every((u) => u.tentative.length === 0), JSON.stringify(de));
+  });
+
+  it('on the idle timeout, concludes and translates the unfinished utterance before the 408', async () => {
+    const s = setup(100);
+    s.stream.onFrame(chunk(16000), false); // half a second: nothing concluded yet
+    await s.untilClosed();
+    assert.equal(joined(updates(s.messages)), 'word0');
+    assert.equal(joined(updates(s.messages, 'de')), 'de:word0');
+    assert.equal((s.messages.at(-1) as { error: { error_code: number } }).error.error_code, 408);
+  });
+
+  it('sends no media chunk after end_of_target_transcript (an encoder still flushing at the end)', async () => {
+    const s = setup(30_000, { target_languages: ['de'], target_media_languages: ['de'], target_media_content_type: 'audio/webm;codecs=opus' });
+    s.stream.onFrame(chunk(32000), false);
+    s.stream.onFrame(end, false);
+    await s.untilClosed();
+    const kinds = s.messages.map((m) => Object.keys(m)[0]);
+    assert.equal(kinds.at(-1), 'end_of_stream', kinds.join());
+    assert.ok(kinds.includes('target_media_chunk'));
+    assert.ok(kinds.lastIndexOf('target_media_chunk') < kinds.indexOf('end_of_target_transcript'), kinds.join());
+  });
+
+  for (const [declared, audio, says] of [
+    ['audio/mpeg', Buffer.alloc(6400, 3), /not 'audio\/mpeg' as declared/],
+    ['audio/flac', Buffer.concat([Buffer.from([0x1a, 0x45, 0xdf, 0xa3]), Buffer.alloc(4000)]), /WebM\/Matroska, not the declared 'audio\/flac'/],
+    ['audio/auto', Buffer.alloc(6400, 3), /not in a container Tolk recognises/],
+  ] as const) {
+    it(`audio that is not ${declared} is refused at its first chunk, in plain words`, async () => {
+      const s = setup(30_000, { source_media_content_type: declared });
+      s.stream.onFrame(Buffer.from(JSON.stringify({ source_media_chunk: { data: audio.toString('base64') } })), false);
+      await s.untilClosed();
+      const err = (s.messages.at(-1) as { error: { reason_code: number; error_message: string } }).error;
+      assert.equal(err.reason_code, 4000403);
+      assert.match(err.error_message, says);
+      assert.doesNotMatch(err.error_message, /ffmpeg|filter|demux/i);
+    });
+  }
 });

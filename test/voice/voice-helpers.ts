@@ -68,7 +68,7 @@ export interface VoiceClient {
   ws: WebSocket;
   messages: Msg[];
   /** Resolves when the server closes the connection. */
-  closed: Promise<{ code: number }>;
+  closed: Promise<{ code: number; reason: string }>;
   send(msg: unknown): void;
   sendRaw(data: string | Buffer): void;
   /** Streams `audio` in chunks of `chunkBytes`, one every `intervalMs`, then end_of_source_media. */
@@ -77,11 +77,12 @@ export interface VoiceClient {
   waitFor(pred: (m: Msg) => boolean, timeoutMs?: number): Promise<Msg>;
 }
 
-export async function connectVoice(url: string, format: 'json' | 'msgpack' = 'json'): Promise<VoiceClient> {
-  const ws = new WebSocket(url);
+/** `maxPayload`: the largest message the client reads (the reference client's library stops at 1 MiB). */
+export async function connectVoice(url: string, format: 'json' | 'msgpack' = 'json', options: { maxPayload?: number } = {}): Promise<VoiceClient> {
+  const ws = new WebSocket(url, options);
   const messages: Msg[] = [];
   const waiters: { pred: (m: Msg) => boolean; resolve: (m: Msg) => void }[] = [];
-  const closed = new Promise<{ code: number }>((resolve) => ws.on('close', (code) => resolve({ code })));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
   ws.on('message', (data: Buffer, isBinary: boolean) => {
     const msg = (isBinary ? msgpackDecode(data) : JSON.parse(data.toString())) as Msg;
     messages.push(msg);
@@ -123,11 +124,17 @@ export async function connectVoice(url: string, format: 'json' | 'msgpack' = 'js
   };
 }
 
+/** The concluded segments joined as the reference client joins them: with "" (segments carry their spacing). */
 export function concludedText(messages: Msg[], kind: 'source' | string): string {
   const parts: string[] = [];
   for (const m of messages) {
     const u = kind === 'source' ? m.source_transcript_update : m.target_transcript_update?.language === kind ? m.target_transcript_update : null;
     if (u) for (const s of u.concluded as { text: string }[]) parts.push(s.text);
   }
-  return parts.join(' ');
+  return parts.join('');
+}
+
+/** 16 kHz s16le resampled by ffmpeg to `rate` (a high-quality resampler, so only the server's own is tested). */
+export function atRate(pcm16k: Buffer, rate: number): Buffer {
+  return encode(pcm16k, ['-af', 'aresample=resampler=soxr', '-ar', String(rate), '-f', 's16le']);
 }

@@ -66,17 +66,17 @@ export async function voiceRoutes(app: FastifyInstance, { services }: { services
     { websocket: true, config: { auth: 'none' }, schema: { querystring: TokenQuery } },
     (socket, request) => {
       let closed = false;
-      const close = (code = 1000) => {
+      const close = (code = 1000, reason?: string) => {
         if (closed) return;
         closed = true;
-        socket.close(code);
+        socket.close(code, reason);
       };
       let format: 'json' | 'msgpack' = 'json';
       const sink: StreamSink = {
         send: (msg) => {
           if (!closed && socket.readyState === socket.OPEN) socket.send(encodeServerMessage(msg, format));
         },
-        close: () => close(1000),
+        close: (reason) => close(1000, reason),
       };
       const token = (request.query as { token?: string }).token;
       const outcome = voice.connect(token, sink);

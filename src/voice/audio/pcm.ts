@@ -77,7 +77,7 @@ export function samplesToS16le(samples: Int16Array): Buffer {
 }
 
 /**
- * Resamples mono s16 audio. Downsampling averages the input window under each output sample (a crude low-pass
+ * Resamples mono s16 audio (synthesized speech to the target rate; source audio is resampled by ffmpeg). Downsampling averages the input window under each output sample (a crude low-pass
  * that keeps aliasing out of the recogniser's band); upsampling interpolates linearly.
  */
 export function resample(input: Int16Array, fromRate: number, toRate: number): Int16Array {
@@ -104,55 +104,6 @@ export function resample(input: Int16Array, fromRate: number, toRate: number): I
     }
   }
   return out;
-}
-
-/** Stateful resampler for streams: output sample k always maps to input position k·ratio, so chunks never drift. */
-export class StreamResampler {
-  private carry = new Int16Array(0);
-  /** Absolute input index of carry[0], and output samples produced so far. */
-  private carryStart = 0;
-  private produced = 0;
-  private readonly ratio: number;
-
-  constructor(
-    private readonly fromRate: number,
-    private readonly toRate: number,
-  ) {
-    this.ratio = fromRate / toRate;
-  }
-
-  push(samples: Int16Array): Int16Array {
-    if (this.fromRate === this.toRate) return samples;
-    const joined = new Int16Array(this.carry.length + samples.length);
-    joined.set(this.carry);
-    joined.set(samples, this.carry.length);
-    const available = this.carryStart + joined.length;
-    const ratio = this.ratio;
-    const out: number[] = [];
-    for (;;) {
-      const k = this.produced + out.length;
-      const pos = k * ratio;
-      if (ratio > 1) {
-        const start = Math.floor(pos);
-        const end = Math.max(start + 1, Math.floor((k + 1) * ratio));
-        if (end > available) break;
-        let sum = 0;
-        for (let j = start; j < end; j++) sum += joined[j - this.carryStart]!;
-        out.push(Math.round(sum / (end - start)));
-      } else {
-        const j = Math.floor(pos);
-        if (j + 1 >= available) break;
-        const a = joined[j - this.carryStart]!;
-        const b = joined[j + 1 - this.carryStart]!;
-        out.push(Math.round(a + (b - a) * (pos - j)));
-      }
-    }
-    this.produced += out.length;
-    const keepFrom = Math.min(available, Math.floor(this.produced * ratio));
-    this.carry = joined.slice(keepFrom - this.carryStart);
-    this.carryStart = keepFrom;
-    return Int16Array.from(out);
-  }
 }
 
 export interface WavAudio {

@@ -13,6 +13,9 @@ export interface MediaChunk {
   text?: string;
 }
 
+/** Longest PCM target chunk. */
+export const PCM_CHUNK_MS = 200;
+
 const WEBM_CLUSTER = Buffer.from([0x1f, 0x43, 0xb6, 0x75]);
 
 /** The packets of one Ogg page (segments of 255 bytes continue a packet; a packet spanning pages is joined). */
@@ -100,8 +103,16 @@ export class TargetMediaWriter {
     const pcm = resample(samples, sampleRate, this.media.rate);
     const durationMs = (pcm.length * 1000) / this.media.rate;
     if (this.media.kind === 'pcm') {
-      const bytes = this.media.encoding === 'alaw' ? Buffer.from(alawEncode(pcm)) : this.media.encoding === 'ulaw' ? Buffer.from(ulawEncode(pcm)) : Buffer.from(samplesToS16le(pcm));
-      this.emit(this.head({ data: [bytes], duration: Math.round(durationMs), text }));
+      // Chunks of at most 200 ms as the containers' (a whole segment could exceed a client's 1 MiB message limit);
+      // the segment's text goes on its first chunk.
+      const step = (this.media.rate * PCM_CHUNK_MS) / 1000;
+      for (let at = 0; at < pcm.length; at += step) {
+        const part = pcm.subarray(at, Math.min(pcm.length, at + step));
+        const bytes = this.media.encoding === 'alaw' ? Buffer.from(alawEncode(part)) : this.media.encoding === 'ulaw' ? Buffer.from(ulawEncode(part)) : Buffer.from(samplesToS16le(part));
+        const endMs = Math.round(((at + part.length) * 1000) / this.media.rate);
+        const duration = endMs - Math.round((at * 1000) / this.media.rate);
+        this.emit(this.head({ data: [bytes], duration, ...(at === 0 ? { text } : {}) }));
+      }
       return;
     }
     this.startEncoder();

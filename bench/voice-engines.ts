@@ -1,0 +1,84 @@
+// Speech-to-text engines measured alike on the same audio (used by bench/voice.ts): model load time and memory,
+// real-time factor (wall and CPU: the machine is shared, CPU time says what the engine itself costs) and, fed at
+// real-time pace, the latency from the end of each utterance to its concluded segment.
+import { existsSync, renameSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { SpeechToTextEngine } from '../src/voice/stt/engine.js';
+import { WhisperEngine } from '../src/voice/stt/whisper.js';
+import { TINY_EN, writeWhisperModel } from '../test/helpers/whisper-model.js';
+
+const CHUNK = 1600; // 100 ms, as the stream feeds the recogniser
+
+export interface EngineFigures {
+  loadMs: number;
+  loadRssMb: number;
+  rtfWall: number;
+  rtfCpu: number;
+  /** end of each utterance → its concluded segment (NaN: never concluded) */
+  latencies: number[];
+  text: string;
+}
+
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+export async function measureEngine(engine: SpeechToTextEngine, samples: Int16Array, ends: number[]): Promise<EngineFigures> {
+  const rss0 = process.memoryUsage().rss;
+  const t0 = performance.now();
+  const first = await engine.createRecognizer('en');
+  const loadMs = performance.now() - t0;
+  const loadRssMb = (process.memoryUsage().rss - rss0) / 1e6;
+  const audioMs = (samples.length / 16000) * 1000;
+
+  // as fast as the engine takes it
+  const w0 = performance.now();
+  const c0 = cpuMs();
+  for (let i = 0; i < samples.length; i += CHUNK) await first.write(samples.subarray(i, i + CHUNK));
+  await first.finish();
+  const rtfWall = (performance.now() - w0) / audioMs;
+  const rtfCpu = (cpuMs() - c0) / audioMs;
+  first.release();
+
+  // at real-time pace: when each utterance's concluded segment comes, against when its last audio went in
+  const r = await engine.createRecognizer('en');
+  const endFedAt: number[] = [];
+  const latencies = ends.map(() => NaN);
+  const texts: string[] = [];
+  const start = performance.now();
+  const take = (events: Awaited<ReturnType<typeof r.write>>) => {
+    for (const e of events) {
+      if (e.kind !== 'final') continue;
+      texts.push(e.segment.text);
+      const u = ends.findIndex((end) => e.segment.endMs <= end + 600);
+      if (process.env.TOLK_BENCH_VOICE_DEBUG) console.log('final', e.segment, 'utterance', u, 'ends', ends.map(Math.round));
+      // an utterance concluded in parts counts when its last part came
+      if (u >= 0 && endFedAt[u] !== undefined) latencies[u] = performance.now() - endFedAt[u]!;
+    }
+  };
+  for (let i = 0, n = 0; i < samples.length; i += CHUNK, n++) {
+    const fedMs = ((i + CHUNK) / 16000) * 1000;
+    ends.forEach((end, u) => {
+      if (endFedAt[u] === undefined && fedMs >= end) endFedAt[u] = performance.now();
+    });
+    take(await r.write(samples.subarray(i, i + CHUNK)));
+    const wait = start + (n + 1) * 100 - performance.now();
+    if (wait > 0) await new Promise((res) => setTimeout(res, wait));
+  }
+  take(await r.finish());
+  r.release();
+  if (process.env.TOLK_BENCH_VOICE_DEBUG) console.log('latencies', latencies.map(Math.round));
+  return { loadMs, loadRssMb, rtfWall, rtfCpu, latencies, text: texts.join(' ') };
+}
+
+/** Whisper on a generated model of ggml-tiny.en.bin's shape (cached in the temp dir: writing it takes a while). */
+export function tinyShapedWhisper(): WhisperEngine {
+  const path = join(tmpdir(), 'tolk-bench-ggml-tiny.en-shape.bin');
+  if (!existsSync(path)) {
+    writeWhisperModel(`${path}.part`, TINY_EN);
+    renameSync(`${path}.part`, path);
+  }
+  return new WhisperEngine({ modelPath: path });
+}
