@@ -51,8 +51,12 @@ export async function glossariesView(): Promise<HTMLElement> {
         h('td', {}, h('button', { type: 'button', 'aria-label': 'Remove entry', onclick: () => row.remove() }, '✕')));
       body.append(row);
     };
-    entries.forEach(([s, t]) => addRow(s, t));
-    if (entries.length === 0) addRow();
+    const reset = (rows: [string, string][]) => {
+      body.replaceChildren();
+      rows.forEach(([s, t]) => addRow(s, t));
+      if (rows.length === 0) addRow();
+    };
+    reset(entries);
     const table = h('table', { class: 'entries' },
       h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Source term'), h('th', { scope: 'col' }, 'Target term'), h('th', {}, ''))), body);
     const tsv = () => [...body.rows]
@@ -60,7 +64,7 @@ export async function glossariesView(): Promise<HTMLElement> {
       .filter(([s, t]) => s && t)
       .map(([s, t]) => `${s}\t${t}`)
       .join('\n');
-    return { table, addRow, tsv };
+    return { table, addRow, tsv, reset };
   }
 
   async function edit(g: GlossaryInfo, chosen?: Pair): Promise<void> {
@@ -133,6 +137,7 @@ export async function glossariesView(): Promise<HTMLElement> {
       });
       notice.show(`Glossary “${g.name}” created.`, 'ok');
       name.value = '';
+      first.reset([]);
       await refresh();
     } catch (err) {
       fail(err);
