@@ -133,6 +133,33 @@ export interface GlossaryInfo {
   creation_time: string;
 }
 
+/** The base language of a code (EN-US → en), as glossary dictionaries name it. */
+export const baseLanguage = (code: string) => code.toLowerCase().split('-')[0]!;
+
+/** The account's glossaries, or none when the key may not use them. */
+export async function loadGlossaries(session: Session): Promise<GlossaryInfo[]> {
+  if (!allows(session, 'glossary')) return [];
+  return (await call<{ glossaries: GlossaryInfo[] }>('GET', '/v3/glossaries')).glossaries;
+}
+
+/** Glossaries with a dictionary for this pair; none without an explicit source (the API requires one). */
+export function glossariesFor(glossaries: GlossaryInfo[], source: string, target: string): GlossaryInfo[] {
+  if (!source) return [];
+  const [s, t] = [baseLanguage(source), baseLanguage(target)];
+  return glossaries.filter((g) => g.dictionaries.some((d) => baseLanguage(d.source_lang) === s && baseLanguage(d.target_lang) === t));
+}
+
+/** Fills a glossary selector for the chosen pair. */
+export function glossaryOptions(select: HTMLSelectElement, usable: GlossaryInfo[], source: string): void {
+  const previous = select.value;
+  const none = document.createElement('option');
+  none.value = '';
+  none.textContent = source ? 'No glossary' : 'Choose a source language first';
+  select.replaceChildren(none, ...usable.map((g) => Object.assign(document.createElement('option'), { value: g.glossary_id, textContent: g.name })));
+  if (usable.some((g) => g.glossary_id === previous)) select.value = previous;
+  select.disabled = usable.length === 0;
+}
+
 /** Language lists are fetched once per sign-in. */
 let languages: Promise<{ sources: Language[]; targets: Language[] }> | undefined;
 export function loadLanguages(): Promise<{ sources: Language[]; targets: Language[] }> {

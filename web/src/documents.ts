@@ -1,6 +1,6 @@
 // Documents: drop or pick files, choose the target and options, watch upload progress and the translation status
 // (seconds_remaining), download. Each document's key stays in this page's memory only.
-import { ApiError, call, loadLanguages, upload, type Session } from './api.js';
+import { ApiError, call, glossariesFor, glossaryOptions, loadGlossaries, loadLanguages, upload, type Session } from './api.js';
 import { Notice, field, formatBytes, h, saveFile } from './dom.js';
 
 interface Status {
@@ -26,6 +26,18 @@ export async function documentsView(session: Session): Promise<HTMLElement> {
   target.value = targets.find((t) => t.language === 'ES')?.language ?? targets[0]?.language ?? '';
   const formality = h('select', { id: 'doc-formality' },
     h('option', { value: '' }, 'Default formality'), h('option', { value: 'prefer_more' }, 'More formal'), h('option', { value: 'prefer_less' }, 'Less formal'));
+  const glossaries = await loadGlossaries(session);
+  const glossary = h('select', { id: 'doc-glossary' });
+  const formalityField = field('Formality', formality);
+  // Options follow the pair: formality only where the target has it, glossaries with a dictionary for the pair.
+  const refreshGlossaries = () => {
+    formalityField.hidden = !targets.find((t) => t.language === target.value)?.supports_formality;
+    if (formalityField.hidden) formality.value = '';
+    glossaryOptions(glossary, glossariesFor(glossaries, source.value, target.value), source.value);
+  };
+  source.addEventListener('change', refreshGlossaries);
+  target.addEventListener('change', refreshGlossaries);
+  refreshGlossaries();
   const extensions = session.document_formats.flatMap((f) => f.extensions);
   const picker = h('input', { type: 'file', id: 'doc-file', multiple: true, accept: extensions.map((e) => `.${e}`).join(','), class: 'visually-hidden' });
   const list = h('ul', { class: 'doc-list', 'aria-label': 'Documents' });
@@ -49,6 +61,7 @@ export async function documentsView(session: Session): Promise<HTMLElement> {
     form.append('target_lang', to);
     if (source.value) form.append('source_lang', source.value);
     if (formality.value) form.append('formality', formality.value);
+    if (glossary.value) form.append('glossary_id', glossary.value);
     form.append('file', file, file.name);
     void (async () => {
       try {
@@ -119,6 +132,6 @@ export async function documentsView(session: Session): Promise<HTMLElement> {
 
   return h('section', { class: 'view', 'aria-labelledby': 'documents-title' },
     h('h2', { id: 'documents-title' }, 'Translate documents'),
-    h('div', { class: 'toolbar' }, field('From', source), field('To', target), field('Formality', formality)),
+    h('div', { class: 'toolbar' }, field('From', source), field('To', target), formalityField, field('Glossary', glossary)),
     drop, notice.el, list, h('details', {}, h('summary', {}, 'Supported formats'), formats));
 }

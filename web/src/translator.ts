@@ -1,6 +1,6 @@
 // The translator: language selectors from /v2/languages, detection, swap, formality, glossary and style rule,
 // translate as you type (debounced) or with Ctrl/Cmd+Enter, the 128 KiB request limit, copy and clear.
-import { ApiError, allows, call, loadLanguages, type GlossaryInfo, type Language, type Session } from './api.js';
+import { ApiError, allows, baseLanguage as base, call, glossariesFor, glossaryOptions, loadGlossaries, loadLanguages, type Language, type Session } from './api.js';
 import { Notice, copyText, field, h } from './dom.js';
 
 /** The API's request-body limit for /v2/translate. */
@@ -13,7 +13,6 @@ const FORMALITY = [
   ['prefer_less', 'Less formal'],
 ] as const;
 
-const base = (code: string) => code.toLowerCase().split('-')[0]!;
 export const isRtl = (code: string) => RTL.has(base(code));
 
 function options(select: HTMLSelectElement, items: [string, string][], keep = true): void {
@@ -42,11 +41,8 @@ export async function translatorView(session: Session): Promise<HTMLElement> {
   options(target, targets.map((l): [string, string] => [l.language, l.name]));
   target.value = targets.find((t) => t.language === 'ES')?.language ?? targets[0]?.language ?? '';
 
-  let glossaries: GlossaryInfo[] = [];
+  const glossaries = await loadGlossaries(session);
   let styles: { style_id: string; name: string; language: string }[] = [];
-  if (allows(session, 'glossary')) {
-    glossaries = (await call<{ glossaries: GlossaryInfo[] }>('GET', '/v3/glossaries').catch(() => ({ glossaries: [] }))).glossaries;
-  }
   if (allows(session, 'style_rules')) {
     styles = (await call<{ style_rules: typeof styles }>('GET', '/v3/style_rules?page_size=25').catch(() => ({ style_rules: [] }))).style_rules;
   }
@@ -55,10 +51,7 @@ export async function translatorView(session: Session): Promise<HTMLElement> {
   function refreshChoices(): void {
     const t = target.value;
     formalityField.hidden = !targetInfo.get(t)?.supports_formality;
-    const s = source.value;
-    const usable = s ? glossaries.filter((g) => g.dictionaries.some((d) => base(d.source_lang) === base(s) && base(d.target_lang) === base(t))) : [];
-    options(glossary, [['', s ? 'No glossary' : 'Choose a source language first'], ...usable.map((g): [string, string] => [g.glossary_id, g.name])]);
-    glossary.disabled = usable.length === 0;
+    glossaryOptions(glossary, glossariesFor(glossaries, source.value, t), source.value);
     const rules = styles.filter((r) => base(r.language) === base(t));
     options(style, [['', 'No style rule'], ...rules.map((r): [string, string] => [r.style_id, r.name])]);
     style.disabled = rules.length === 0;
