@@ -78,6 +78,7 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     await expectError(/unknown or has been deactivated/);
     await signIn(freeKey);
     await expectError(new RegExp(`other plan's address.*${freeOrigin.replace(/[.]/g, '\\.')}`));
+    assert.equal(await page.getByRole('link', { name: 'Open the page there' }).getAttribute('href'), `${freeOrigin}/`);
     await shot('sign-in-error');
     // The key is never put in the URL.
     assert.ok(!page.url().includes(freeKey));
@@ -98,7 +99,18 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     await page.locator('form.card .term-source').fill('cat');
     await page.locator('form.card .term-target').fill('minino');
     await page.getByRole('button', { name: 'Create glossary' }).click();
-    await page.getByRole('button', { name: 'Edit Pets' }).waitFor();
+    // Import a TSV file into the pair's dictionary (the server parses it), then export the table as CSV.
+    await page.getByRole('button', { name: 'Edit Pets' }).click();
+    const tsv = join(dataDir, 'pets.tsv');
+    writeFileSync(tsv, 'cat\tminino\ndog\tperrito\n');
+    await page.locator('#import-file').setInputFiles(tsv);
+    await page.getByText('Imported pets.tsv.').waitFor();
+    assert.deepEqual(await page.locator('.editor .term-source').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value)), ['cat', 'dog']);
+    const exported = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export CSV' }).click();
+    const csv = join(dataDir, 'pets.csv');
+    await (await exported).saveAs(csv);
+    assert.equal(readFileSync(csv, 'utf8'), 'cat,minino\ndog,perrito\n');
     await shot('glossaries');
     await tab('Translator');
     await page.locator('#source-lang').selectOption('EN');
@@ -108,13 +120,16 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     await page.waitForFunction(() => /minino/i.test((document.getElementById('target-text') as HTMLTextAreaElement).value));
   });
 
-  it('translates a docx document and downloads it', async () => {
+  it('translates two documents at once and downloads the docx', async () => {
     await tab('Documents');
     const file = join(dataDir, 'letter.docx');
     writeFileSync(file, fixture('sample.docx'));
-    await page.locator('#doc-file').setInputFiles(file);
+    const note = join(dataDir, 'note.txt');
+    writeFileSync(note, 'The white dog sleeps.\n');
+    await page.locator('#doc-file').setInputFiles([file, note]);
+    await page.getByRole('button', { name: 'Download note.es.txt' }).waitFor({ timeout: 60_000 });
     const download = page.waitForEvent('download', { timeout: 60_000 });
-    await page.getByRole('button', { name: /^Download / }).click({ timeout: 60_000 });
+    await page.getByRole('button', { name: 'Download letter.es.docx' }).click({ timeout: 60_000 });
     const saved = join(dataDir, 'letter.es.docx');
     await (await download).saveAs(saved);
     const xml = (await unzipAll(readFileSync(saved))).find(([name]) => name === 'word/document.xml')![1].toString();

@@ -40,6 +40,9 @@ function signInView(message?: string): void {
   notice.el);
   main.replaceChildren(form);
   if (message) notice.show(message, 'error');
+  // A key of the other plan: link to that plan's page (the key is not carried over; it is typed there again).
+  const other = message && /other plan's address/.test(message) ? /https?:\/\/[^\s,]+/.exec(message)?.[0] : undefined;
+  if (other) notice.el.append(' ', h('a', { href: `${new URL(other).origin}/` }, 'Open the page there'));
   key.focus();
 }
 
