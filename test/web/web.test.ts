@@ -38,6 +38,17 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     await page.getByLabel('API key').fill(key);
     await page.getByRole('button', { name: 'Sign in' }).click();
   }
+  /** Controls on the page without an accessible name (aria-label, a label, their own text or a title). */
+  const unnamedControls = () =>
+    page.evaluate(() =>
+      [...document.querySelectorAll<HTMLElement>('button, input, select, textarea, a[href]')]
+        .filter((el) => {
+          const labels = (el as HTMLInputElement).labels;
+          const labelled = labels ? [...labels].some((l) => l.textContent?.trim()) : false;
+          return !(el.getAttribute('aria-label')?.trim() || labelled || el.textContent?.trim() || el.title);
+        })
+        .map((el) => el.outerHTML.slice(0, 100)),
+    );
   /** Text translation characters in the day chart's figures, summed over the range. */
   async function chartedTextCharacters(): Promise<number> {
     await page.locator('#refresh-usage').click();
@@ -90,6 +101,7 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     await page.waitForFunction(() => /gato/i.test((document.getElementById('target-text') as HTMLTextAreaElement).value));
     assert.match(await page.locator('#detected').textContent() ?? '', /English/);
     assert.match(await page.locator('#char-count').textContent() ?? '', /36 characters/);
+    assert.deepEqual(await unnamedControls(), []);
     await shot('translator');
   });
 
@@ -111,6 +123,7 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     const csv = join(dataDir, 'pets.csv');
     await (await exported).saveAs(csv);
     assert.equal(readFileSync(csv, 'utf8'), 'cat,minino\ndog,perrito\n');
+    assert.deepEqual(await unnamedControls(), []);
     await shot('glossaries');
     await tab('Translator');
     await page.locator('#source-lang').selectOption('EN');
@@ -135,6 +148,7 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     const xml = (await unzipAll(readFileSync(saved))).find(([name]) => name === 'word/document.xml')![1].toString();
     assert.match(xml, /gato/i);
     await page.getByText('Downloaded').waitFor();
+    assert.deepEqual(await unnamedControls(), []);
     await shot('documents');
   });
 
@@ -148,6 +162,7 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     assert.match(secret, /^\S{20,}$/);
     await page.getByRole('button', { name: 'Deactivate key CI bot' }).click();
     await page.locator('#keys tr.inactive', { hasText: 'Deactivated' }).waitFor();
+    assert.deepEqual(await unnamedControls(), []);
     await shot('admin');
     // A translation of 11 characters, then the chart again.
     await tab('Translator');

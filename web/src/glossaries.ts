@@ -28,6 +28,7 @@ export async function glossariesView(): Promise<HTMLElement> {
           if (!confirm(`Delete the glossary “${g.name}”?`)) return;
           await call('DELETE', `/v3/glossaries/${g.glossary_id}`).catch(fail);
           editor.replaceChildren();
+          editor.className = 'editor';
           await refresh();
         } }, 'Delete')))));
     if (glossaries.length === 0) listBody.append(h('tr', {}, h('td', { colspan: 4 }, 'No glossaries yet.')));
@@ -70,11 +71,14 @@ export async function glossariesView(): Promise<HTMLElement> {
   async function edit(g: GlossaryInfo, chosen?: Pair): Promise<void> {
     notice.clear();
     const dict = chosen ?? g.dictionaries[0];
-    const pick = h('select', { id: 'dictionary' }, ...g.dictionaries.map((d, i) => h('option', { value: i }, pairLabel(d))));
-    if (dict) pick.value = String(g.dictionaries.findIndex((d) => pairLabel(d) === pairLabel(dict)));
-    pick.addEventListener('change', () => void edit(g, g.dictionaries[Number(pick.value)]).catch(fail));
+    // A pair being added is edited locally until it is saved with its first entries.
+    const saved = dict !== undefined && g.dictionaries.some((d) => pairLabel(d) === pairLabel(dict));
+    const pairs = saved || !dict ? g.dictionaries : [...g.dictionaries, dict];
+    const pick = h('select', { id: 'dictionary' }, ...pairs.map((d, i) => h('option', { value: i }, pairLabel(d))));
+    if (dict) pick.value = String(pairs.findIndex((d) => pairLabel(d) === pairLabel(dict)));
+    pick.addEventListener('change', () => void edit(g, pairs[Number(pick.value)]).catch(fail));
     let rows: [string, string][] = [];
-    if (dict) {
+    if (dict && saved) {
       const q = `source_lang=${dict.source_lang}&target_lang=${dict.target_lang}`;
       const res = await call<{ dictionaries: { entries: string }[] }>('GET', `/v3/glossaries/${g.glossary_id}/entries?${q}`);
       rows = (res.dictionaries[0]?.entries ?? '').split('\n').filter(Boolean).map((l) => l.split('\t') as [string, string]);
@@ -98,11 +102,12 @@ export async function glossariesView(): Promise<HTMLElement> {
       saveFile(`${g.name}.${dict ? `${dict.source_lang}-${dict.target_lang}` : ''}.${format}`, new Blob([text + '\n'], { type: 'text/plain' }));
     };
     const add = pairSelectors('add-dict');
+    editor.className = 'editor card';
     editor.replaceChildren(h('h3', {}, `Edit “${g.name}”`),
       dict ? h('div', {},
         h('div', { class: 'toolbar' }, field('Dictionary', pick),
           h('label', { class: 'button', for: 'import-file', tabindex: 0, role: 'button',
-            onkeydown: (e: Event) => (e as KeyboardEvent).key === 'Enter' && importer.click() }, 'Import TSV/CSV'), importer,
+            onkeydown: (e: Event) => ['Enter', ' '].includes((e as KeyboardEvent).key) && (e.preventDefault(), importer.click()) }, 'Import TSV/CSV'), importer,
           h('button', { type: 'button', onclick: () => exportAs('tsv') }, 'Export TSV'),
           h('button', { type: 'button', onclick: () => exportAs('csv') }, 'Export CSV')),
         t.table,
@@ -110,17 +115,16 @@ export async function glossariesView(): Promise<HTMLElement> {
           h('button', { type: 'button', onclick: () => t.addRow() }, 'Add entry'),
           h('button', { type: 'button', class: 'primary', id: 'save-entries', onclick: () =>
             void put(dict, t.tsv(), 'tsv').then(() => notice.show('Dictionary saved.', 'ok'), fail) }, 'Save dictionary'),
-          h('button', { type: 'button', class: 'danger', onclick: async () => {
+          saved && h('button', { type: 'button', class: 'danger', onclick: async () => {
             if (!confirm(`Delete the ${pairLabel(dict)} dictionary?`)) return;
             await call('DELETE', `/v3/glossaries/${g.glossary_id}/dictionaries?source_lang=${dict.source_lang}&target_lang=${dict.target_lang}`)
-              .then(async () => { await refresh(); editor.replaceChildren(); }, fail);
+              .then(async () => { await refresh(); editor.replaceChildren(); editor.className = 'editor'; }, fail);
           } }, 'Delete dictionary'))) : h('p', {}, 'This glossary has no dictionary yet.'),
       h('form', { class: 'toolbar', onsubmit: (e: Event) => {
         e.preventDefault();
         const pair = { source_lang: add.from.value, target_lang: add.to.value };
         if (g.dictionaries.some((d) => pairLabel(d) === pairLabel(pair))) return notice.show('This glossary already has that pair: one dictionary per pair.', 'error');
-        // A dictionary needs at least one entry; the placeholder is edited at once.
-        void put(pair, 'term\tterm', 'tsv').catch(fail);
+        void edit(g, pair).catch(fail);
       } }, field('New pair from', add.from), field('to', add.to), h('button', { type: 'submit' }, 'Add dictionary')));
   }
 
