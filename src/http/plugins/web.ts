@@ -7,8 +7,10 @@ import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
 import { authOf } from './auth.js';
+import { ErrorBody, errorResponses } from '../schemas/common.js';
 
 /** dist/web, beside dist/src where this file is compiled to. */
 export const WEB_DIR = fileURLToPath(new URL('../../../web/', import.meta.url));
@@ -22,6 +24,14 @@ const TYPES: Record<string, string> = {
 
 // Everything comes from this origin; the API is fetched from it too. No inline script, no framing.
 const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
+const Session = Type.Object({
+  plan: Type.String(),
+  admin: Type.Boolean(),
+  label: Type.String(),
+  scopes: Type.Union([Type.Array(Type.String()), Type.Null()]),
+  document_formats: Type.Array(Type.Object({ extensions: Type.Array(Type.String()), max_bytes: Type.Integer() })),
+});
 
 interface Asset {
   type: string;
@@ -66,18 +76,19 @@ export async function webRoutes(app: FastifyInstance, options: { services: Servi
   const notBuilt = (reply: FastifyReply) =>
     reply.status(404).send({ message: 'The web page is not built: run `npm run build`.', code: 'not_found' });
 
-  app.get('/', { config }, async (request, reply) => {
+  app.get('/', { config, schema: { response: { 404: ErrorBody } } }, async (request, reply) => {
     const page = assets.get('index.html');
     return page ? send(request, reply, page) : notBuilt(reply);
   });
-  app.get<{ Params: { name: string } }>('/web/:name', { config }, async (request, reply) => {
+  const fileSchema = { params: Type.Object({ name: Type.String() }), response: { 404: ErrorBody } };
+  app.get<{ Params: { name: string } }>('/web/:name', { config, schema: fileSchema }, async (request, reply) => {
     const asset = request.params.name === 'index.html' ? undefined : assets.get(request.params.name);
     if (!asset) return reply.status(404).send({ message: `Not found: GET /web/${request.params.name}`, code: 'not_found' });
     return send(request, reply, asset);
   });
   // What the page shows follows the key: its plan, whether it is the admin key, and its scopes (null = all); and the
   // document formats with their upload limits.
-  app.get('/web/api/session', async (request) => {
+  app.get('/web/api/session', { schema: { response: { 200: Session, ...errorResponses } } }, async (request) => {
     const { account, key } = authOf(request);
     const scopes = key.scopes === null ? null : [...key.scopes];
     return { plan: account.plan, admin: key.kind === 'admin', label: key.label, scopes, document_formats: formats };
