@@ -81,7 +81,7 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('refuses a missing key, an unknown key and a key of the other plan with clear messages', async () => {
+  it('refuses a missing key, an unknown key and a key of the other plan with clear messages; the free base URL takes the free key', async () => {
     await page.goto(origin);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expectError(/Enter an API key/);
@@ -91,11 +91,16 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     await expectError(new RegExp(`other plan's address.*${freeOrigin.replace(/[.]/g, '\\.')}`));
     assert.equal(await page.getByRole('link', { name: 'Open the page there' }).getAttribute('href'), `${freeOrigin}/`);
     await shot('sign-in-error');
-    // The key is never put in the URL.
-    assert.ok(!page.url().includes(freeKey));
+    // The same page on the free base URL takes the free key.
+    await page.getByRole('link', { name: 'Open the page there' }).click();
+    await signIn(freeKey);
+    await page.getByText('Admin key · Free · admin').waitFor();
+    assert.ok(!page.url().includes(freeKey), 'the key is never put in the URL');
+    await page.locator('#sign-out').click();
+    await page.goto(origin);
   });
 
-  it('translates text as you type, with the detected language', async () => {
+  it('translates text as you type, with the detected language; swaps; names a language no pair translates', async () => {
     await signIn(adminKey);
     await page.getByLabel('Text to translate').fill('The cat sleeps in the big red house.');
     await page.waitForFunction(() => /gato/i.test((document.getElementById('target-text') as HTMLTextAreaElement).value));
@@ -103,6 +108,14 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     assert.match(await page.locator('#char-count').textContent() ?? '', /36 characters/);
     assert.deepEqual(await unnamedControls(), []);
     await shot('translator');
+    // Swap: the translation becomes the source, Spanish → English.
+    await page.getByRole('button', { name: 'Swap languages' }).click();
+    assert.equal(await page.locator('#source-lang').inputValue(), 'ES');
+    await page.waitForFunction(() => /\bcat\b/i.test((document.getElementById('target-text') as HTMLTextAreaElement).value));
+    // A language no installed pair translates (French, detected) is said in words.
+    await page.locator('#source-lang').selectOption('');
+    await page.getByLabel('Text to translate').fill("Bonjour tout le monde, comment allez-vous aujourd'hui ?");
+    await expectError(/'FR' cannot be translated/);
   });
 
   it('creates a glossary and its term changes the translation', async () => {

@@ -101,6 +101,7 @@ export async function translatorView(session: Session): Promise<HTMLElement> {
       notice.clear();
     } catch (err) {
       if (mine !== sequence) return;
+      output.value = '';
       notice.show(err instanceof ApiError ? err.message : String(err), 'error');
     } finally {
       if (mine === sequence) output.removeAttribute('aria-busy');
