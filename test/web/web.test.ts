@@ -106,6 +106,8 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     await page.waitForFunction(() => /gato/i.test((document.getElementById('target-text') as HTMLTextAreaElement).value));
     assert.match(await page.locator('#detected').textContent() ?? '', /English/);
     assert.match(await page.locator('#char-count').textContent() ?? '', /36 characters/);
+    // Apertium's en-es has no formality: the selector is not offered.
+    assert.equal(await page.getByLabel('Formality').isVisible(), false);
     assert.deepEqual(await unnamedControls(), []);
     await shot('translator');
     // Swap: the translation becomes the source, Spanish → English.
@@ -190,7 +192,7 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     await page.getByRole('button', { name: 'Create key' }).click();
     const secret = (await page.locator('#secret-value').textContent()) ?? '';
     await page.getByLabel('Character limit of key Blocked').fill('0');
-    await page.locator('#keys tr', { has: page.getByLabel('Character limit of key Blocked') }).getByRole('button', { name: 'Set limit' }).click();
+    await page.locator('#keys tr', { has: page.getByLabel('Character limit of key Blocked') }).getByRole('button', { name: 'Set limits' }).click();
     await page.getByText('Key “Blocked” updated.').waitFor();
     await page.locator('#sign-out').click();
     await signIn(secret);
@@ -202,10 +204,13 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
   it('reads on a phone-width screen in dark mode', async () => {
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.getByLabel('Text to translate').fill('');
-    await shot('translator-phone-dark');
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    assert.ok(overflow <= 0, `no horizontal scrolling (overflow ${overflow}px)`);
+    for (const name of ['Documents', 'Glossaries', 'Translator']) {
+      await tab(name);
+      await page.locator('main h2').waitFor();
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      await shot(`${name.toLowerCase()}-phone-dark`);
+      assert.ok(overflow <= 0, `${name}: no horizontal scrolling (overflow ${overflow}px)`);
+    }
   });
 
   it('says so when the server is down', async () => {

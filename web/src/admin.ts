@@ -9,7 +9,7 @@ interface KeyRecord {
   label: string;
   creation_time: string;
   is_deactivated: boolean;
-  usage_limits: { characters: number | null };
+  usage_limits: { characters: number | null; speech_to_text_milliseconds: number | null };
   scopes: string[] | null;
   key?: string;
 }
@@ -63,12 +63,17 @@ export async function adminView(): Promise<HTMLElement> {
       }, fail);
     const label = h('input', { value: k.label, 'aria-label': `Name of key ${k.label}`, disabled: k.is_deactivated });
     const limit = h('input', { type: 'number', min: 0, value: k.usage_limits.characters ?? '', placeholder: 'no limit',
-      'aria-label': `Character limit of key ${k.label}`, disabled: k.is_deactivated });
+      'aria-label': `Character limit of key ${k.label}`, disabled: k.is_deactivated, class: 'limit' });
+    const speechMs = k.usage_limits.speech_to_text_milliseconds;
+    const minutes = h('input', { type: 'number', min: 0, value: speechMs === null ? '' : speechMs / 60_000, placeholder: 'no limit',
+      'aria-label': `Voice minutes limit of key ${k.label}`, disabled: k.is_deactivated, class: 'limit' });
+    const orNull = (input: HTMLInputElement, scale = 1) => (input.value === '' ? null : Math.round(Number(input.value) * scale));
     return h('tr', { class: k.is_deactivated ? 'inactive' : '' },
       h('td', {}, label, k.is_deactivated ? null : h('button', { type: 'button', onclick: () => void put('label', { label: label.value }) }, 'Rename')),
       h('td', {}, new Date(k.creation_time).toLocaleDateString()),
-      h('td', {}, limit, k.is_deactivated ? null : h('button', { type: 'button',
-        onclick: () => void put('limits', { characters: limit.value === '' ? null : Number(limit.value) }) }, 'Set limit')),
+      h('td', {}, h('span', { class: 'limits' }, limit, h('span', { class: 'hint' }, 'characters'), minutes, h('span', { class: 'hint' }, 'voice minutes')),
+        k.is_deactivated ? null : h('button', { type: 'button',
+          onclick: () => void put('limits', { characters: orNull(limit), speech_to_text_milliseconds: orNull(minutes, 60_000) }) }, 'Set limits')),
       h('td', {}, k.scopes === null ? 'all' : k.scopes.join(', ') || 'none'),
       h('td', {}, k.is_deactivated ? 'Deactivated' : h('button', { type: 'button', class: 'danger', 'aria-label': `Deactivate key ${k.label}`,
         onclick: () => {
@@ -138,6 +143,6 @@ export async function adminView(): Promise<HTMLElement> {
     quota,
     h('div', { class: 'card' }, h('h3', {}, 'Developer keys'), createForm, secretBox,
       h('div', { class: 'scroll' }, h('table', { class: 'list', id: 'keys' },
-        h('thead', {}, h('tr', {}, ...['Name', 'Created', 'Character limit', 'Scopes', 'Status'].map((c) => h('th', { scope: 'col' }, c)))), keysBody))),
+        h('thead', {}, h('tr', {}, ...['Name', 'Created', 'Limits per billing period', 'Scopes', 'Status'].map((c) => h('th', { scope: 'col' }, c)))), keysBody))),
     h('div', { class: 'card' }, h('h3', {}, 'Usage'), rangeForm, charts));
 }

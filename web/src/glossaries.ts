@@ -156,7 +156,7 @@ export async function glossariesView(): Promise<HTMLElement> {
   return h('section', { class: 'view', 'aria-labelledby': 'glossaries-title' },
     h('h2', { id: 'glossaries-title' }, 'Glossaries'),
     notice.el,
-    h('table', { class: 'list' }, h('caption', { class: 'visually-hidden' }, 'Your glossaries'),
-      h('thead', {}, h('tr', {}, ...['Name', 'Dictionaries', 'Created', 'Actions'].map((c) => h('th', { scope: 'col' }, c)))), listBody),
+    h('div', { class: 'scroll' }, h('table', { class: 'list' }, h('caption', { class: 'visually-hidden' }, 'Your glossaries'),
+      h('thead', {}, h('tr', {}, ...['Name', 'Dictionaries', 'Created', 'Actions'].map((c) => h('th', { scope: 'col' }, c)))), listBody)),
     editor, form);
 }
