@@ -185,6 +185,16 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     await page.waitForFunction(() => (document.getElementById('target-text') as HTMLTextAreaElement).value !== '');
     await tab('Admin console');
     assert.equal(await chartedTextCharacters(), before + 11);
+    // Usage with a reporting tag (from another client) appears in the per-tag chart.
+    const tagged = await fetch(`${origin}/v2/translate`, {
+      method: 'POST',
+      headers: { authorization: `Service-Auth-Key ${adminKey}`, 'content-type': 'application/json', 'x-service-reporting-tag': 'newsletter' },
+      body: JSON.stringify({ text: ['Hello friends.'], target_lang: 'ES' }),
+    });
+    assert.equal(tagged.status, 200);
+    await page.locator('#refresh-usage').click();
+    const perTag = page.locator('figure', { hasText: 'Characters per reporting tag' });
+    assert.match((await perTag.locator('tbody tr').first().textContent()) ?? '', /newsletter\s*14/);
   });
 
   it('shows the quota reached, and a key without admin rights sees no admin console', async () => {
@@ -193,7 +203,7 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     const secret = (await page.locator('#secret-value').textContent()) ?? '';
     await page.getByLabel('Character limit of key Blocked').fill('0');
     await page.locator('#keys tr', { has: page.getByLabel('Character limit of key Blocked') }).getByRole('button', { name: 'Set limits' }).click();
-    await page.getByText('Key “Blocked” updated.').waitFor();
+    await page.getByText('Key “Blocked”: limits set.').waitFor();
     await page.locator('#sign-out').click();
     await signIn(secret);
     await page.getByLabel('Text to translate').fill('Hello');

@@ -56,9 +56,10 @@ export async function adminView(): Promise<HTMLElement> {
   }
 
   function keyRow(k: KeyRecord): HTMLTableRowElement {
-    const put = (what: string, body: object) =>
+    const done = { label: 'renamed', limits: 'limits set', deactivate: 'deactivated' };
+    const put = (what: keyof typeof done, body: object) =>
       call('PUT', `/v2/admin/developer-keys/${what}`, { body: { key_id: k.key_id, ...body } }).then(async () => {
-        notice.show(`Key “${k.label}” updated.`, 'ok');
+        notice.show(`Key “${k.label}”: ${done[what]}.`, 'ok');
         await loadKeys();
       }, fail);
     const label = h('input', { value: k.label, 'aria-label': `Name of key ${k.label}`, disabled: k.is_deactivated });
@@ -124,7 +125,9 @@ export async function adminView(): Promise<HTMLElement> {
         { name: 'Documents', values: perDay((u) => u.document_translation_characters) },
         { name: 'Text improvement', values: perDay((u) => u.text_improvement_characters) },
       ], 'characters'),
-      barChart('Voice minutes per day', days.map((d) => d.slice(5)), [{ name: 'Speech to text', values: perDay((u) => u.speech_to_text_minutes) }], 'minutes'),
+      rows.some((r) => r.usage.speech_to_text_minutes > 0)
+        ? barChart('Voice minutes per day', days.map((d) => d.slice(5)), [{ name: 'Speech to text', values: perDay((u) => u.speech_to_text_minutes) }], 'minutes')
+        : h('p', { class: 'hint' }, 'No voice minutes in this range.'),
       barChart('Characters per key', keyNames, [{ name: 'All services', values: perKey }], 'characters'),
       tagRows.length
         ? barChart('Characters per reporting tag', tagRows.map((t) => t.custom_tag), [{ name: 'All services', values: tagRows.map((t) => t.breakdown.total_characters) }], 'characters')
