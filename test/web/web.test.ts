@@ -29,6 +29,7 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
   let adminKey: string;
   let freeKey: string;
   const dataDir = mkdtempSync(join(tmpdir(), 'tolk-web-'));
+  const pageErrors: string[] = [];
 
   const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
   /** Waits for an error message in the page that says this. */
@@ -72,6 +73,9 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
     page.setDefaultTimeout(15_000);
+    // Script errors and CSP violations; failed API calls (403, 456, the server down) are expected and left out.
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+    page.on('console', (m) => m.type() === 'error' && !m.text().startsWith('Failed to load resource') && pageErrors.push(m.text()));
     page.on('dialog', (dialog) => void dialog.accept());
   });
 
@@ -229,5 +233,6 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     await page.getByLabel('Text to translate').press('Control+Enter');
     await expectError(/cannot be reached/);
     await shot('server-down');
+    assert.deepEqual(pageErrors, [], 'no script error or CSP violation in the whole run');
   });
 });
