@@ -118,6 +118,9 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     await page.getByRole('button', { name: 'Swap languages' }).click();
     assert.equal(await page.locator('#source-lang').inputValue(), 'ES');
     await page.waitForFunction(() => /\bcat\b/i.test((document.getElementById('target-text') as HTMLTextAreaElement).value));
+    // Over the request limit: said before anything is sent.
+    await page.getByLabel('Text to translate').fill('word '.repeat(27_000));
+    await expectError(/over the 128 KiB limit/);
     // A language no installed pair translates (French, detected) is said in words.
     await page.locator('#source-lang').selectOption('');
     await page.getByLabel('Text to translate').fill("Bonjour tout le monde, comment allez-vous aujourd'hui ?");

@@ -58,14 +58,12 @@ export async function translatorView(session: Session): Promise<HTMLElement> {
     output.dir = isRtl(t) ? 'rtl' : 'ltr';
   }
 
-  function bytes(): number {
-    return new TextEncoder().encode(input.value).length;
-  }
+  const utf8 = (s: string) => new TextEncoder().encode(s).length;
   function showCount(): void {
     const n = [...input.value].length;
-    const kib = bytes() / 1024;
-    count.textContent = `${n.toLocaleString()} characters · ${kib.toFixed(1)} of 128 KiB`;
-    count.classList.toggle('over', bytes() > LIMIT_BYTES - 1024);
+    const size = utf8(input.value);
+    count.textContent = `${n.toLocaleString()} characters · ${(size / 1024).toFixed(1)} of 128 KiB`;
+    count.classList.toggle('over', size > LIMIT_BYTES);
   }
 
   let sequence = 0;
@@ -80,16 +78,17 @@ export async function translatorView(session: Session): Promise<HTMLElement> {
       notice.clear();
       return;
     }
-    // The body carries the text plus a little JSON; leave room for it.
-    if (bytes() > LIMIT_BYTES - 1024) {
-      notice.show('The text is over the 128 KiB limit of one request: shorten it or translate it as a document.', 'error');
-      return;
-    }
     const body: Record<string, unknown> = { text: [text], target_lang: target.value };
     if (source.value) body.source_lang = source.value;
     if (!formalityField.hidden && formality.value !== 'default') body.formality = formality.value;
     if (glossary.value) body.glossary_id = glossary.value;
     if (style.value) body.style_id = style.value;
+    // The limit is on the request body: the text as JSON (escapes included) and the other fields.
+    if (utf8(JSON.stringify(body)) > LIMIT_BYTES) {
+      output.value = '';
+      notice.show('The text is over the 128 KiB limit of one request: shorten it or translate it as a document.', 'error');
+      return;
+    }
     output.setAttribute('aria-busy', 'true');
     try {
       const res = await call<{ translations: { text: string; detected_source_language: string }[] }>('POST', '/v2/translate', { body });
