@@ -70,6 +70,7 @@ async function show(session: Session, view: View): Promise<void> {
 }
 
 async function start(): Promise<void> {
+  resetCaches(); // a new key may see other languages
   if (!currentKey()) return signInView();
   let session: Session;
   try {
