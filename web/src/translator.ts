@@ -171,8 +171,8 @@ export async function translatorView(session: Session): Promise<HTMLElement> {
     h('h2', { id: 'translator-title' }, 'Translate text'),
     h('div', { class: 'toolbar' },
       field('From', source), swap, field('To', target), formalityField, field('Glossary', glossary), field('Style rule', style)),
+    notice.el,
     h('div', { class: 'panes' },
       h('div', { class: 'pane' }, input, h('div', { class: 'row' }, h('span', {}, count, ' ', detected), clear)),
-      h('div', { class: 'pane' }, output, h('div', { class: 'row' }, h('span', { class: 'hint' }, 'Ctrl/⌘+Enter translates now'), copy))),
-    notice.el);
+      h('div', { class: 'pane' }, output, h('div', { class: 'row' }, h('span', { class: 'hint' }, 'Ctrl/⌘+Enter translates now'), copy))));
 }
