@@ -1,7 +1,7 @@
 // Translate benchmark: Tolk's /v2/translate vs the raw warm Apertium pipeline (the limit) vs apertium-apy (the peer), en→es.
 // The bare Fastify variant (bench/bare-fastify-server.ts) shows what any Fastify server over this engine can reach.
 //
-// Run: npm run bench:translate [-- --duration=3000 --only=engine,apy,tolk,bare]
+// Run: npm run bench:translate [-- --duration=3000 --only=engine,apy,tolk,bare] [--baseline=OTHER_BUILT_CHECKOUT]
 // Each request carries one sentence; every cell runs for --duration ms after a short warm-up.
 
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -271,11 +271,14 @@ async function tolkVariant(): Promise<Variant> {
   return CLIENT === 'wrk' ? tolkProcessVariant() : tolkInProcessVariant();
 }
 
-/** (c, as deployed) `tolk serve` in its own process with its production defaults, one pro account made by the CLI. */
-async function tolkProcessVariant(): Promise<Variant> {
+/**
+ * (c, as deployed) `tolk serve` in its own process with its production defaults, one pro account made by the CLI.
+ * `root`: another built checkout, for the --baseline variant (A/B of two commits in one run).
+ */
+async function tolkProcessVariant(root = repoRoot, name = 'tolk /v2/translate (HTTP, own process)'): Promise<Variant> {
   const dir = mkdtempSync(path.join(tmpdir(), 'tolk-bench-'));
   const port = await freePort();
-  const cli = path.resolve(repoRoot, 'dist', 'src', 'cli.js');
+  const cli = path.resolve(root, 'dist', 'src', 'cli.js');
   const env = {
     ...process.env,
     TOLK_DATA_DIR: dir,
@@ -310,7 +313,7 @@ async function tolkProcessVariant(): Promise<Variant> {
     }
   }
   return {
-    name: 'tolk /v2/translate (HTTP, own process)',
+    name,
     translate,
     http: { url: url.toString(), headers, bodyFor: tolkBody },
     close: async () => {
@@ -378,11 +381,14 @@ async function main(): Promise<void> {
     ['bare', bareFastifyVariant],
     ['apy', apyVariant],
   ];
+  // --baseline=DIR: `tolk serve` of another built checkout (e.g. a git worktree of main) beside this one's.
+  const baseline = args.get('baseline');
+  if (baseline) builders.push(['baseline', () => tolkProcessVariant(path.resolve(baseline), `baseline tolk at ${baseline} (HTTP, own process)`)]);
   // Every variant lives for the whole run (idle pipelines cost no CPU), so rounds can alternate between them: load
   // from other work on the machine then hits every variant alike, and the median of the rounds is reported.
   const variants: Variant[] = [];
   for (const [key, build] of builders) {
-    if (!ONLY.has(key)) continue;
+    if (!ONLY.has(key) && key !== 'baseline') continue;
     try {
       variants.push(await build());
     } catch (err) {

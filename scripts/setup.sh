@@ -30,6 +30,8 @@ DEBIAN_PACKAGES+=(libpocketsphinx3 pocketsphinx-en-us espeak-ng flite ffmpeg)
 DEBIAN_PACKAGES+=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-spa tesseract-ocr-deu tesseract-ocr-fra fonts-dejavu-core)
 # Tests open translated OOXML files with LibreOffice (headless, no GUI), read PDFs with pdftotext, check XLIFF with xmllint.
 [ "$WITH_TEST" = 1 ] && DEBIAN_PACKAGES+=(libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui libxml2-utils poppler-utils)
+# The web page's end-to-end tests drive Debian's Chromium (headless) with playwright-core.
+[ "$WITH_TEST" = 1 ] && DEBIAN_PACKAGES+=(chromium)
 # /v2/write/correct: Hunspell and its dictionaries, one warm `hunspell -a` process per language.
 DEBIAN_PACKAGES+=(hunspell hunspell-en-us hunspell-en-gb hunspell-de-de hunspell-es hunspell-fr hunspell-it
   hunspell-pt-pt hunspell-pt-br)

@@ -27,6 +27,7 @@ import { adminAnalyticsRoutes } from './http/routes/admin-analytics.js';
 import { voiceRoutes } from './http/routes/voice.js';
 import { spokenTermsRoutes } from './http/routes/spoken-terms.js';
 import { healthRoutes } from './http/routes/health.js';
+import { webRoutes } from './http/plugins/web.js';
 
 /** Longest request target accepted before 414 (the reference's gateways use 8 KiB). */
 export const MAX_URI_LENGTH = 8 * 1024;
@@ -139,5 +140,6 @@ export async function buildApp({ config, services, logger, loggerInstance }: Bui
   await app.register(voiceRoutes, { services });
   await app.register(spokenTermsRoutes, { services });
   await app.register(healthRoutes, { services });
+  await app.register(webRoutes, { services });
   return app;
 }

@@ -1,0 +1,241 @@
+// The web page in a real browser: Debian's Chromium driven by playwright-core against a real Tolk server (SQLite,
+// two Apertium pairs). One browser, one page, the steps in order; screenshots go to .tolk-test/screenshots.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { loadConfig } from '../../src/config.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+import { freePort } from '../helpers/harness.js';
+import { fixture } from '../helpers/documents.js';
+import { unzipAll } from '../helpers/zip.js';
+
+const run = promisify(execFile);
+const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
+const SHOTS = '.tolk-test/screenshots';
+const CHROMIUM = process.env.TOLK_CHROMIUM ?? '/usr/bin/chromium';
+
+describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM} (scripts/setup.sh --test)` }, () => {
+  let server: RunningServer;
+  let browser: Browser;
+  let page: Page;
+  let origin: string;
+  let freeOrigin: string;
+  let adminKey: string;
+  let freeKey: string;
+  const dataDir = mkdtempSync(join(tmpdir(), 'tolk-web-'));
+  const pageErrors: string[] = [];
+
+  const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  /** Waits for an error message in the page that says this. */
+  const expectError = (text: RegExp) => page.locator('.notice.error', { hasText: text }).waitFor();
+  const tab = (name: string) => page.getByRole('button', { name, exact: true }).click();
+  async function signIn(key: string): Promise<void> {
+    await page.getByLabel('API key').fill(key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  }
+  /** Controls on the page without an accessible name (aria-label, a label, their own text or a title). */
+  const unnamedControls = () =>
+    page.evaluate(() =>
+      [...document.querySelectorAll<HTMLElement>('button, input, select, textarea, a[href]')]
+        .filter((el) => {
+          const labels = (el as HTMLInputElement).labels;
+          const labelled = labels ? [...labels].some((l) => l.textContent?.trim()) : false;
+          return !(el.getAttribute('aria-label')?.trim() || labelled || el.textContent?.trim() || el.title);
+        })
+        .map((el) => el.outerHTML.slice(0, 100)),
+    );
+  /** Text translation characters in the day chart's figures, summed over the range. */
+  async function chartedTextCharacters(): Promise<number> {
+    await page.locator('#refresh-usage').click();
+    const figure = page.locator('figure', { hasText: 'Characters per day by service' });
+    await figure.waitFor();
+    const cells = await figure.locator('tbody tr td:nth-child(2)').allTextContents();
+    return cells.reduce((sum, c) => sum + Number(c.replace(/\D/g, '') || 0), 0);
+  }
+
+  before(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    const [port, free] = [await freePort(), await freePort()];
+    const env = { TOLK_DATA_DIR: dataDir, TOLK_PORT: String(port), TOLK_FREE_PORT: String(free), TOLK_LOG_LEVEL: 'silent' };
+    server = await startServer(loadConfig({ ...env, TOLK_APERTIUM_PAIRS: 'en-es,es-en', TOLK_DOCUMENT_WORKERS: '1' }));
+    origin = `http://127.0.0.1:${port}`;
+    freeOrigin = `http://127.0.0.1:${free}`;
+    const account = async (plan: string) =>
+      JSON.parse((await run(process.execPath, [CLI, 'account', 'create', '--plan', plan, '--json'], { env: { ...process.env, ...env } })).stdout)
+        .admin_key as string;
+    [adminKey, freeKey] = [await account('pro'), await account('free')];
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    page.setDefaultTimeout(15_000);
+    // Script errors and CSP violations; failed API calls (403, 456, the server down) are expected and left out.
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+    page.on('console', (m) => m.type() === 'error' && !m.text().startsWith('Failed to load resource') && pageErrors.push(m.text()));
+    page.on('dialog', (dialog) => void dialog.accept());
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('refuses a missing key, an unknown key and a key of the other plan with clear messages; the free base URL takes the free key', async () => {
+    await page.goto(origin);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expectError(/Enter an API key/);
+    await signIn('00000000-0000-0000-0000-000000000000');
+    await expectError(/unknown or has been deactivated/);
+    await signIn(freeKey);
+    await expectError(new RegExp(`other plan's address.*${freeOrigin.replace(/[.]/g, '\\.')}`));
+    assert.equal(await page.getByRole('link', { name: 'Open the page there' }).getAttribute('href'), `${freeOrigin}/`);
+    await shot('sign-in-error');
+    // The same page on the free base URL takes the free key.
+    await page.getByRole('link', { name: 'Open the page there' }).click();
+    await signIn(freeKey);
+    await page.getByText('Admin key · Free · admin').waitFor();
+    assert.ok(!page.url().includes(freeKey), 'the key is never put in the URL');
+    await page.locator('#sign-out').click();
+    await page.goto(origin);
+  });
+
+  it('translates text as you type, with the detected language; swaps; names a language no pair translates', async () => {
+    await signIn(adminKey);
+    await page.getByLabel('Text to translate').fill('The cat sleeps in the big red house.');
+    await page.waitForFunction(() => /gato/i.test((document.getElementById('target-text') as HTMLTextAreaElement).value));
+    assert.match(await page.locator('#detected').textContent() ?? '', /English/);
+    assert.match(await page.locator('#char-count').textContent() ?? '', /36 characters/);
+    // Apertium's en-es has no formality: the selector is not offered.
+    assert.equal(await page.getByLabel('Formality').isVisible(), false);
+    assert.deepEqual(await unnamedControls(), []);
+    await shot('translator');
+    // Swap: the translation becomes the source, Spanish → English.
+    await page.getByRole('button', { name: 'Swap languages' }).click();
+    assert.equal(await page.locator('#source-lang').inputValue(), 'ES');
+    await page.waitForFunction(() => /\bcat\b/i.test((document.getElementById('target-text') as HTMLTextAreaElement).value));
+    // Over the request limit: said before anything is sent.
+    await page.getByLabel('Text to translate').fill('word '.repeat(27_000));
+    await expectError(/over the 128 KiB limit/);
+    // A language no installed pair translates (French, detected) is said in words.
+    await page.locator('#source-lang').selectOption('');
+    await page.getByLabel('Text to translate').fill("Bonjour tout le monde, comment allez-vous aujourd'hui ?");
+    await expectError(/'FR' cannot be translated/);
+  });
+
+  it('creates a glossary and its term changes the translation', async () => {
+    await tab('Glossaries');
+    await page.getByLabel('Name', { exact: true }).fill('Pets');
+    await page.locator('form.card .term-source').fill('cat');
+    await page.locator('form.card .term-target').fill('minino');
+    await page.getByRole('button', { name: 'Create glossary' }).click();
+    // Import a TSV file into the pair's dictionary (the server parses it), then export the table as CSV.
+    await page.getByRole('button', { name: 'Edit Pets' }).click();
+    const tsv = join(dataDir, 'pets.tsv');
+    writeFileSync(tsv, 'cat\tminino\ndog\tperrito\n');
+    await page.locator('#import-file').setInputFiles(tsv);
+    await page.getByText('Imported pets.tsv.').waitFor();
+    assert.deepEqual(await page.locator('.editor .term-source').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value)), ['cat', 'dog']);
+    const exported = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export CSV' }).click();
+    const csv = join(dataDir, 'pets.csv');
+    await (await exported).saveAs(csv);
+    assert.equal(readFileSync(csv, 'utf8'), 'cat,minino\ndog,perrito\n');
+    assert.deepEqual(await unnamedControls(), []);
+    await shot('glossaries');
+    await tab('Translator');
+    await page.locator('#source-lang').selectOption('EN');
+    await page.getByLabel('Glossary').selectOption({ label: 'Pets' });
+    await page.getByLabel('Text to translate').fill('The cat sleeps.');
+    await page.getByLabel('Text to translate').press('Control+Enter');
+    await page.waitForFunction(() => /minino/i.test((document.getElementById('target-text') as HTMLTextAreaElement).value));
+  });
+
+  it('translates two documents at once and downloads the docx', async () => {
+    await tab('Documents');
+    const file = join(dataDir, 'letter.docx');
+    writeFileSync(file, fixture('sample.docx'));
+    const note = join(dataDir, 'note.txt');
+    writeFileSync(note, 'The white dog sleeps.\n');
+    await page.locator('#doc-file').setInputFiles([file, note]);
+    await page.getByRole('button', { name: 'Download note.es.txt' }).waitFor({ timeout: 60_000 });
+    const download = page.waitForEvent('download', { timeout: 60_000 });
+    await page.getByRole('button', { name: 'Download letter.es.docx' }).click({ timeout: 60_000 });
+    const saved = join(dataDir, 'letter.es.docx');
+    await (await download).saveAs(saved);
+    const xml = (await unzipAll(readFileSync(saved))).find(([name]) => name === 'word/document.xml')![1].toString();
+    assert.match(xml, /gato/i);
+    await page.getByText('Downloaded').waitFor();
+    assert.deepEqual(await unnamedControls(), []);
+    await shot('documents');
+  });
+
+  it('creates and deactivates a key in the admin console, and the usage chart follows a translation', async () => {
+    await tab('Admin console');
+    const before = await chartedTextCharacters();
+    assert.ok(before > 0, 'the earlier translations are charted');
+    await page.getByLabel('New key name').fill('CI bot');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = (await page.locator('#secret-value').textContent()) ?? '';
+    assert.match(secret, /^\S{20,}$/);
+    await page.getByRole('button', { name: 'Deactivate key CI bot' }).click();
+    await page.locator('#keys tr.inactive', { hasText: 'Deactivated' }).waitFor();
+    assert.deepEqual(await unnamedControls(), []);
+    await shot('admin');
+    // A translation of 11 characters, then the chart again.
+    await tab('Translator');
+    await page.getByLabel('Text to translate').fill('Good night.');
+    await page.waitForFunction(() => (document.getElementById('target-text') as HTMLTextAreaElement).value !== '');
+    await tab('Admin console');
+    assert.equal(await chartedTextCharacters(), before + 11);
+    // Usage with a reporting tag (from another client) appears in the per-tag chart.
+    const tagged = await fetch(`${origin}/v2/translate`, {
+      method: 'POST',
+      headers: { authorization: `Service-Auth-Key ${adminKey}`, 'content-type': 'application/json', 'x-service-reporting-tag': 'newsletter' },
+      body: JSON.stringify({ text: ['Hello friends.'], target_lang: 'ES' }),
+    });
+    assert.equal(tagged.status, 200);
+    await page.locator('#refresh-usage').click();
+    const perTag = page.locator('figure', { hasText: 'Characters per reporting tag' });
+    assert.match((await perTag.locator('tbody tr').first().textContent()) ?? '', /newsletter\s*14/);
+  });
+
+  it('shows the quota reached, and a key without admin rights sees no admin console', async () => {
+    await page.getByLabel('New key name').fill('Blocked');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = (await page.locator('#secret-value').textContent()) ?? '';
+    await page.getByLabel('Character limit of key Blocked').fill('0');
+    await page.locator('#keys tr', { has: page.getByLabel('Character limit of key Blocked') }).getByRole('button', { name: 'Set limits' }).click();
+    await page.getByText('Key “Blocked”: limits set.').waitFor();
+    await page.locator('#sign-out').click();
+    await signIn(secret);
+    await page.getByLabel('Text to translate').fill('Hello');
+    await expectError(/Quota reached/);
+    assert.equal(await page.getByRole('button', { name: 'Admin console', exact: true }).count(), 0);
+  });
+
+  it('reads on a phone-width screen in dark mode', async () => {
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const name of ['Documents', 'Glossaries', 'Translator']) {
+      await tab(name);
+      await page.locator('main h2').waitFor();
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      await shot(`${name.toLowerCase()}-phone-dark`);
+      assert.ok(overflow <= 0, `${name}: no horizontal scrolling (overflow ${overflow}px)`);
+    }
+  });
+
+  it('says so when the server is down', async () => {
+    await server.close();
+    await page.getByLabel('Text to translate').fill('Are you there?');
+    await page.getByLabel('Text to translate').press('Control+Enter');
+    await expectError(/cannot be reached/);
+    await shot('server-down');
+    assert.deepEqual(pageErrors, [], 'no script error or CSP violation in the whole run');
+  });
+});

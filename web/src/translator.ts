@@ -1,0 +1,178 @@
+// The translator: language selectors from /v2/languages, detection, swap, formality, glossary and style rule,
+// translate as you type (debounced) or with Ctrl/Cmd+Enter, the 128 KiB request limit, copy and clear.
+import { ApiError, allows, baseLanguage as base, call, glossariesFor, glossaryOptions, loadGlossaries, loadLanguages, type Language, type Session } from './api.js';
+import { Notice, copyText, field, h } from './dom.js';
+
+/** The API's request-body limit for /v2/translate. */
+const LIMIT_BYTES = 128 * 1024;
+const DEBOUNCE_MS = 700;
+const RTL = new Set(['ar', 'he', 'fa', 'ur', 'yi', 'ps', 'ckb']);
+const FORMALITY = [
+  ['default', 'Default formality'],
+  ['prefer_more', 'More formal'],
+  ['prefer_less', 'Less formal'],
+] as const;
+
+export const isRtl = (code: string) => RTL.has(base(code));
+
+function options(select: HTMLSelectElement, items: [string, string][], keep = true): void {
+  const previous = select.value;
+  select.replaceChildren(...items.map(([value, label]) => h('option', { value }, label)));
+  if (keep && items.some(([v]) => v === previous)) select.value = previous;
+}
+
+export async function translatorView(session: Session): Promise<HTMLElement> {
+  const notice = new Notice();
+  const source = h('select', { id: 'source-lang' });
+  const target = h('select', { id: 'target-lang' });
+  const formality = h('select', { id: 'formality' });
+  const glossary = h('select', { id: 'glossary' });
+  const style = h('select', { id: 'style-rule' });
+  const detected = h('span', { class: 'hint', id: 'detected', 'aria-live': 'polite' });
+  const input = h('textarea', { id: 'source-text', dir: 'auto', rows: 10, placeholder: 'Type or paste text to translate', 'aria-label': 'Text to translate' });
+  const output = h('textarea', { id: 'target-text', rows: 10, readonly: true, 'aria-label': 'Translation', 'aria-live': 'polite' });
+  const count = h('span', { class: 'hint', id: 'char-count' });
+  const formalityField = field('Formality', formality);
+  options(formality, FORMALITY.map(([v, l]) => [v, l]));
+
+  const { sources, targets } = await loadLanguages();
+  const targetInfo = new Map<string, Language>(targets.map((t) => [t.language, t]));
+  options(source, [['', 'Detect language'], ...sources.map((l): [string, string] => [l.language, l.name])]);
+  options(target, targets.map((l): [string, string] => [l.language, l.name]));
+  target.value = targets.find((t) => t.language === 'ES')?.language ?? targets[0]?.language ?? '';
+
+  const glossaries = await loadGlossaries(session);
+  let styles: { style_id: string; name: string; language: string }[] = [];
+  if (allows(session, 'style_rules')) {
+    styles = (await call<{ style_rules: typeof styles }>('GET', '/v3/style_rules?page_size=25').catch(() => ({ style_rules: [] }))).style_rules;
+  }
+
+  /** Glossaries with a dictionary for the chosen pair (a glossary needs an explicit source language), style rules of the target. */
+  function refreshChoices(): void {
+    const t = target.value;
+    formalityField.hidden = !targetInfo.get(t)?.supports_formality;
+    glossaryOptions(glossary, glossariesFor(glossaries, source.value, t), source.value);
+    const rules = styles.filter((r) => base(r.language) === base(t));
+    options(style, [['', 'No style rule'], ...rules.map((r): [string, string] => [r.style_id, r.name])]);
+    style.disabled = rules.length === 0;
+    output.dir = isRtl(t) ? 'rtl' : 'ltr';
+  }
+
+  const utf8 = (s: string) => new TextEncoder().encode(s).length;
+  function showCount(): void {
+    const n = [...input.value].length;
+    const size = utf8(input.value);
+    count.textContent = `${n.toLocaleString()} characters · ${(size / 1024).toFixed(1)} of 128 KiB`;
+    count.classList.toggle('over', size > LIMIT_BYTES);
+  }
+
+  let sequence = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  async function translate(): Promise<void> {
+    clearTimeout(timer);
+    const text = input.value;
+    const mine = ++sequence;
+    if (text.trim() === '') {
+      output.value = '';
+      detected.textContent = '';
+      notice.clear();
+      return;
+    }
+    const body: Record<string, unknown> = { text: [text], target_lang: target.value };
+    if (source.value) body.source_lang = source.value;
+    if (!formalityField.hidden && formality.value !== 'default') body.formality = formality.value;
+    if (glossary.value) body.glossary_id = glossary.value;
+    if (style.value) body.style_id = style.value;
+    // The limit is on the request body: the text as JSON (escapes included) and the other fields.
+    if (utf8(JSON.stringify(body)) > LIMIT_BYTES) {
+      output.value = '';
+      notice.show('The text is over the 128 KiB limit of one request: shorten it or translate it as a document.', 'error');
+      return;
+    }
+    output.setAttribute('aria-busy', 'true');
+    try {
+      const res = await call<{ translations: { text: string; detected_source_language: string }[] }>('POST', '/v2/translate', { body });
+      if (mine !== sequence) return;
+      const first = res.translations[0]!;
+      output.value = first.text;
+      const from = sources.find((l) => l.language === first.detected_source_language);
+      detected.textContent = source.value ? '' : `· Detected: ${from?.name ?? first.detected_source_language}`;
+      notice.clear();
+    } catch (err) {
+      if (mine !== sequence) return;
+      output.value = '';
+      notice.show(err instanceof ApiError ? err.message : String(err), 'error');
+    } finally {
+      if (mine === sequence) output.removeAttribute('aria-busy');
+    }
+  }
+  const soon = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => void translate(), DEBOUNCE_MS);
+  };
+
+  input.addEventListener('input', () => {
+    showCount();
+    soon();
+  });
+  input.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+      e.preventDefault();
+      void translate();
+    }
+  });
+  for (const s of [source, target, formality, glossary, style]) {
+    s.addEventListener('change', () => {
+      if (s === source || s === target) refreshChoices();
+      void translate();
+    });
+  }
+
+  const swap = h('button', {
+    type: 'button',
+    class: 'icon',
+    id: 'swap',
+    'aria-label': 'Swap languages',
+    title: 'Swap languages',
+    onclick: () => {
+      // Targets may be regional (EN-US); the source is the base language.
+      const from = source.value || detectedCode();
+      const to = base(target.value).toUpperCase();
+      if (!from || !sources.some((l) => l.language === to)) return notice.show('These languages cannot be swapped.', 'error');
+      source.value = to;
+      target.value = targets.find((t) => t.language === from)?.language ?? targets.find((t) => base(t.language) === base(from))?.language ?? target.value;
+      if (output.value) input.value = output.value;
+      refreshChoices();
+      showCount();
+      void translate();
+    },
+  }, '⇄');
+  const detectedCode = () => sources.find((l) => detected.textContent?.endsWith(l.name))?.language ?? '';
+
+  const copy = h('button', {
+    type: 'button',
+    onclick: async () => notice.show((await copyText(output.value)) ? 'Translation copied.' : 'Copying is not allowed here; select the text instead.', 'ok'),
+  }, 'Copy');
+  const clear = h('button', {
+    type: 'button',
+    onclick: () => {
+      input.value = '';
+      output.value = '';
+      detected.textContent = '';
+      notice.clear();
+      showCount();
+      input.focus();
+    },
+  }, 'Clear');
+
+  refreshChoices();
+  showCount();
+  return h('section', { class: 'view', 'aria-labelledby': 'translator-title' },
+    h('h2', { id: 'translator-title' }, 'Translate text'),
+    h('div', { class: 'toolbar' },
+      field('From', source), swap, field('To', target), formalityField, field('Glossary', glossary), field('Style rule', style)),
+    notice.el,
+    h('div', { class: 'panes' },
+      h('div', { class: 'pane' }, input, h('div', { class: 'row' }, h('span', {}, count, ' ', detected), clear)),
+      h('div', { class: 'pane' }, output, h('div', { class: 'row' }, h('span', { class: 'hint' }, 'Ctrl/⌘+Enter translates now'), copy))));
+}
