@@ -12,7 +12,7 @@ import { silentLogger, type Logger } from '../../lib/logger.js';
 import { DEFAULT_VARIANTS } from './language-codes.js';
 import { discoverModes, type ApertiumMode } from './mode-discovery.js';
 import { PairPool, type PairPoolHost } from './pair-pool.js';
-import { ApertiumPipeline } from './pipeline.js';
+import { ApertiumPipeline, TaintedPipelineError } from './pipeline.js';
 import { deformat, reformat, splitEdges, splitForPipe, stripMarks } from './stream-format.js';
 
 export interface ApertiumEngineOptions {
@@ -35,6 +35,15 @@ export interface ApertiumEngineOptions {
   maxQueuePerPair?: number;
   /** Idle pipelines are closed after this long (restarted lazily on the next request). Default 600000 (10 min). */
   idleRecycleMs?: number;
+  /** A pipeline is replaced (its requests answered first) after translating this many blocks. Default 100000. */
+  maxBlocksPerPipeline?: number;
+  /** A pipeline is replaced after running this long, ms. Default 21600000 (6 h). */
+  maxPipelineAgeMs?: number;
+  /**
+   * A pipeline is replaced when its stages' resident memory has grown this much (MiB) over its first measurement
+   * (lrx-proc grows ~95 bytes per translation). Checked by the periodic sweep. Default 64.
+   */
+  maxRssGrowthMb?: number;
   /** Only use these pairs ("en-es", Tolk codes); default: every mode that passes the probe. */
   pairs?: string[];
   /** Apertium variant suffix → Tolk code ("pt_BR" → "pt-br"); default en_US, en_GB, pt_BR, pt_PT. */
@@ -59,10 +68,16 @@ const DEFAULTS = {
   maxInFlightPerPipeline: 8,
   maxInFlightBytes: 16_384,
   idleRecycleMs: 600_000,
+  maxBlocksPerPipeline: 100_000,
+  maxPipelineAgeMs: 6 * 3_600_000,
+  maxRssGrowthMb: 64,
   probeConcurrency: 2,
   probeTimeoutMs: 10_000,
   keepWarmAfterProbe: true,
 };
+
+/** Reruns of one request after tainted pipelines; more would mean every pipeline keeps changing state. */
+const MAX_TAINTED_RETRIES = 8;
 
 /** RSS assumed for a mode never measured yet (MiB). */
 const UNKNOWN_RSS_MB = 300;
@@ -235,14 +250,17 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
     try {
       if (signal.aborted) throw abortError(signal);
       let raw: string[] | undefined;
-      // a pipeline that dies under a request (crash, killed from outside) is replaced and the request retried once
-      for (let attempt = 1; !raw; attempt++) {
+      // a pipeline that dies under a request (crash, killed from outside) is replaced and the request retried once; a
+      // request that ran after its pipeline's tagger changed state is run again on a fresh one (each round answers at
+      // least the request that changed it, so this ends)
+      for (let attempt = 1, tainted = 0; !raw; attempt++) {
         const pipeline = await pool.acquire(signal, bytes);
         try {
           raw = await this.runOn(pool, pipeline, input, bytes, signal, timeoutCtl.signal);
         } catch (err) {
+          if (err instanceof TaintedPipelineError && !signal.aborted && ++tainted <= MAX_TAINTED_RETRIES) continue;
           const died = err instanceof EngineError && err.kind === 'failed' && !pipeline.alive && !signal.aborted;
-          if (!died || attempt >= 2) throw err;
+          if (!died || attempt - tainted >= 2) throw err;
         }
       }
       const pieces = segments.map(() => [] as string[]);
@@ -314,6 +332,12 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
     return false;
   }
 
+  shouldRetire(p: ApertiumPipeline): string | undefined {
+    if (p.translatedBlocks >= this.opts.maxBlocksPerPipeline) return `translated ${p.translatedBlocks} blocks`;
+    if (Date.now() - p.startedAt >= this.opts.maxPipelineAgeMs) return 'age';
+    return undefined;
+  }
+
   onPipelineDeath(pool: PairPool, pipeline: ApertiumPipeline, reason: string): void {
     if (this.closing) return;
     this.log.warn({ engine: this.name, mode: pool.mode.name, pipeline: pipeline.id, reason: pipeline.lastError || reason }, 'apertium pipeline died; it will be replaced on demand');
@@ -337,10 +361,16 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
 
   private sweep(): void {
     for (const pool of this.pools.values()) {
-      for (const p of pool.pipelines) {
-        if (!p.busy && p.translatedBlocks > 0) {
-          const rss = p.rssBytes();
-          if (rss > 0) this.rssByMode.set(p.modeName, rss);
+      for (const p of [...pool.pipelines]) {
+        if (p.translatedBlocks === 0) continue;
+        const rss = p.rssBytes();
+        if (rss > 0 && !p.busy) this.rssByMode.set(p.modeName, rss);
+        p.firstRss ??= rss;
+        const grown = rss - p.firstRss > this.opts.maxRssGrowthMb * 2 ** 20;
+        const reason = grown ? `resident memory grew to ${Math.round(rss / 2 ** 20)} MiB` : this.shouldRetire(p);
+        if (reason && !p.retiring) {
+          this.log.info({ engine: this.name, mode: pool.mode.name, pipeline: p.id, reason }, 'apertium pipeline retired');
+          pool.retire(p, reason);
         }
       }
       const n = pool.recycleIdle(this.opts.idleRecycleMs);

@@ -14,6 +14,20 @@ interface Pending {
 }
 
 /**
+ * apertium-tagger -g overwrites its open class (the tags of unknown words) whenever it meets an ambiguity class its
+ * model lacks (tagger_utils.cc find_similar_ambiguity_class assigns through a reference), so every later block is
+ * tagged differently. With -d it says so on stderr; the pipeline is then tainted and retired.
+ */
+const TAGGER_STATE_CHANGED = 'A new ambiguity class was found';
+
+/** Rejection of a request that ran after the tagger's state changed: the pool retries it on a clean pipeline. */
+export class TaintedPipelineError extends EngineError {
+  constructor(mode: string) {
+    super('failed', `apertium pipeline ${mode} changed state before this request; retry on a fresh one`);
+  }
+}
+
+/**
  * Spawns the stages of one mode and translates already-deformatted blocks. run() may be called again before earlier
  * calls have resolved (the pool bounds how much is in flight); answers are matched to blocks by order.
  */
@@ -35,6 +49,16 @@ export class ApertiumPipeline {
   inflight = 0;
   inflightBytes = 0;
   translatedBlocks = 0;
+  readonly startedAt = Date.now();
+  /** Resident memory of the stages at the first sweep after a translation (the periodic check's baseline). */
+  firstRss: number | undefined;
+  /** Set when this pipeline takes no new requests and is closed once its requests are answered. */
+  retiring: string | undefined;
+  /** Blocks written so far and answered so far, in stream order. */
+  private blocksSent = 0;
+  private blocksDone = 0;
+  /** Blocks answered when the tagger reported a state change; requests starting after this block are not trusted. */
+  private taintedAfter = Infinity;
 
   constructor(readonly modeName: string, stages: string[][]) {
     let prevOut: Readable | null = null;
@@ -51,7 +75,14 @@ export class ApertiumPipeline {
       child.once('error', (err: Error) => this.die(`stage ${i} (${cmd}) failed to start: ${err.message}`));
       child.once('exit', (code: number | null, signal: NodeJS.Signals | null) => this.die(`stage ${i} (${cmd}) exited (code ${code}, signal ${signal})`));
       child.stderr!.on('data', (d: Buffer) => {
-        this.stderrTail = (this.stderrTail + d.toString('utf8')).slice(-500);
+        const seen = this.stderrTail + d.toString('utf8');
+        // the tagger warns before it emits the block's output, which then passes every later stage: any block not yet
+        // answered at the end of the pipeline may be the one that changed it
+        if (this.taintedAfter === Infinity && seen.includes(TAGGER_STATE_CHANGED)) {
+          this.taintedAfter = this.blocksDone;
+          this.retiring ??= 'tagger state changed';
+        }
+        this.stderrTail = seen.slice(-500);
       });
       child.stdin?.on('error', () => {});
       this.procs.push(child);
@@ -92,6 +123,8 @@ export class ApertiumPipeline {
   run(blocks: string[]): Promise<string[]> {
     if (this.dead) return Promise.reject(new EngineError('failed', `apertium pipeline ${this.modeName} is dead: ${this.deathReason}`));
     this.lastUsed = Date.now();
+    const first = this.blocksSent;
+    this.blocksSent += blocks.length;
     const results = blocks.map(
       () => new Promise<string>((resolve, reject) => this.pending.push({ resolve, reject })),
     );
@@ -101,10 +134,17 @@ export class ApertiumPipeline {
       this.flushScheduled = true;
       setImmediate(() => this.flush());
     }
-    return Promise.all(results).finally(() => {
-      this.lastUsed = Date.now();
-      this.translatedBlocks += blocks.length;
-    });
+    return Promise.all(results)
+      .finally(() => {
+        this.lastUsed = Date.now();
+        this.translatedBlocks += blocks.length;
+      })
+      .then((out) => {
+        // the block at index taintedAfter is the earliest that can have changed the tagger: it and the blocks before
+        // it saw a clean tagger; a request starting later did not
+        if (first > this.taintedAfter) throw new TaintedPipelineError(this.modeName);
+        return out;
+      });
   }
 
   private flush(): void {
@@ -121,6 +161,7 @@ export class ApertiumPipeline {
       start = i + 1;
       const text = Buffer.concat(this.buffered).toString('utf8');
       this.buffered = [];
+      this.blocksDone++;
       const p = this.pending.shift();
       if (!p) {
         // output nobody asked for: the stream is out of sync, the pipeline cannot be trusted any more
