@@ -12,7 +12,7 @@ import { silentLogger, type Logger } from '../../lib/logger.js';
 import { DEFAULT_VARIANTS } from './language-codes.js';
 import { discoverModes, type ApertiumMode } from './mode-discovery.js';
 import { PairPool, type PairPoolHost } from './pair-pool.js';
-import { ApertiumPipeline, TaintedPipelineError } from './pipeline.js';
+import { ApertiumPipeline } from './pipeline.js';
 import { deformat, reformat, splitEdges, splitForPipe, stripMarks } from './stream-format.js';
 
 export interface ApertiumEngineOptions {
@@ -75,9 +75,6 @@ const DEFAULTS = {
   probeTimeoutMs: 10_000,
   keepWarmAfterProbe: true,
 };
-
-/** Reruns of one request after tainted pipelines; more would mean every pipeline keeps changing state. */
-const MAX_TAINTED_RETRIES = 8;
 
 /** RSS assumed for a mode never measured yet (MiB). */
 const UNKNOWN_RSS_MB = 300;
@@ -250,17 +247,14 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
     try {
       if (signal.aborted) throw abortError(signal);
       let raw: string[] | undefined;
-      // a pipeline that dies under a request (crash, killed from outside) is replaced and the request retried once; a
-      // request that ran after its pipeline's tagger changed state is run again on a fresh one (each round answers at
-      // least the request that changed it, so this ends)
-      for (let attempt = 1, tainted = 0; !raw; attempt++) {
+      // a pipeline that dies under a request (crash, killed from outside) is replaced and the request retried once
+      for (let attempt = 1; !raw; attempt++) {
         const pipeline = await pool.acquire(signal, bytes);
         try {
           raw = await this.runOn(pool, pipeline, input, bytes, signal, timeoutCtl.signal);
         } catch (err) {
-          if (err instanceof TaintedPipelineError && !signal.aborted && ++tainted <= MAX_TAINTED_RETRIES) continue;
           const died = err instanceof EngineError && err.kind === 'failed' && !pipeline.alive && !signal.aborted;
-          if (!died || attempt - tainted >= 2) throw err;
+          if (!died || attempt >= 2) throw err;
         }
       }
       const pieces = segments.map(() => [] as string[]);

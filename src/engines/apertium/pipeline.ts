@@ -5,26 +5,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { EngineError } from '../engine.js';
+import { isHmmTagger, TaggerRelay } from './tagger-relay.js';
 
 let nextId = 1;
 
 interface Pending {
   resolve: (out: string) => void;
   reject: (err: Error) => void;
-}
-
-/**
- * apertium-tagger -g overwrites its open class (the tags of unknown words) whenever it meets an ambiguity class its
- * model lacks (tagger_utils.cc find_similar_ambiguity_class assigns through a reference), so every later block is
- * tagged differently. With -d it says so on stderr; the pipeline is then tainted and retired.
- */
-const TAGGER_STATE_CHANGED = 'A new ambiguity class was found';
-
-/** Rejection of a request that ran after the tagger's state changed: the pool retries it on a clean pipeline. */
-export class TaintedPipelineError extends EngineError {
-  constructor(mode: string) {
-    super('failed', `apertium pipeline ${mode} changed state before this request; retry on a fresh one`);
-  }
 }
 
 /**
@@ -54,43 +41,59 @@ export class ApertiumPipeline {
   firstRss: number | undefined;
   /** Set when this pipeline takes no new requests and is closed once its requests are answered. */
   retiring: string | undefined;
-  /** Blocks written so far and answered so far, in stream order. */
-  private blocksSent = 0;
-  private blocksDone = 0;
-  /** Blocks answered when the tagger reported a state change; requests starting after this block are not trusted. */
-  private taintedAfter = Infinity;
+
+  /** Carries the HMM tagger stage, when the mode has one (see tagger-relay.ts). */
+  private relay: TaggerRelay | undefined;
+  private relayAt = 0;
 
   constructor(readonly modeName: string, stages: string[][]) {
+    const env = { ...process.env, LC_ALL: process.env.LC_ALL ?? 'C.UTF-8' };
+    const tagger = stages.findIndex((argv, i) => i > 0 && i < stages.length - 1 && isHmmTagger(argv));
     let prevOut: Readable | null = null;
     for (const [i, argv] of stages.entries()) {
+      if (i === tagger) continue;
       const [cmd, ...args] = argv;
       const last = i === stages.length - 1;
-      const child: ChildProcess = spawn(cmd!, args, {
-        stdio: [prevOut ?? 'pipe', 'pipe', 'pipe'],
-        env: { ...process.env, LC_ALL: process.env.LC_ALL ?? 'C.UTF-8' },
-      });
+      const child: ChildProcess = spawn(cmd!, args, { stdio: [prevOut ?? 'pipe', 'pipe', 'pipe'], env });
       // the parent's copy of the pipe between stages must be closed so EOF and SIGPIPE propagate
       if (prevOut) prevOut.destroy();
       this.exitWaiters.push(new Promise((resolve) => child.once('close', () => resolve())));
       child.once('error', (err: Error) => this.die(`stage ${i} (${cmd}) failed to start: ${err.message}`));
       child.once('exit', (code: number | null, signal: NodeJS.Signals | null) => this.die(`stage ${i} (${cmd}) exited (code ${code}, signal ${signal})`));
-      child.stderr!.on('data', (d: Buffer) => {
-        const seen = this.stderrTail + d.toString('utf8');
-        // the tagger warns before it emits the block's output, which then passes every later stage: any block not yet
-        // answered at the end of the pipeline may be the one that changed it
-        if (this.taintedAfter === Infinity && seen.includes(TAGGER_STATE_CHANGED)) {
-          this.taintedAfter = this.blocksDone;
-          this.retiring ??= 'tagger state changed';
-        }
-        this.stderrTail = seen.slice(-500);
-      });
+      child.stderr!.on('data', (d: Buffer) => this.noteStderr(d.toString('utf8')));
       child.stdin?.on('error', () => {});
       this.procs.push(child);
-      prevOut = last ? null : child.stdout!;
+      prevOut = last || i === tagger - 1 ? null : child.stdout!;
+      if (tagger > 0 && i === tagger + 1) {
+        this.relayAt = tagger;
+        this.startRelay(stages[tagger]!, env, this.procs[tagger - 1]!, child);
+      }
     }
     const out = this.procs[this.procs.length - 1]!.stdout!;
     out.on('data', (chunk: Buffer) => this.onData(chunk));
     out.on('error', () => {});
+  }
+
+  private startRelay(argv: string[], env: NodeJS.ProcessEnv, before: ChildProcess, after: ChildProcess): void {
+    const relay = new TaggerRelay({
+      argv,
+      env,
+      sink: after.stdin!,
+      onFatal: (reason) => this.die(reason),
+      onStderr: (text) => this.noteStderr(text),
+    });
+    this.relay = relay;
+    before.stdout!.on('data', (chunk: Buffer) => relay.write(chunk));
+    before.stdout!.on('error', () => {});
+  }
+
+  private noteStderr(text: string): void {
+    this.stderrTail = (this.stderrTail + text).slice(-500);
+  }
+
+  /** Taggers replaced because their state changed (diagnostics, tests). */
+  get taggerRestarts(): number {
+    return this.relay?.restarts ?? 0;
   }
 
   get busy(): boolean {
@@ -102,7 +105,9 @@ export class ApertiumPipeline {
   }
 
   get pids(): number[] {
-    return this.procs.map((p) => p.pid).filter((p): p is number => typeof p === 'number');
+    const own = this.procs.map((p) => p.pid).filter((p): p is number => typeof p === 'number');
+    // in stage order: the taggers stand where the tagger stage is
+    return this.relay ? [...own.slice(0, this.relayAt), ...this.relay.pids, ...own.slice(this.relayAt)] : own;
   }
 
   /** Sum of VmRSS of all stages, in bytes (0 for stages already gone). */
@@ -123,8 +128,6 @@ export class ApertiumPipeline {
   run(blocks: string[]): Promise<string[]> {
     if (this.dead) return Promise.reject(new EngineError('failed', `apertium pipeline ${this.modeName} is dead: ${this.deathReason}`));
     this.lastUsed = Date.now();
-    const first = this.blocksSent;
-    this.blocksSent += blocks.length;
     const results = blocks.map(
       () => new Promise<string>((resolve, reject) => this.pending.push({ resolve, reject })),
     );
@@ -134,17 +137,10 @@ export class ApertiumPipeline {
       this.flushScheduled = true;
       setImmediate(() => this.flush());
     }
-    return Promise.all(results)
-      .finally(() => {
-        this.lastUsed = Date.now();
-        this.translatedBlocks += blocks.length;
-      })
-      .then((out) => {
-        // the block at index taintedAfter is the earliest that can have changed the tagger: it and the blocks before
-        // it saw a clean tagger; a request starting later did not
-        if (first > this.taintedAfter) throw new TaintedPipelineError(this.modeName);
-        return out;
-      });
+    return Promise.all(results).finally(() => {
+      this.lastUsed = Date.now();
+      this.translatedBlocks += blocks.length;
+    });
   }
 
   private flush(): void {
@@ -161,7 +157,6 @@ export class ApertiumPipeline {
       start = i + 1;
       const text = Buffer.concat(this.buffered).toString('utf8');
       this.buffered = [];
-      this.blocksDone++;
       const p = this.pending.shift();
       if (!p) {
         // output nobody asked for: the stream is out of sync, the pipeline cannot be trusted any more
@@ -182,6 +177,7 @@ export class ApertiumPipeline {
     for (const child of this.procs) {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
+    this.relay?.kill();
     this.onDeath?.(reason);
   }
 
@@ -199,7 +195,7 @@ export class ApertiumPipeline {
     this.die('closed');
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
-      Promise.all(this.exitWaiters),
+      Promise.all([...this.exitWaiters, ...(this.relay?.exited() ?? [])]),
       new Promise((resolve) => {
         timer = setTimeout(resolve, 2000);
       }),
