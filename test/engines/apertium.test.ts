@@ -11,6 +11,7 @@ import { deformat, reformat, splitForPipe, stripMarks } from '../../src/engines/
 import { EngineError } from '../../src/engines/engine.js';
 import { EngineRouter } from '../../src/translate/engine-router.js';
 import { runEngineContract } from './engine.case.js';
+import { floresLines } from '../helpers/flores.js';
 
 const MODES = '/usr/share/apertium/modes';
 
@@ -48,9 +49,21 @@ describe('apertium stream format', () => {
   it('builds null-flush stages from a mode line', () => {
     assert.deepEqual(buildStages("lt-proc 'a b.bin' | apertium-tagger -g $2 'x.prob' | lt-proc $1 'g.bin'"), [
       ['lt-proc', '-z', 'a b.bin'],
-      ['apertium-tagger', '-z', '-g', 'x.prob'],
+      ['apertium-tagger', '-z', '-d', '-g', 'x.prob'],
       ['lt-proc', '-z', '-n', 'g.bin'],
     ]);
+  });
+  it('rewrites an old-style transfer stage as the apertium command does', () => {
+    assert.deepEqual(buildStages("apertium-pretransfer | apertium-transfer 'a.t1x' 'a.t1x.bin' 'a.autobil.bin' | lt-proc $1 'g.bin'"), [
+      ['apertium-pretransfer', '-z'],
+      ['lt-proc', '-z', '-b', 'a.autobil.bin'],
+      ['apertium-transfer', '-z', '-b', 'a.t1x', 'a.t1x.bin'],
+      ['lt-proc', '-z', '-n', 'g.bin'],
+    ]);
+  });
+  it('keeps a final period apart from the end mark', () => {
+    assert.equal(deformat('born 1979.'), 'born 1979.[].[]');
+    assert.equal(reformat('født 1979.[].[]'), 'født 1979.');
   });
   it('maps mode names to Tolk codes and skips meaningless variants', () => {
     assert.deepEqual(parseModeName('spa-eng_US'), { source: 'es', target: 'en-us' });
@@ -107,6 +120,47 @@ describe('apertium engine (real pipelines)', () => {
     const out = await engine.translate({ source: 'es', target: 'pt' }, ['La casa es grande.'], {});
     assert.match(out[0]!, /casa/);
     assert.ok(!engine.childPids('es-pt').includes(pids[pids.length - 1]!));
+  });
+
+  it('gives the same output whatever was translated before, also with requests interleaved', async () => {
+    const lines = floresLines('en');
+    const probes = ['Siminoff appeared on television.', ...lines.slice(0, 12)];
+    const fresh = new ApertiumEngine({ pairs: ['en-es'] });
+    await fresh.start();
+    const expected: string[] = [];
+    try {
+      for (const p of probes) expected.push((await fresh.translate({ source: 'en', target: 'es' }, [p], {}))[0]!);
+    } finally {
+      await fresh.close();
+    }
+    // FLORES sentences 20-119 hold words whose ambiguity classes the en-es tagger model lacks (they changed its state)
+    const others = lines.slice(20, 120);
+    const got: string[] = [];
+    for (const [i, p] of probes.entries()) {
+      // each probe goes in among other requests, sent before and after it without waiting
+      const batch = [...others.slice(i * 7, i * 7 + 4), p, ...others.slice(i * 7 + 4, i * 7 + 7)];
+      const outs = await Promise.all(batch.map((t) => engine.translate({ source: 'en', target: 'es' }, [t], {})));
+      got.push(outs[4]![0]!);
+    }
+    assert.deepEqual(got, expected);
+  });
+
+  it('runs old-style modes as the apertium command does', async () => {
+    const [out] = await engine.translate({ source: 'es', target: 'pt' }, ['Las casas tienen sus capas.'], {});
+    assert.equal(out, 'As casas têm suas capas.');
+  });
+
+  it('retires a pipeline after its block limit without dropping requests', async () => {
+    const small = new ApertiumEngine({ pairs: ['es-pt'], maxBlocksPerPipeline: 2 });
+    await small.start();
+    try {
+      const first = small.childPids('es-pt');
+      const outs = await Promise.all(Array.from({ length: 6 }, () => small.translate({ source: 'es', target: 'pt' }, ['La casa es grande.'], {})));
+      for (const [o] of outs) assert.equal(o, 'A casa é grande.');
+      assert.ok(!small.childPids('es-pt').some((pid) => first.includes(pid)), 'the first pipeline was replaced');
+    } finally {
+      await small.close();
+    }
   });
 
   it('pivots en→pt through es with the router', async () => {

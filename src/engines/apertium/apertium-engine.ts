@@ -38,6 +38,15 @@ export interface ApertiumEngineOptions {
   maxQueuePerPair?: number;
   /** Idle pipelines are closed after this long (restarted lazily on the next request). Default 600000 (10 min). */
   idleRecycleMs?: number;
+  /** A pipeline is replaced (its requests answered first) after translating this many blocks. Default 100000. */
+  maxBlocksPerPipeline?: number;
+  /** A pipeline is replaced after running this long, ms. Default 21600000 (6 h). */
+  maxPipelineAgeMs?: number;
+  /**
+   * A pipeline is replaced when its stages' resident memory has grown this much (MiB) over its first measurement
+   * (lrx-proc grows ~95 bytes per translation). Checked by the periodic sweep. Default 64.
+   */
+  maxRssGrowthMb?: number;
   /** Only use these pairs ("en-es", Tolk codes); default: every installed mode. */
   pairs?: string[];
   /**
@@ -67,6 +76,9 @@ const DEFAULTS = {
   maxInFlightPerPipeline: 8,
   maxInFlightBytes: 16_384,
   idleRecycleMs: 600_000,
+  maxBlocksPerPipeline: 100_000,
+  maxPipelineAgeMs: 6 * 3_600_000,
+  maxRssGrowthMb: 64,
   probeConcurrency: 2,
   probeTimeoutMs: 10_000,
 };
@@ -362,6 +374,12 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
     return false;
   }
 
+  shouldRetire(p: ApertiumPipeline): string | undefined {
+    if (p.translatedBlocks >= this.opts.maxBlocksPerPipeline) return `translated ${p.translatedBlocks} blocks`;
+    if (Date.now() - p.startedAt >= this.opts.maxPipelineAgeMs) return 'age';
+    return undefined;
+  }
+
   onPipelineDeath(pool: PairPool, pipeline: ApertiumPipeline, reason: string): void {
     if (this.closing) return;
     this.log.warn({ engine: this.name, mode: pool.mode.name, pipeline: pipeline.id, reason: pipeline.lastError || reason }, 'apertium pipeline died; it will be replaced on demand');
@@ -385,10 +403,16 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
 
   private sweep(): void {
     for (const pool of this.pools.values()) {
-      for (const p of pool.pipelines) {
-        if (!p.busy && p.translatedBlocks > 0) {
-          const rss = p.rssBytes();
-          if (rss > 0) this.rssByMode.set(p.modeName, rss);
+      for (const p of [...pool.pipelines]) {
+        if (p.translatedBlocks === 0) continue;
+        const rss = p.rssBytes();
+        if (rss > 0 && !p.busy) this.rssByMode.set(p.modeName, rss);
+        p.firstRss ??= rss;
+        const grown = rss - p.firstRss > this.opts.maxRssGrowthMb * 2 ** 20;
+        const reason = grown ? `resident memory grew to ${Math.round(rss / 2 ** 20)} MiB` : this.shouldRetire(p);
+        if (reason && !p.retiring) {
+          this.log.info({ engine: this.name, mode: pool.mode.name, pipeline: p.id, reason }, 'apertium pipeline retired');
+          pool.retire(p, reason);
         }
       }
       const n = pool.recycleIdle(this.opts.idleRecycleMs);

@@ -71,12 +71,33 @@ export function splitModeLine(line: string): string[][] {
  * `-m` ambiguity flag), and `-z` is inserted after each command name so every stage flushes on `\0`.
  */
 export function buildStages(line: string): string[][] {
-  return splitModeLine(line).map((words) => {
+  return splitModeLine(line).flatMap(splitOldTransfer).map((words) => {
     const argv = words.filter((w) => w !== '$2').map((w) => (w === '$1' ? '-n' : w));
     const [cmd, ...args] = argv;
     if (!cmd) return [];
-    return NO_Z.test(path.basename(cmd)) ? argv : [cmd, '-z', ...args];
+    if (NO_Z.test(path.basename(cmd))) return argv;
+    // -d makes the HMM tagger report the ambiguity classes that change its state (see pipeline.ts)
+    const debug = path.basename(cmd) === 'apertium-tagger' && args.includes('-g') ? ['-d'] : [];
+    return [cmd, '-z', ...debug, ...args.filter((a) => a !== '-z')];
   }).filter((s) => s.length > 0);
+}
+
+/**
+ * Old-style modes give apertium-transfer the bilingual dictionary as a third file; the `apertium` command rewrites
+ * that stage (apertium-wblank-mode) into `lt-proc -b BIDIX | apertium-transfer -b T1X BIN`, which also keeps the
+ * analysis of words the transfer rules do not match. Run them the same way.
+ */
+function splitOldTransfer(words: string[]): string[][] {
+  const [cmd, ...args] = words;
+  if (!cmd || path.basename(cmd) !== 'apertium-transfer' || args.includes('-b')) return [words];
+  const files = args.filter((a) => !a.startsWith('-'));
+  if (files.length !== 3) return [words];
+  const bidix = files[2]!;
+  const flags = args.filter((a) => a.startsWith('-'));
+  return [
+    ['lt-proc', '-b', bidix],
+    [cmd, '-b', ...flags, files[0]!, files[1]!],
+  ];
 }
 
 /** Parses a mode name ("spa-eng_US") into Tolk codes, or explains why it is skipped. */

@@ -24,6 +24,8 @@ export interface InFlightLimits {
 export interface PairPoolHost {
   /** Asks for room for one more pipeline of `pool` within the memory budget (may evict idle pipelines elsewhere). */
   reserve(pool: PairPool): boolean;
+  /** Whether a pipeline should take no new work (too old, too many translations, too much memory); checked on release. */
+  shouldRetire?(pipeline: ApertiumPipeline): string | undefined;
   /** Called when a pipeline of this pool dies unexpectedly. */
   onPipelineDeath(pool: PairPool, pipeline: ApertiumPipeline, reason: string): void;
 }
@@ -56,7 +58,7 @@ export class PairPool {
     p.onDeath = (reason) => {
       const i = this.pipelines.indexOf(p);
       if (i >= 0) this.pipelines.splice(i, 1);
-      if (reason !== 'closed' && reason !== 'evicted' && reason !== 'idle') this.host.onPipelineDeath(this, p, reason);
+      if (!['closed', 'evicted', 'idle', 'retired'].includes(reason)) this.host.onPipelineDeath(this, p, reason);
       // someone may be waiting for a pipeline that will never come back: start a replacement
       this.serveWaiters();
     };
@@ -72,12 +74,15 @@ export class PairPool {
   /** Picks a pipeline with room for `bytes` more input: idle first, then a new one, then the least loaded busy one. */
   private pick(bytes: number): ApertiumPipeline | undefined {
     let best: ApertiumPipeline | undefined;
+    let serving = 0;
     for (const p of this.pipelines) {
-      if (!p.alive) continue;
+      if (!p.alive || p.retiring) continue;
+      serving++;
       if (p.inflight === 0) return p;
       if (!best || p.inflightBytes < best.inflightBytes) best = p;
     }
-    if (this.pipelines.length < this.maxPipelines && this.host.reserve(this)) return this.spawn();
+    // a retiring pipeline still drains its requests but does not count: its replacement starts at once
+    if (serving < this.maxPipelines && this.host.reserve(this)) return this.spawn();
     if (best && best.inflight < this.inFlight.maxRequests && best.inflightBytes + bytes <= this.inFlight.maxBytes) return best;
     return undefined;
   }
@@ -121,6 +126,8 @@ export class PairPool {
     p.inflight = Math.max(0, p.inflight - 1);
     p.inflightBytes = Math.max(0, p.inflightBytes - bytes);
     this.lastUsed = Date.now();
+    p.retiring ??= this.host.shouldRetire?.(p);
+    this.retireIfDrained(p);
     this.serveWaiters();
   }
 
@@ -131,6 +138,17 @@ export class PairPool {
       const w = this.waiters.shift()!;
       w.resolve(this.take(p, w.bytes));
     }
+  }
+
+  /** Marks a pipeline to take no new requests; it is closed as soon as its requests are answered. */
+  retire(p: ApertiumPipeline, reason: string): void {
+    p.retiring ??= reason;
+    this.retireIfDrained(p);
+    this.serveWaiters();
+  }
+
+  private retireIfDrained(p: ApertiumPipeline): void {
+    if (p.retiring && p.inflight === 0 && p.alive) p.kill('retired');
   }
 
   /** Closes idle pipelines unused for `maxIdleMs`; returns how many were closed. */

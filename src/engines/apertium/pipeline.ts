@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { EngineError } from '../engine.js';
+import { isHmmTagger, TaggerRelay } from './tagger-relay.js';
 
 let nextId = 1;
 
@@ -35,31 +36,64 @@ export class ApertiumPipeline {
   inflight = 0;
   inflightBytes = 0;
   translatedBlocks = 0;
+  readonly startedAt = Date.now();
+  /** Resident memory of the stages at the first sweep after a translation (the periodic check's baseline). */
+  firstRss: number | undefined;
+  /** Set when this pipeline takes no new requests and is closed once its requests are answered. */
+  retiring: string | undefined;
+
+  /** Carries the HMM tagger stage, when the mode has one (see tagger-relay.ts). */
+  private relay: TaggerRelay | undefined;
+  private relayAt = 0;
 
   constructor(readonly modeName: string, stages: string[][]) {
+    const env = { ...process.env, LC_ALL: process.env.LC_ALL ?? 'C.UTF-8' };
+    const tagger = stages.findIndex((argv, i) => i > 0 && i < stages.length - 1 && isHmmTagger(argv));
     let prevOut: Readable | null = null;
     for (const [i, argv] of stages.entries()) {
+      if (i === tagger) continue;
       const [cmd, ...args] = argv;
       const last = i === stages.length - 1;
-      const child: ChildProcess = spawn(cmd!, args, {
-        stdio: [prevOut ?? 'pipe', 'pipe', 'pipe'],
-        env: { ...process.env, LC_ALL: process.env.LC_ALL ?? 'C.UTF-8' },
-      });
+      const child: ChildProcess = spawn(cmd!, args, { stdio: [prevOut ?? 'pipe', 'pipe', 'pipe'], env });
       // the parent's copy of the pipe between stages must be closed so EOF and SIGPIPE propagate
       if (prevOut) prevOut.destroy();
       this.exitWaiters.push(new Promise((resolve) => child.once('close', () => resolve())));
       child.once('error', (err: Error) => this.die(`stage ${i} (${cmd}) failed to start: ${err.message}`));
       child.once('exit', (code: number | null, signal: NodeJS.Signals | null) => this.die(`stage ${i} (${cmd}) exited (code ${code}, signal ${signal})`));
-      child.stderr!.on('data', (d: Buffer) => {
-        this.stderrTail = (this.stderrTail + d.toString('utf8')).slice(-500);
-      });
+      child.stderr!.on('data', (d: Buffer) => this.noteStderr(d.toString('utf8')));
       child.stdin?.on('error', () => {});
       this.procs.push(child);
-      prevOut = last ? null : child.stdout!;
+      prevOut = last || i === tagger - 1 ? null : child.stdout!;
+      if (tagger > 0 && i === tagger + 1) {
+        this.relayAt = tagger;
+        this.startRelay(stages[tagger]!, env, this.procs[tagger - 1]!, child);
+      }
     }
     const out = this.procs[this.procs.length - 1]!.stdout!;
     out.on('data', (chunk: Buffer) => this.onData(chunk));
     out.on('error', () => {});
+  }
+
+  private startRelay(argv: string[], env: NodeJS.ProcessEnv, before: ChildProcess, after: ChildProcess): void {
+    const relay = new TaggerRelay({
+      argv,
+      env,
+      sink: after.stdin!,
+      onFatal: (reason) => this.die(reason),
+      onStderr: (text) => this.noteStderr(text),
+    });
+    this.relay = relay;
+    before.stdout!.on('data', (chunk: Buffer) => relay.write(chunk));
+    before.stdout!.on('error', () => {});
+  }
+
+  private noteStderr(text: string): void {
+    this.stderrTail = (this.stderrTail + text).slice(-500);
+  }
+
+  /** Taggers replaced because their state changed (diagnostics, tests). */
+  get taggerRestarts(): number {
+    return this.relay?.restarts ?? 0;
   }
 
   get busy(): boolean {
@@ -71,7 +105,9 @@ export class ApertiumPipeline {
   }
 
   get pids(): number[] {
-    return this.procs.map((p) => p.pid).filter((p): p is number => typeof p === 'number');
+    const own = this.procs.map((p) => p.pid).filter((p): p is number => typeof p === 'number');
+    // in stage order: the taggers stand where the tagger stage is
+    return this.relay ? [...own.slice(0, this.relayAt), ...this.relay.pids, ...own.slice(this.relayAt)] : own;
   }
 
   /** Sum of VmRSS of all stages, in bytes (0 for stages already gone). */
@@ -141,6 +177,7 @@ export class ApertiumPipeline {
     for (const child of this.procs) {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
+    this.relay?.kill();
     this.onDeath?.(reason);
   }
 
@@ -158,7 +195,7 @@ export class ApertiumPipeline {
     this.die('closed');
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
-      Promise.all(this.exitWaiters),
+      Promise.all([...this.exitWaiters, ...(this.relay?.exited() ?? [])]),
       new Promise((resolve) => {
         timer = setTimeout(resolve, 2000);
       }),

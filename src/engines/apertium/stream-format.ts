@@ -38,7 +38,9 @@ export function deformat(core: string): string {
     out += SPECIAL.has(c) ? `\\${c}` : c;
   }
   flushBlank();
-  return out + SENTENCE_END;
+  // some analysers (sv, nb, da) read a number or abbreviation and its period as one token ("1979."), which would glue
+  // our end mark to it and lose the text's own period: an empty superblank keeps them apart
+  return out + (out.endsWith('.') && !out.endsWith('\\.') ? '[]' : '') + SENTENCE_END;
 }
 
 /** Reformats pipeline output: drops our `.[]` sentence ends, opens superblanks, unescapes, removes NULs. */
@@ -49,6 +51,8 @@ export function reformat(stream: string): string {
     if (c === '\\' && i + 1 < stream.length) {
       out += stream[++i];
     } else if (c === '.' && stream[i + 1] === '[' && stream[i + 2] === ']') {
+      // "X.[].[]": the text's own period, kept apart from our end mark by an empty superblank (see deformat)
+      if (stream.startsWith('.[]', i + 3)) out += c;
       i += 2;
     } else if (c === '[' || c === ']' || c === '\0') {
       // superblank delimiters: keep their content, drop the brackets
