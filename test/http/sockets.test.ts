@@ -173,8 +173,9 @@ describe('document download billed on receipt', () => {
     const full = await fullDownload(agent, id, key);
     assert.equal(full.status, 200);
     agent.destroy();
-    await until('the charge', async () => (await documentCharacters()) === before + billed);
-    assert.equal(await t.ctx.services.documents.repository.get(id.toUpperCase()), undefined);
+    // charged, then deleted
+    await until('the charge', async () => (await t.ctx.services.documents.repository.get(id.toUpperCase())) === undefined);
+    assert.equal(await documentCharacters(), before + billed);
   });
 });
 
