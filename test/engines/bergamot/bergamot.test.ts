@@ -80,6 +80,23 @@ describe('bergamot engine', () => {
     }
   });
 
+  it('notices a model renamed into the directory by itself (directory watch)', { timeout: 30_000 }, async () => {
+    const watched = await modelsDirWith([]);
+    const live = new BergamotEngine({ modelsDir: watched, workers: 1, rescanIntervalMs: 0 });
+    try {
+      await live.start();
+      assert.deepEqual(live.pairs(), []);
+      const changed = new Promise<void>((resolve) => live.onPairsChanged(resolve));
+      await makeModel(join(watched, '.en-es.partial'), 'en-es');
+      await rename(join(watched, '.en-es.partial'), join(watched, 'en-es'));
+      await changed;
+      assert.deepEqual(live.pairs().map((p) => `${p.source}-${p.target}`), ['en-es']);
+    } finally {
+      await live.close();
+      await rm(watched, { recursive: true, force: true });
+    }
+  });
+
   it('picks up an installed and a removed model on re-scan', async () => {
     const seen: string[][] = [];
     engine.onPairsChanged(() => seen.push(engine.pairs().map((p) => `${p.source}-${p.target}`).sort()));
