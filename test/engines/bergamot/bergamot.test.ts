@@ -1,6 +1,7 @@
 // Bergamot engine on generated models of the real format: the shared contract, refused directories, live re-scans.
 import assert from 'node:assert/strict';
-import { mkdir, rename, rm, truncate, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, truncate, writeFile } from 'node:fs/promises';
+import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { BergamotEngine, inspectModelDir } from '../../../src/engines/bergamot/index.js';
@@ -77,6 +78,24 @@ describe('bergamot engine', () => {
       assert.ok(small.loadStats().every((l) => l.bytes > 0));
     } finally {
       await small.close();
+    }
+  });
+
+  it('translates with gzipped files as with plain ones', async () => {
+    const plain = join(root, 'en-es');
+    const zipped = await modelsDirWith([]);
+    await mkdir(join(zipped, 'en-es'));
+    for (const name of ['model.enes.intgemm.alphas.bin', 'lex.50.50.enes.s2t.bin', 'vocab.esen.spm']) {
+      await writeFile(join(zipped, 'en-es', `${name}.gz`), gzipSync(await readFile(join(plain, name))));
+    }
+    const gz = new BergamotEngine({ modelsDir: zipped, workers: 1, rescanIntervalMs: 0 });
+    try {
+      await gz.start();
+      const pair = { source: 'en', target: 'es' };
+      assert.deepEqual(await gz.translate(pair, ['The house is big.'], {}), await engine.translate(pair, ['The house is big.'], {}));
+    } finally {
+      await gz.close();
+      await rm(zipped, { recursive: true, force: true });
     }
   });
 
