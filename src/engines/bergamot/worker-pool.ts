@@ -48,6 +48,8 @@ class RuntimeWorker {
   readonly worker: Worker;
   readonly ready: Promise<void>;
   busy = false;
+  /** Aborted or exited: never given work again (its replacement is on the way). */
+  dead = false;
   heapBytes = 0;
   readonly loaded = new Map<string, Loaded>();
   private nextId = 1;
@@ -69,6 +71,7 @@ class RuntimeWorker {
     });
     this.ready.catch(() => {});
     const fail = (err: Error) => {
+      this.dead = true;
       for (const p of this.pending.values()) p.reject(err);
       this.pending.clear();
       onExit(this, err);
@@ -87,6 +90,7 @@ class RuntimeWorker {
 
   async call(req: WorkerCall, transfer: ArrayBuffer[] = []): Promise<CallReply> {
     await this.ready;
+    if (this.dead) throw new EngineError('failed', 'bergamot worker is gone');
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
@@ -173,7 +177,7 @@ export class WorkerPool {
   private dispatch(): void {
     while (this.queue.length > 0) {
       const key = this.queue[0]!.key;
-      const idle = this.workers.filter((w) => !w.busy);
+      const idle = this.workers.filter((w) => !w.busy && !w.dead);
       if (idle.length === 0) return;
       const worker = idle.find((w) => w.loaded.has(key)) ?? idle.find((w) => w.loaded.size === 0) ?? idle[0]!;
       // Waiting jobs for this model join one batch (the segments of concurrent requests run together), shared out
@@ -215,7 +219,10 @@ export class WorkerPool {
   }
 
   private fail(worker: RuntimeWorker, reply: { message: string; fatal: boolean }): EngineError {
-    if (reply.fatal) void worker.worker.terminate();
+    if (reply.fatal) {
+      worker.dead = true;
+      void worker.worker.terminate();
+    }
     return new EngineError('failed', `bergamot: ${reply.message}`);
   }
 

@@ -4,6 +4,7 @@ import { mkdir, readFile, rename, rm, truncate, writeFile } from 'node:fs/promis
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { EngineError } from '../../../src/engines/engine.js';
 import { BergamotEngine, inspectModelDir } from '../../../src/engines/bergamot/index.js';
 import { EngineRouter } from '../../../src/translate/engine-router.js';
 import { makeModel, modelsDirWith } from '../../helpers/bergamot-models.js';
@@ -78,6 +79,26 @@ describe('bergamot engine', () => {
       assert.ok(small.loadStats().every((l) => l.bytes > 0));
     } finally {
       await small.close();
+    }
+  });
+
+  it('answers failed for a model the runtime aborts on, and keeps serving the others', async () => {
+    // Passes every file check, but its architecture does not match its tensors: Marian aborts inside WebAssembly.
+    const dir = await modelsDirWith(['en-es', 'de-en']);
+    const model = join(dir, 'en-es', 'model.enes.intgemm.alphas.bin');
+    const bytes = await readFile(model);
+    const at = bytes.indexOf('dim-emb: 64');
+    bytes.write('dim-emb: 32', at);
+    await writeFile(model, bytes);
+    const fragile = new BergamotEngine({ modelsDir: dir, workers: 1, rescanIntervalMs: 0 });
+    try {
+      await fragile.start();
+      await assert.rejects(fragile.translate({ source: 'en', target: 'es' }, ['The house is big.'], {}), (err: unknown) => err instanceof EngineError && err.kind === 'failed');
+      const [out] = await fragile.translate({ source: 'de', target: 'en' }, ['Das Haus ist groß.'], {});
+      assert.ok(out!.length > 0);
+    } finally {
+      await fragile.close();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 
