@@ -21,6 +21,8 @@ export interface PoolOptions {
   loadModel: (key: string) => Promise<ModelPayload>;
   /** First guess of a model's memory before one load has been measured. */
   estimateBytes: (key: string) => number;
+  /** The runtime refused to load a model (it aborted): the engine stops offering it. */
+  onLoadFailed?: (key: string, reason: string) => void;
   logger?: Logger;
 }
 
@@ -251,10 +253,12 @@ export class WorkerPool {
     const payload = await this.opts.loadModel(key);
     const before = worker.heapBytes;
     const reply = await worker.call({ op: 'load', key, ...payload }, [payload.model, payload.shortlist, ...new Set(payload.vocabs)]);
-    if (!reply.ok) throw this.fail(worker, reply);
     // One short sentence allocates the model's workspace now: the load then measures what the model really holds.
-    const warm = await worker.call({ op: 'translate', key, texts: ['Hello.'] });
-    if (!warm.ok) throw this.fail(worker, warm);
+    const warm = reply.ok ? await worker.call({ op: 'translate', key, texts: ['Hello.'] }) : reply;
+    if (!warm.ok) {
+      this.opts.onLoadFailed?.(key, warm.message);
+      throw this.fail(worker, warm);
+    }
     const grown = warm.heapBytes - before;
     const bytes = grown > 0 ? Math.max(grown, this.measured.get(key) ?? 0) : estimate;
     this.measured.set(key, bytes);

@@ -96,6 +96,10 @@ describe('bergamot engine', () => {
       await assert.rejects(fragile.translate({ source: 'en', target: 'es' }, ['The house is big.'], {}), (err: unknown) => err instanceof EngineError && err.kind === 'failed');
       const [out] = await fragile.translate({ source: 'de', target: 'en' }, ['Das Haus ist groß.'], {});
       assert.ok(out!.length > 0);
+      // Refused from then on (not offered, reported with the runtime's reason), also after a re-scan.
+      await fragile.rescan();
+      assert.deepEqual(fragile.pairs().map((p) => `${p.source}-${p.target}`), ['de-en']);
+      assert.match(fragile.badModelDirs().find((b) => b.dir.endsWith('en-es'))!.reason, /runtime cannot load it/);
     } finally {
       await fragile.close();
       await rm(dir, { recursive: true, force: true });
