@@ -124,6 +124,21 @@ describe('tolk models install', () => {
     await assert.rejects(installModel('en-es', { modelsDir: join(work, 'm4'), indexUrl: 'http://127.0.0.1:9/v1/buckets/main/collections/translations-models/records' }), /cannot reach the model index/);
   });
 
+  it('installs an archive from a URL, its files gzipped as in Mozilla’s repository', async () => {
+    const modelsDir = join(work, 'm6');
+    const packed = join(work, 'packed', 'enes');
+    await run('mkdir', ['-p', packed]);
+    await run('cp', [...['model.enes.intgemm.alphas.bin', 'lex.50.50.enes.s2t.bin', 'vocab.esen.spm'].map((n) => join(source, n)), packed]);
+    await run('gzip', [join(packed, 'model.enes.intgemm.alphas.bin'), join(packed, 'lex.50.50.enes.s2t.bin')]);
+    await run('tar', ['-czf', join(work, 'enes.tgz'), '-C', join(work, 'packed'), 'enes']);
+    files.set('/archives/enes.tgz', await readFile(join(work, 'enes.tgz')));
+    const base = indexUrl.slice(0, indexUrl.indexOf('/v1/'));
+    const info = await installModel(`${base}/archives/enes.tgz`, { modelsDir });
+    assert.equal(`${info.source}-${info.target}`, 'en-es');
+    assert.ok(info.files.model.endsWith('.bin.gz'));
+    await assert.rejects(installModel(`${base}/archives/missing.tgz`, { modelsDir }), /HTTP 404/);
+  });
+
   it('installs from a directory and from a .tar.gz through the CLI', async () => {
     const modelsDir = join(work, 'm5');
     const env = { ...process.env, TOLK_MODELS_DIR: modelsDir, TOLK_DATA_DIR: work };

@@ -68,6 +68,8 @@ export class BergamotEngine implements TranslationEngine {
   private rescanning: Promise<void> | undefined;
   private rescanAgain = false;
   private readonly listeners: (() => void)[] = [];
+  /** Directories the runtime aborted on, by directory, with the file stamp they had. */
+  private readonly refused = new Map<string, { stamp: string; reason: string }>();
 
   constructor(options: BergamotEngineOptions) {
     this.opts = {
@@ -89,6 +91,7 @@ export class BergamotEngine implements TranslationEngine {
       maxBatchSegments: this.opts.maxBatchSegments,
       loadModel: (key) => this.payload(key),
       estimateBytes: (key) => (this.models.get(key)?.bytes ?? 0) * 3 + WORKSPACE_BYTES,
+      onLoadFailed: (key, reason) => this.refuseLoaded(key, reason),
       logger: this.log,
     });
     // The runtimes start with the first translation: a server without models pays nothing for this engine.
@@ -151,6 +154,12 @@ export class BergamotEngine implements TranslationEngine {
     const { models, bad } = await scanModelsDir(this.opts.modelsDir);
     const next = new Map<string, ModelInfo>();
     for (const m of models) {
+      const refused = this.refused.get(m.dir);
+      if (refused?.stamp === m.stamp) {
+        bad.push({ dir: m.dir, reason: refused.reason });
+        continue;
+      }
+      this.refused.delete(m.dir);
       const key = pairKey(m.source, m.target);
       const other = next.get(key);
       if (other) bad.push({ dir: m.dir, reason: `a second model for ${key} (${other.dir} is used)` });
@@ -173,6 +182,17 @@ export class BergamotEngine implements TranslationEngine {
       this.log.info({ pairs: [...next.keys()] }, 'bergamot models');
       for (const l of this.listeners) l();
     }
+  }
+
+  /** A model the runtime aborted on: refused like a bad directory until its files change. */
+  private refuseLoaded(key: string, reason: string): void {
+    const info = this.models.get(key);
+    if (!info) return;
+    this.models.delete(key);
+    this.refused.set(info.dir, { stamp: info.stamp, reason: `the runtime cannot load it (${reason})` });
+    this.badDirs = [...this.badDirs, { dir: info.dir, reason: this.refused.get(info.dir)!.reason }];
+    this.log.error({ dir: info.dir, reason }, 'bergamot model directory refused');
+    for (const l of this.listeners) l();
   }
 
   private async payload(key: string): Promise<ModelPayload> {

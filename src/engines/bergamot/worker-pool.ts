@@ -21,6 +21,8 @@ export interface PoolOptions {
   loadModel: (key: string) => Promise<ModelPayload>;
   /** First guess of a model's memory before one load has been measured. */
   estimateBytes: (key: string) => number;
+  /** The runtime refused to load a model (it aborted): the engine stops offering it. */
+  onLoadFailed?: (key: string, reason: string) => void;
   logger?: Logger;
 }
 
@@ -48,6 +50,8 @@ class RuntimeWorker {
   readonly worker: Worker;
   readonly ready: Promise<void>;
   busy = false;
+  /** Aborted or exited: never given work again (its replacement is on the way). */
+  dead = false;
   heapBytes = 0;
   readonly loaded = new Map<string, Loaded>();
   private nextId = 1;
@@ -69,6 +73,7 @@ class RuntimeWorker {
     });
     this.ready.catch(() => {});
     const fail = (err: Error) => {
+      this.dead = true;
       for (const p of this.pending.values()) p.reject(err);
       this.pending.clear();
       onExit(this, err);
@@ -87,6 +92,7 @@ class RuntimeWorker {
 
   async call(req: WorkerCall, transfer: ArrayBuffer[] = []): Promise<CallReply> {
     await this.ready;
+    if (this.dead) throw new EngineError('failed', 'bergamot worker is gone');
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
@@ -173,7 +179,7 @@ export class WorkerPool {
   private dispatch(): void {
     while (this.queue.length > 0) {
       const key = this.queue[0]!.key;
-      const idle = this.workers.filter((w) => !w.busy);
+      const idle = this.workers.filter((w) => !w.busy && !w.dead);
       if (idle.length === 0) return;
       const worker = idle.find((w) => w.loaded.has(key)) ?? idle.find((w) => w.loaded.size === 0) ?? idle[0]!;
       // Waiting jobs for this model join one batch (the segments of concurrent requests run together), shared out
@@ -215,7 +221,10 @@ export class WorkerPool {
   }
 
   private fail(worker: RuntimeWorker, reply: { message: string; fatal: boolean }): EngineError {
-    if (reply.fatal) void worker.worker.terminate();
+    if (reply.fatal) {
+      worker.dead = true;
+      void worker.worker.terminate();
+    }
     return new EngineError('failed', `bergamot: ${reply.message}`);
   }
 
@@ -244,10 +253,12 @@ export class WorkerPool {
     const payload = await this.opts.loadModel(key);
     const before = worker.heapBytes;
     const reply = await worker.call({ op: 'load', key, ...payload }, [payload.model, payload.shortlist, ...new Set(payload.vocabs)]);
-    if (!reply.ok) throw this.fail(worker, reply);
     // One short sentence allocates the model's workspace now: the load then measures what the model really holds.
-    const warm = await worker.call({ op: 'translate', key, texts: ['Hello.'] });
-    if (!warm.ok) throw this.fail(worker, warm);
+    const warm = reply.ok ? await worker.call({ op: 'translate', key, texts: ['Hello.'] }) : reply;
+    if (!warm.ok) {
+      this.opts.onLoadFailed?.(key, warm.message);
+      throw this.fail(worker, warm);
+    }
     const grown = warm.heapBytes - before;
     const bytes = grown > 0 ? Math.max(grown, this.measured.get(key) ?? 0) : estimate;
     this.measured.set(key, bytes);

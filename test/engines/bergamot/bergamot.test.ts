@@ -1,8 +1,10 @@
 // Bergamot engine on generated models of the real format: the shared contract, refused directories, live re-scans.
 import assert from 'node:assert/strict';
-import { mkdir, rename, rm, truncate, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, truncate, writeFile } from 'node:fs/promises';
+import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { EngineError } from '../../../src/engines/engine.js';
 import { BergamotEngine, inspectModelDir } from '../../../src/engines/bergamot/index.js';
 import { EngineRouter } from '../../../src/translate/engine-router.js';
 import { makeModel, modelsDirWith } from '../../helpers/bergamot-models.js';
@@ -77,6 +79,65 @@ describe('bergamot engine', () => {
       assert.ok(small.loadStats().every((l) => l.bytes > 0));
     } finally {
       await small.close();
+    }
+  });
+
+  it('answers failed for a model the runtime aborts on, and keeps serving the others', async () => {
+    // Passes every file check, but its architecture does not match its tensors: Marian aborts inside WebAssembly.
+    const dir = await modelsDirWith(['en-es', 'de-en']);
+    const model = join(dir, 'en-es', 'model.enes.intgemm.alphas.bin');
+    const bytes = await readFile(model);
+    const at = bytes.indexOf('dim-emb: 64');
+    bytes.write('dim-emb: 32', at);
+    await writeFile(model, bytes);
+    const fragile = new BergamotEngine({ modelsDir: dir, workers: 1, rescanIntervalMs: 0 });
+    try {
+      await fragile.start();
+      await assert.rejects(fragile.translate({ source: 'en', target: 'es' }, ['The house is big.'], {}), (err: unknown) => err instanceof EngineError && err.kind === 'failed');
+      const [out] = await fragile.translate({ source: 'de', target: 'en' }, ['Das Haus ist groß.'], {});
+      assert.ok(out!.length > 0);
+      // Refused from then on (not offered, reported with the runtime's reason), also after a re-scan.
+      await fragile.rescan();
+      assert.deepEqual(fragile.pairs().map((p) => `${p.source}-${p.target}`), ['de-en']);
+      assert.match(fragile.badModelDirs().find((b) => b.dir.endsWith('en-es'))!.reason, /runtime cannot load it/);
+    } finally {
+      await fragile.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('translates with gzipped files as with plain ones', async () => {
+    const plain = join(root, 'en-es');
+    const zipped = await modelsDirWith([]);
+    await mkdir(join(zipped, 'en-es'));
+    for (const name of ['model.enes.intgemm.alphas.bin', 'lex.50.50.enes.s2t.bin', 'vocab.esen.spm']) {
+      await writeFile(join(zipped, 'en-es', `${name}.gz`), gzipSync(await readFile(join(plain, name))));
+    }
+    const gz = new BergamotEngine({ modelsDir: zipped, workers: 1, rescanIntervalMs: 0 });
+    try {
+      await gz.start();
+      const pair = { source: 'en', target: 'es' };
+      assert.deepEqual(await gz.translate(pair, ['The house is big.'], {}), await engine.translate(pair, ['The house is big.'], {}));
+    } finally {
+      await gz.close();
+      await rm(zipped, { recursive: true, force: true });
+    }
+  });
+
+  it('notices a model renamed into the directory by itself (directory watch)', { timeout: 30_000 }, async () => {
+    const watched = await modelsDirWith([]);
+    const live = new BergamotEngine({ modelsDir: watched, workers: 1, rescanIntervalMs: 0 });
+    try {
+      await live.start();
+      assert.deepEqual(live.pairs(), []);
+      const changed = new Promise<void>((resolve) => live.onPairsChanged(resolve));
+      await makeModel(join(watched, '.en-es.partial'), 'en-es');
+      await rename(join(watched, '.en-es.partial'), join(watched, 'en-es'));
+      await changed;
+      assert.deepEqual(live.pairs().map((p) => `${p.source}-${p.target}`), ['en-es']);
+    } finally {
+      await live.close();
+      await rm(watched, { recursive: true, force: true });
     }
   });
 
