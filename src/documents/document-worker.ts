@@ -48,9 +48,12 @@ const FORMAT_THREAD_HEAP_MB = 2048;
 
 class JobFailure extends Error {}
 
-async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
+/** Reads and decrypts a stored file; a missing or damaged file rejects (pipeline forwards every stage's error). */
+async function readDecrypted(path: string, documentKey: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const c of stream as AsyncIterable<Buffer>) chunks.push(c);
+  await pipeline(createReadStream(path), decryptStream(documentKey, 'upload'), async (source: AsyncIterable<Buffer>) => {
+    for await (const c of source) chunks.push(c);
+  });
   return Buffer.concat(chunks);
 }
 
@@ -201,7 +204,7 @@ export class DocumentWorker {
     }
     let input: Buffer;
     try {
-      input = await readAll(createReadStream(this.o.files.uploadPath(row.id)).pipe(decryptStream(documentKey, 'upload')));
+      input = await readDecrypted(this.o.files.uploadPath(row.id), documentKey);
     } catch {
       throw new JobFailure('The uploaded document could not be read. Please upload it again.');
     }
