@@ -78,6 +78,7 @@ export class DocumentWorker {
   start(): void {
     if (this.running || this.o.concurrency <= 0) return;
     this.running = true;
+    this.threads.warm(); // the first job need not wait for a thread to load the formats
     this.timer = setInterval(() => this.wake(), this.o.pollIntervalMs);
     this.timer.unref();
     this.wake();

@@ -62,6 +62,11 @@ export class FormatThreads {
     }
   }
 
+  /** Starts one thread ahead of the first job (loading every format takes a second or two), unless one exists. */
+  warm(): void {
+    if (this.all.size === 0) this.idle.push(this.spawn());
+  }
+
   /** Terminates every thread (running jobs fail; their leases expire and another start resumes them). */
   async close(): Promise<void> {
     const threads = [...this.all];
@@ -71,8 +76,10 @@ export class FormatThreads {
   }
 
   private take(): Worker {
-    const reused = this.idle.pop();
-    if (reused) return reused;
+    return this.idle.pop() ?? this.spawn();
+  }
+
+  private spawn(): Worker {
     const w = new Worker(THREAD_URL, this.o.maxHeapMb ? { resourceLimits: { maxOldGenerationSizeMb: this.o.maxHeapMb } } : {});
     w.unref(); // an idle thread never keeps the process alive
     // A thread that fails outside a job is dropped (an 'error' event without a listener would end the process).

@@ -65,12 +65,35 @@ export function groupFields<S>(items: Item<S>[]): Item<S>[] {
   });
   // Outer fields first; a field inside another's instruction is covered by it.
   ops.sort((a, b) => a[0]!.start - b[0]!.start || b[0]!.end - a[0]!.end);
+  // Chosen pieces never overlap, so kept sorted by start they are sorted by end too: one binary search tells whether
+  // a piece overlaps any of them (checking each against all was quadratic in the fields of a paragraph).
   const chosen: Piece<S>[] = [];
+  const firstAfter = (at: number) => {
+    let lo = 0;
+    let hi = chosen.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (chosen[mid]!.start > at) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  };
+  const overlaps = (p: Piece<S>) => {
+    const before = chosen[firstAfter(p.end) - 1];
+    return before !== undefined && before.end >= p.start;
+  };
   for (const op of ops) {
-    if (op.some((p) => chosen.some((c) => p.start <= c.end && c.start <= p.end))) continue;
-    chosen.push(...op);
+    if (op.some(overlaps)) continue;
+    for (const p of op) chosen.splice(firstAfter(p.start), 0, p);
   }
-  const out: Item<S>[] = [...items];
-  for (const p of chosen.sort((a, b) => b.start - a.start)) out.splice(p.start, p.end - p.start + 1, p.item);
+  // One pass: each chosen piece replaces its items.
+  const out: Item<S>[] = [];
+  let next = 0;
+  for (const p of chosen) {
+    for (let i = next; i < p.start; i++) out.push(items[i]!);
+    out.push(p.item);
+    next = p.end + 1;
+  }
+  for (let i = next; i < items.length; i++) out.push(items[i]!);
   return out;
 }
