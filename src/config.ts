@@ -32,6 +32,7 @@ const EnvSchema = Type.Object({
   TOLK_LLM_TIMEOUT_MS: Type.Optional(Positive),
   TOLK_LLM_CONCURRENCY: Type.Optional(Positive),
   TOLK_HUNSPELL_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  TOLK_HUNSPELL_PROCESSES: Type.Optional(Type.Integer({ minimum: 1, maximum: 32 })),
   TOLK_TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
 });
 type Env = Static<typeof EnvSchema>;
@@ -65,6 +66,8 @@ export interface Config {
     | undefined;
   /** Where Hunspell dictionaries (.dic/.aff) for /v2/write/correct are. */
   hunspellDir: string;
+  /** Warm Hunspell checkers per dictionary, shared round-robin between accounts. */
+  hunspellProcesses: number;
 }
 
 export class ConfigError extends Error {}
@@ -131,6 +134,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         }
       : undefined,
     hunspellDir: e.TOLK_HUNSPELL_DIR ?? '/usr/share/hunspell',
+    hunspellProcesses: e.TOLK_HUNSPELL_PROCESSES ?? 2,
   };
 }
 

@@ -167,7 +167,7 @@ export async function buildServices(config: Config, options: BuildServicesOption
   const router = new EngineRouter(engines, { routing: config.engineRoutes, logger, defaultVariants: DEFAULT_TARGET_VARIANT });
   const detector = await EldLanguageDetector.create();
   const catalogue = buildCatalogue(router);
-  const hunspell = new Hunspell({ dictionaryDir: config.hunspellDir, logger, timeoutMs: config.engineTimeoutMs });
+  const hunspell = new Hunspell({ dictionaryDir: config.hunspellDir, processes: config.hunspellProcesses, logger, timeoutMs: config.engineTimeoutMs });
   const write = new WriteService({
     improver: engines.find((e) => isTextImprover(e)) as (TranslationEngine & TextImprover) | undefined,
     dictionaries: hunspell,
