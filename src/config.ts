@@ -39,6 +39,7 @@ const EnvSchema = Type.Object({
   TOLK_BERGAMOT_MEMORY_MB: Type.Optional(Positive),
   TOLK_MODELS_INDEX_URL: Type.Optional(Type.String({ pattern: '^(https?|file)://' })),
   TOLK_STT_ENGINE: Type.Optional(Type.Union(['auto', 'pocketsphinx', 'whisper'].map((l) => Type.Literal(l)))),
+  TOLK_HUNSPELL_PROCESSES: Type.Optional(Type.Integer({ minimum: 1, maximum: 32 })),
   TOLK_TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
   TOLK_KEEP_ALIVE_TIMEOUT_MS: Type.Optional(Positive),
   TOLK_HEADERS_TIMEOUT_MS: Type.Optional(Positive),
@@ -98,6 +99,8 @@ export interface Config {
   modelsDir: string;
   /** Speech-to-text engine: auto = Whisper when a model is installed, else PocketSphinx. */
   sttEngine: 'auto' | 'pocketsphinx' | 'whisper';
+  /** Warm Hunspell checkers per dictionary, shared round-robin between accounts. */
+  hunspellProcesses: number;
 }
 
 export class ConfigError extends Error {}
@@ -187,6 +190,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     modelsDir: resolve(e.TOLK_MODELS_DIR ?? resolve(dataDir, 'models')),
     sttEngine: (e.TOLK_STT_ENGINE ?? 'auto') as 'auto' | 'pocketsphinx' | 'whisper',
+    hunspellProcesses: e.TOLK_HUNSPELL_PROCESSES ?? 2,
   };
 }
 

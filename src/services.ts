@@ -201,7 +201,7 @@ export async function buildServices(config: Config, options: BuildServicesOption
   };
   for (const engine of engines) engine.onPairsChanged?.(() => pairsChanged());
   refreshLanguages();
-  const hunspell = new Hunspell({ dictionaryDir: config.hunspellDir, logger, timeoutMs: config.engineTimeoutMs });
+  const hunspell = new Hunspell({ dictionaryDir: config.hunspellDir, processes: config.hunspellProcesses, logger, timeoutMs: config.engineTimeoutMs });
   const write = new WriteService({
     improver: engines.find((e) => isTextImprover(e)) as (TranslationEngine & TextImprover) | undefined,
     dictionaries: hunspell,

@@ -3,6 +3,7 @@
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gone } from './processes.js';
 
 export interface HungCommand {
   path: string;
@@ -21,21 +22,10 @@ export function hungCommand(prelude = ''): HungCommand {
   writeFileSync(path, `#!/bin/sh\n${prelude}\necho $$ > '${pidFile}'\nexec sleep 1000\n`);
   chmodSync(path, 0o755);
   const pid = () => Number(readFileSync(pidFile, 'utf8'));
-  const alive = () => {
-    try {
-      process.kill(pid(), 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
   return {
     path,
     pid,
-    async gone() {
-      for (let i = 0; i < 50 && alive(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
-      return !alive();
-    },
+    gone: () => gone(pid()),
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
 }

@@ -7,26 +7,13 @@ import { EngineError } from '../../src/engines/engine.js';
 import { Hunspell } from '../../src/write/hunspell.js';
 import { correctSpelling } from '../../src/write/spelling-corrector.js';
 import { prng } from '../helpers/prng.js';
+import { gone } from '../helpers/processes.js';
 
 /** Long consonant runs: every one rejected, and Hunspell's suggestion search is slowest on them. */
 function nonWords(count: number, seed: number): string[] {
   const random = prng(seed);
   const letters = 'qwrtzpsdfghjklxcvbnm';
   return Array.from({ length: count }, () => Array.from({ length: 30 + random(20) }, () => letters[random(letters.length)]).join(''));
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function gone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 50 && alive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 20));
-  return !alive(pid);
 }
 
 describe('Hunspell shared between accounts', () => {

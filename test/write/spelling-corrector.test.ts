@@ -3,18 +3,10 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { Hunspell } from '../../src/write/hunspell.js';
 import { accentVariants, candidateTokens, chooseSuggestion, correctSpelling, editDistance } from '../../src/write/spelling-corrector.js';
+import { alive } from '../helpers/processes.js';
 
 const hunspell = new Hunspell();
 after(() => hunspell.close());
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('spelling correction with Hunspell', () => {
   it('finds the installed dictionaries', () => {

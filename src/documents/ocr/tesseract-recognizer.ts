@@ -1,6 +1,7 @@
 // The image formats' OCR: Debian's Tesseract as a child process (raw pixels in as PNM, TSV word boxes out).
 import { spawn } from 'node:child_process';
 import { residentBytes } from '../../engines/process-pool.js';
+import { DocumentFormatError } from '../formats/format.js';
 import type { RecognizedWord, RgbImage, TextRecognizer } from '../formats/image/text-recognizer.js';
 
 /** Tesseract's traineddata names of the languages Tolk translates from (ISO 639-1 → ISO 639-2/T as Tesseract names them). */
@@ -84,17 +85,18 @@ export class TesseractRecognizer implements TextRecognizer {
         failure ??= e;
         child.kill('SIGKILL');
       };
-      const timer = setTimeout(() => fail(new Error(`Text recognition took longer than ${this.timeoutMs / 1000} s.`)), this.timeoutMs);
+      // the limits end the job with their reason as its error message (DocumentFormatError), not an internal error
+      const timer = setTimeout(() => fail(new DocumentFormatError(`Text recognition took longer than ${this.timeoutMs / 1000} s.`)), this.timeoutMs);
       const memory = setInterval(() => {
         if (child.pid !== undefined && residentBytes(child.pid) > this.maxRssBytes) {
-          fail(new Error(`Text recognition needed more than ${Math.round(this.maxRssBytes / 1048576)} MB of memory.`));
+          fail(new DocumentFormatError(`Text recognition needed more than ${Math.round(this.maxRssBytes / 1048576)} MB of memory.`));
         }
       }, MEMORY_CHECK_MS);
       const onAbort = () => fail(new Error('Text recognition was cancelled.'));
       signal?.addEventListener('abort', onAbort, { once: true });
       child.stdout.on('data', (c: Buffer) => {
         outBytes += c.length;
-        if (outBytes > this.maxOutputBytes) fail(new Error('Text recognition produced too much output.'));
+        if (outBytes > this.maxOutputBytes) fail(new DocumentFormatError('Text recognition produced too much output.'));
         else out.push(c);
       });
       child.stderr.on('data', (c: Buffer) => {
