@@ -38,6 +38,7 @@ const EnvSchema = Type.Object({
   TOLK_HEADERS_TIMEOUT_MS: Type.Optional(Positive),
   TOLK_REQUEST_TIMEOUT_MS: Type.Optional(Positive),
   TOLK_SHUTDOWN_TIMEOUT_MS: Type.Optional(Positive),
+  TOLK_METRICS_PORT: Type.Optional(Port),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -83,6 +84,8 @@ export interface Config {
   timeouts: { keepAliveMs: number; headersMs: number; requestMs: number };
   /** On SIGTERM/SIGINT, requests in flight get this long to finish before their connections are cut. */
   shutdownTimeoutMs: number;
+  /** Port of a separate listener for /metrics (no key); undefined: /metrics on the API, admin key required. */
+  metricsPort: number | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -161,6 +164,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     hunspellDir: e.TOLK_HUNSPELL_DIR ?? '/usr/share/hunspell',
     timeouts,
     shutdownTimeoutMs: e.TOLK_SHUTDOWN_TIMEOUT_MS ?? 25_000,
+    metricsPort: e.TOLK_METRICS_PORT,
   };
 }
 

@@ -107,6 +107,8 @@ export interface ApertiumPairStats {
   inFlight: number;
   queued: number;
   rssMb: number;
+  /** Pipelines of the pair that died unexpectedly (crash, deadline) since start; each is replaced on demand. */
+  restarts: number;
 }
 
 export class ApertiumEngine implements TranslationEngine, PairPoolHost {
@@ -118,6 +120,7 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
   /** Pools not probed yet: their first request probes them (one probe however many requests wait). */
   private readonly unverified = new Map<PairPool, Promise<void> | null>();
   private readonly broken: { mode: string; reason: string }[] = [];
+  private readonly deathsByMode = new Map<string, number>();
   /** Last measured RSS per mode, bytes. */
   private readonly rssByMode = new Map<string, number>();
   private sweeper: NodeJS.Timeout | undefined;
@@ -364,6 +367,7 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
 
   onPipelineDeath(pool: PairPool, pipeline: ApertiumPipeline, reason: string): void {
     if (this.closing) return;
+    this.deathsByMode.set(pool.mode.name, (this.deathsByMode.get(pool.mode.name) ?? 0) + 1);
     this.log.warn({ engine: this.name, mode: pool.mode.name, pipeline: pipeline.id, reason: pipeline.lastError || reason }, 'apertium pipeline died; it will be replaced on demand');
   }
 
@@ -406,6 +410,7 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
       inFlight: pool.pipelines.reduce((n, p) => n + p.inflight, 0),
       queued: pool.queued,
       rssMb: Math.round(pool.pipelines.reduce((n, p) => n + p.rssBytes(), 0) / 2 ** 20),
+      restarts: this.deathsByMode.get(pool.mode.name) ?? 0,
     }));
   }
 
