@@ -2,7 +2,7 @@
 //   entry (cli, server) → app → src/http → services → engines | formats | markup | store, src/lib anywhere.
 // It reads the compiled JavaScript (dist/src): TypeScript 7 has no compiler API for the cruiser to parse .ts with, so
 // type-only imports (erased at compile time) are not checked; every import that runs is.
-const SERVICES = '^dist/src/(accounts|admin|customization|detect|documents|translate|voice|write)/';
+const SERVICES = '^dist/src/(accounts|admin|customization|detect|documents|models|ops|translate|voice|write)/';
 
 /** A rule that forbids `from` to import anything of the app except the paths in `allowed`. */
 function onlyImports(name, from, allowed, comment) {

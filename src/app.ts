@@ -28,6 +28,8 @@ import { voiceRoutes } from './http/routes/voice.js';
 import { spokenTermsRoutes } from './http/routes/spoken-terms.js';
 import { healthRoutes } from './http/routes/health.js';
 import { webRoutes } from './http/plugins/web.js';
+import { metricsPlugin } from './http/routes/metrics.js';
+import { openapiPlugin } from './http/openapi.js';
 
 /** Longest request target accepted before 414 (the reference's gateways use 8 KiB). */
 export const MAX_URI_LENGTH = 8 * 1024;
@@ -102,6 +104,8 @@ export async function buildApp({ config, services, logger, loggerInstance }: Bui
 
   await app.register(traceIdPlugin);
   await app.register(socketsPlugin);
+  await app.register(metricsPlugin, { services, route: config.metricsPort === undefined });
+  await app.register(openapiPlugin);
   // Bodies are JSON or form-encoded; anything else is 415 rather than a string body.
   app.removeContentTypeParser('text/plain');
   app.addHook('onRequest', async (request) => {

@@ -45,6 +45,7 @@ const EnvSchema = Type.Object({
   TOLK_HEADERS_TIMEOUT_MS: Type.Optional(Positive),
   TOLK_REQUEST_TIMEOUT_MS: Type.Optional(Positive),
   TOLK_SHUTDOWN_TIMEOUT_MS: Type.Optional(Positive),
+  TOLK_METRICS_PORT: Type.Optional(Port),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -101,6 +102,8 @@ export interface Config {
   sttEngine: 'auto' | 'pocketsphinx' | 'whisper';
   /** Warm Hunspell checkers per dictionary, shared round-robin between accounts. */
   hunspellProcesses: number;
+  /** Port of a separate listener for /metrics (no key); undefined: /metrics on the API, admin key required. */
+  metricsPort: number | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -191,6 +194,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     modelsDir: resolve(e.TOLK_MODELS_DIR ?? resolve(dataDir, 'models')),
     sttEngine: (e.TOLK_STT_ENGINE ?? 'auto') as 'auto' | 'pocketsphinx' | 'whisper',
     hunspellProcesses: e.TOLK_HUNSPELL_PROCESSES ?? 2,
+    metricsPort: e.TOLK_METRICS_PORT,
   };
 }
 

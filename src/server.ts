@@ -48,6 +48,27 @@ export async function startServer(config: Config): Promise<RunningServer> {
       freeServer!.listen(config.freePort, config.host, () => resolve());
     });
   }
+  // Metrics on a listener of their own (no key: bind TOLK_HOST to an address only the scraper reaches).
+  let metricsServer: Server | undefined;
+  if (config.metricsPort !== undefined) {
+    metricsServer = createServer((req, res) => {
+      if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found: only GET /metrics here\n');
+        return;
+      }
+      services.metrics.exposition().then(
+        ({ contentType, body }) => res.writeHead(200, { 'content-type': contentType }).end(body),
+        (err: unknown) => {
+          logger.error({ err }, 'metrics collection failed');
+          res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics collection failed\n');
+        },
+      );
+    });
+    await new Promise<void>((resolve, reject) => {
+      metricsServer!.once('error', reject);
+      metricsServer!.listen(config.metricsPort, config.host, () => resolve());
+    });
+  }
   logger.info({ baseUrl: config.baseUrl, freeBaseUrl: config.freeBaseUrl, database: config.databaseUrl.replace(/\/\/[^@]*@/, '//***@') }, 'Tolk is listening');
   let closing: Promise<void> | undefined;
   return {
@@ -76,6 +97,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
         // with Connection: close).
         await Promise.all([app.close(), ...(freeServer ? [new Promise<void>((r) => freeServer!.close(() => r()))] : []), documentsClosed]);
         clearTimeout(cut);
+        if (metricsServer) await new Promise<void>((r) => metricsServer!.close(() => r()));
         // Voice connections were closed (1001) by app.close(); usage charges are flushed by the store's close.
         await services.close();
         logger.info({ ms: Date.now() - t0 }, 'shut down');

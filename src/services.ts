@@ -25,6 +25,7 @@ import { buildCustomization, type Customization } from './customization/index.js
 import { buildVoiceService, SpokenTermsService, type VoiceService } from './voice/index.js';
 import { SpokenTermsRepository } from './store/spoken-terms-repository.js';
 import { HealthService } from './ops/health-service.js';
+import { Metrics } from './ops/metrics.js';
 
 export interface LanguageCatalogue {
   sources: string[];
@@ -58,6 +59,8 @@ export interface Services {
   urlSigner: UrlSigner;
   /** Liveness/readiness for /health (issue 23). */
   health: HealthService;
+  /** Prometheus metrics for /metrics (issue 23). */
+  metrics: Metrics;
   /** Languages the engines can translate from/to (pivots included), computed once after start. */
   languages(): LanguageCatalogue;
   /** Source languages the detector can recognise (for the auto_detection feature). */
@@ -184,7 +187,11 @@ export async function buildServices(config: Config, options: BuildServicesOption
     await store.close();
     throw err;
   }
-  const router = new EngineRouter(engines, { routing: config.engineRoutes, logger, defaultVariants: DEFAULT_TARGET_VARIANT });
+  const apertium = engines.find((e): e is ApertiumEngine => e instanceof ApertiumEngine);
+  let voiceSessionsOpen = () => 0;
+  const metrics = new Metrics({ store, apertium: () => apertium?.stats() ?? [], voiceSessionsOpen: () => voiceSessionsOpen() });
+  // The router sees metered engines: every engine call counts its characters by engine and pair.
+  const router = new EngineRouter(engines.map((e) => metrics.meter(e)), { routing: config.engineRoutes, logger, defaultVariants: DEFAULT_TARGET_VARIANT });
   const detector = await EldLanguageDetector.create();
   let catalogue = buildCatalogue(router);
   const detectableSources = new Set<string>();
@@ -265,7 +272,7 @@ export async function buildServices(config: Config, options: BuildServicesOption
     stt: { engine: config.sttEngine, modelsDir: config.modelsDir },
     logger,
   });
-  const apertium = engines.find((e): e is ApertiumEngine => e instanceof ApertiumEngine);
+  voiceSessionsOpen = () => voice.sessions.size;
   const health = new HealthService({
     store,
     engines,
@@ -287,6 +294,7 @@ export async function buildServices(config: Config, options: BuildServicesOption
     spokenTerms,
     urlSigner: new UrlSigner(await store.serverSecret('url_signing')),
     health,
+    metrics,
     languages: () => catalogue,
     detectableSources,
     async close(closeOptions = {}) {

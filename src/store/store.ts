@@ -78,6 +78,7 @@ export class Store {
     let db: Kysely<Database>;
     let sqlite: SqliteDatabase.Database | undefined;
     let checkpointer: WalCheckpointer | undefined;
+    let pgPool: pg.Pool | undefined;
     if (isPg) {
       const schema = options.pgSchema;
       if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`Invalid PostgreSQL schema name: ${schema}`);
@@ -100,6 +101,7 @@ export class Store {
         }
       }
       db = new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
+      pgPool = pool;
     } else {
       if (options.url !== ':memory:') restrictSqliteFiles(options.url);
       sqlite = new SqliteDatabase(options.url);
@@ -117,6 +119,7 @@ export class Store {
       db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
     }
     const store = new Store(db, isPg ? 'postgres' : 'sqlite', options.pgSchema, sqlite, checkpointer);
+    store.pgPool = pgPool;
     await store.migrate();
     return store;
   }
@@ -129,6 +132,29 @@ export class Store {
       // Keep the migration bookkeeping in the store's own schema, so schemas sharing a database stay independent.
       ...(this.pgSchema ? { migrationTableSchema: this.pgSchema } : {}),
     });
+  }
+
+  private pgPool: pg.Pool | undefined;
+
+  /** Connections of the database pool (SQLite: the one connection, never waited for). */
+  poolStats(): { total: number; idle: number; waiting: number } {
+    if (!this.pgPool) return { total: 1, idle: 1, waiting: 0 };
+    return { total: this.pgPool.totalCount, idle: this.pgPool.idleCount, waiting: this.pgPool.waitingCount };
+  }
+
+  /** For metrics: document and translation-memory jobs by status, with the creation time of the oldest of each. */
+  async jobStats(): Promise<{ kind: 'document' | 'translation_memory'; status: string; count: number; oldest: number }[]> {
+    const grouped = (table: 'documents' | 'tm_jobs') =>
+      this.db
+        .selectFrom(table)
+        .select((eb) => ['status', eb.fn.countAll<number>().as('count'), eb.fn.min<number>('created_at').as('oldest')])
+        .groupBy('status')
+        .execute();
+    const [documents, memories] = await Promise.all([grouped('documents'), grouped('tm_jobs')]);
+    return [
+      ...documents.map((r) => ({ kind: 'document' as const, status: r.status, count: Number(r.count), oldest: Number(r.oldest) })),
+      ...memories.map((r) => ({ kind: 'translation_memory' as const, status: r.status, count: Number(r.count), oldest: Number(r.oldest) })),
+    ];
   }
 
   /** For readiness: the database answers, and which known migrations it has not applied (none once started). */

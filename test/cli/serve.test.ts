@@ -7,16 +7,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../helpers/harness.js';
 import { cliJson, startServe } from '../helpers/serve-process.js';
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 
 it('serves translations from a fresh data directory and shuts down cleanly', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'tolk-serve-'));
-  const [port, freePortNumber] = [await freePort(), await freePort()];
+  const [port, freePortNumber, metricsPort] = [await freePort(), await freePort(), await freePort()];
   const env = {
     ...process.env,
     TOLK_DATA_DIR: dataDir,
     TOLK_PORT: String(port),
     TOLK_FREE_PORT: String(freePortNumber),
     TOLK_APERTIUM_PAIRS: 'en-es,es-en',
+    TOLK_METRICS_PORT: String(metricsPort),
   };
   const server = await startServe(env);
   try {
@@ -32,6 +34,12 @@ it('serves translations from a fresh data directory and shuts down cleanly', asy
     const wrong = await fetch(`http://127.0.0.1:${port}/v2/translate`, { method: 'POST', headers, body: 'text=Hi&target_lang=ES' });
     assert.equal(wrong.status, 403);
     assert.match(((await wrong.json()) as { message: string }).message, new RegExp(`:${freePortNumber}`));
+    // Metrics on their own port, without a key; not on the API then.
+    const metrics = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+    assert.equal(metrics.status, 200);
+    const requests = parsePrometheusTextFormat(await metrics.text()).find((f) => f.name === 'tolk_http_requests_total')!;
+    assert.equal(requests.metrics.find((m) => m.labels?.route === '/v2/translate' && m.labels.status === '200')?.value, '1');
+    assert.equal((await fetch(`http://127.0.0.1:${port}/metrics`, { headers })).status, 404);
     // Log lines are buffered and flushed at least every 200 ms.
     const logged = () =>
       server.logs().split('\n').filter((l) => l.startsWith('{')).some((l) => (JSON.parse(l) as Record<string, unknown>).trace_id === traceId);

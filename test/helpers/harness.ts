@@ -38,7 +38,8 @@ export function testStoreLocation(db: TestDatabase = testDatabase()): TestStoreL
 export const TEST_PAIRS = ['en-es', 'es-en', 'es-pt', 'es-pt-br', 'es-en-us', 'es-ca', 'ca-es', 'fr-es'];
 
 export function testEngines(pairs: string[] = TEST_PAIRS): TranslationEngine[] {
-  return [new ApertiumEngine({ pairs, maxPipelinesPerPair: 1, memoryBudgetMb: 2048 })];
+  // Warm at start, as the suites assume (a first request to a cold pair also starts its pipeline: engine tests).
+  return [new ApertiumEngine({ pairs, warmPairs: pairs, maxPipelinesPerPair: 1, memoryBudgetMb: 2048 })];
 }
 
 export interface TestContext {

@@ -4,10 +4,12 @@ import assert from 'node:assert/strict';
 import { createTestApp, type TestContext } from '../helpers/harness.js';
 import { HealthService } from '../../src/ops/health-service.js';
 import type { TranslationEngine } from '../../src/engines/engine.js';
+import { ApertiumEngine } from '../../src/engines/apertium/index.js';
 
 let ctx: TestContext;
 before(async () => {
-  ctx = await createTestApp();
+  // One pair, started lazily: warm only after its first request.
+  ctx = await createTestApp({ engines: [new ApertiumEngine({ pairs: ['en-es'], maxPipelinesPerPair: 1 })] });
 });
 after(async () => ctx.close());
 
@@ -28,9 +30,10 @@ describe('health endpoints', () => {
     assert.deepEqual(body.database, { reachable: true, pending_migrations: [] });
     assert.ok(body.engines.some((e: { name: string; pairs: number }) => e.name === 'apertium' && e.pairs > 0));
     assert.ok(res.headers['x-trace-id']);
+    assert.deepEqual(body.warm_pairs, []);
     await ctx.services.router.translate('en', 'es', ['Hello.'], {});
     const after = (await ctx.app.inject({ method: 'GET', url: '/health/ready' })).json();
-    assert.ok(after.warm_pairs.includes('en-es'), JSON.stringify(after.warm_pairs));
+    assert.deepEqual(after.warm_pairs, ['en-es']);
   });
 
   it('ready: 503 naming the reason while draining', async () => {

@@ -14,6 +14,7 @@ import { discoverModes, modeInstalled, type ApertiumMode } from './mode-discover
 import { PairPool, type PairPoolHost } from './pair-pool.js';
 import { ApertiumPipeline } from './pipeline.js';
 import { deformat, reformat, splitEdges, splitForPipe, stripMarks } from './stream-format.js';
+import { probeMode } from './probe.js';
 
 export interface ApertiumEngineOptions {
   /** Directory with Apertium *.mode files. Default "/usr/share/apertium/modes". */
@@ -86,21 +87,6 @@ const DEFAULTS = {
 /** RSS assumed for a mode never measured yet (MiB). */
 const UNKNOWN_RSS_MB = 300;
 
-const PROBES: Readonly<Record<string, string>> = {
-  en: 'The house is big.',
-  es: 'La casa es grande.',
-  pt: 'A casa é grande.',
-  ca: 'La casa és gran.',
-  fr: 'La maison est grande.',
-  it: 'La casa è grande.',
-  ro: 'Casa este mare.',
-  sv: 'Huset är stort.',
-  da: 'Huset er stort.',
-  nb: 'Huset er stort.',
-  nn: 'Huset er stort.',
-  ru: 'Дом большой.',
-  uk: 'Будинок великий.',
-};
 
 interface Block {
   /** Index of the segment this block belongs to. */
@@ -119,6 +105,8 @@ export interface ApertiumPairStats {
   inFlight: number;
   queued: number;
   rssMb: number;
+  /** Pipelines of the pair that died unexpectedly (crash, deadline) since start; each is replaced on demand. */
+  restarts: number;
 }
 
 export class ApertiumEngine implements TranslationEngine, PairPoolHost {
@@ -130,6 +118,7 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
   /** Pools not probed yet: their first request probes them (one probe however many requests wait). */
   private readonly unverified = new Map<PairPool, Promise<void> | null>();
   private readonly broken: { mode: string; reason: string }[] = [];
+  private readonly deathsByMode = new Map<string, number>();
   /** Last measured RSS per mode, bytes. */
   private readonly rssByMode = new Map<string, number>();
   private sweeper: NodeJS.Timeout | undefined;
@@ -201,16 +190,15 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
     if (pending) return pending;
     pending = (async () => {
       const key = `${pool.mode.source}-${pool.mode.target}`;
-      const result = await this.probe(pool.mode);
+      const result = await probeMode(pool.mode, this.opts.probeTimeoutMs);
+      if (result.ok) this.rssByMode.set(pool.mode.name, result.pipeline.rssBytes());
       if (result.ok) {
         this.unverified.delete(pool);
-        if (result.pipeline) {
-          if (!this.closing && !pool.closed && this.reserve(pool)) {
-            pool.adopt(result.pipeline);
-            pool.lastUsed = Date.now();
-          } else {
-            await result.pipeline.close();
-          }
+        if (!this.closing && !pool.closed && this.reserve(pool)) {
+          pool.adopt(result.pipeline);
+          pool.lastUsed = Date.now();
+        } else {
+          await result.pipeline.close();
         }
         return;
       }
@@ -228,32 +216,6 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
     })();
     this.unverified.set(pool, pending);
     return pending;
-  }
-
-  /** Runs a mode once on a short sentence; a crash, timeout or empty output marks it broken. */
-  private async probe(mode: ApertiumMode): Promise<{ ok: true; pipeline?: ApertiumPipeline } | { ok: false; reason: string; timedOut: boolean }> {
-    const text = PROBES[mode.source.split('-')[0]!] ?? 'Hello world.';
-    const p = new ApertiumPipeline(mode.name, mode.stages);
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      const [raw] = await Promise.race([
-        p.run([deformat(text)]),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`probe timed out after ${this.opts.probeTimeoutMs} ms`)), this.opts.probeTimeoutMs);
-        }),
-      ]);
-      const out = reformat(raw ?? '').trim();
-      if (!out) throw new Error('empty output');
-      // give a crashing later stage a moment to be noticed (some Debian modes print then die)
-      if (!p.alive) throw new Error(p.lastError);
-      this.rssByMode.set(mode.name, p.rssBytes());
-      return { ok: true, pipeline: p };
-    } catch (err) {
-      await p.close();
-      return { ok: false, reason: (err as Error).message, timedOut: (err as Error).message.startsWith('probe timed out') };
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   pairs(): EnginePairInfo[] {
@@ -382,6 +344,7 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
 
   onPipelineDeath(pool: PairPool, pipeline: ApertiumPipeline, reason: string): void {
     if (this.closing) return;
+    this.deathsByMode.set(pool.mode.name, (this.deathsByMode.get(pool.mode.name) ?? 0) + 1);
     this.log.warn({ engine: this.name, mode: pool.mode.name, pipeline: pipeline.id, reason: pipeline.lastError || reason }, 'apertium pipeline died; it will be replaced on demand');
   }
 
@@ -430,6 +393,7 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
       inFlight: pool.pipelines.reduce((n, p) => n + p.inflight, 0),
       queued: pool.queued,
       rssMb: Math.round(pool.pipelines.reduce((n, p) => n + p.rssBytes(), 0) / 2 ** 20),
+      restarts: this.deathsByMode.get(pool.mode.name) ?? 0,
     }));
   }
 

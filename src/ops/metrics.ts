@@ -1,0 +1,140 @@
+// Prometheus metrics (prom-client, one registry per service set): counters fed as work happens, gauges read from the
+// engines, the store and the voice sessions when scraped.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { TranslationEngine } from '../engines/engine.js';
+import type { ApertiumPairStats } from '../engines/apertium/index.js';
+import type { Store } from '../store/store.js';
+
+export interface MetricsSources {
+  store: Pick<Store, 'poolStats' | 'jobStats'>;
+  apertium: () => ApertiumPairStats[];
+  voiceSessionsOpen: () => number;
+  now?: () => number;
+}
+
+function codePoints(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'route' | 'method' | 'status'>;
+  private readonly latency: Histogram<'route' | 'method'>;
+  private readonly characters: Counter<'engine' | 'pair'>;
+
+  constructor(sources: MetricsSources) {
+    const registers = [this.registry];
+    const now = sources.now ?? Date.now;
+    collectDefaultMetrics({ register: this.registry });
+    this.requests = new Counter({ name: 'tolk_http_requests_total', help: 'HTTP requests answered, by route, method and status.', labelNames: ['route', 'method', 'status'], registers });
+    this.latency = new Histogram({
+      name: 'tolk_http_request_duration_seconds',
+      help: 'Time from request to response, by route and method.',
+      labelNames: ['route', 'method'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    });
+    this.characters = new Counter({ name: 'tolk_translated_characters_total', help: 'Characters (code points) sent to an engine, by engine and language pair.', labelNames: ['engine', 'pair'], registers });
+    const apertiumGauge = (name: string, help: string, value: (s: ApertiumPairStats) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['pair'],
+        registers,
+        collect() {
+          this.reset();
+          for (const s of sources.apertium()) this.set({ pair: s.pair }, value(s));
+        },
+      });
+    apertiumGauge('tolk_engine_queue_depth', 'Apertium requests waiting for a pipeline, by pair.', (s) => s.queued);
+    apertiumGauge('tolk_engine_in_flight', 'Apertium requests in a pipeline now, by pair.', (s) => s.inFlight);
+    apertiumGauge('tolk_apertium_pipelines', 'Running Apertium pipelines, by pair.', (s) => s.pipelines);
+    apertiumGauge('tolk_apertium_pipelines_resident_bytes', 'Resident memory of the running Apertium pipelines, by pair.', (s) => s.rssMb * 2 ** 20);
+    new Counter({
+      name: 'tolk_apertium_pipeline_restarts_total',
+      help: 'Apertium pipelines that died unexpectedly (crash, deadline) and were replaced, by pair.',
+      labelNames: ['pair'],
+      registers,
+      collect() {
+        this.reset();
+        for (const s of sources.apertium()) this.inc({ pair: s.pair }, s.restarts);
+      },
+    });
+    // One store query per scrape for both job gauges: the first collect starts it, the second reuses it.
+    let jobStats: ReturnType<MetricsSources['store']['jobStats']> = Promise.resolve([]);
+    new Gauge({
+      name: 'tolk_jobs',
+      help: 'Document and translation-memory jobs in the store, by kind and status.',
+      labelNames: ['kind', 'status'],
+      registers,
+      async collect() {
+        jobStats = sources.store.jobStats();
+        const stats = await jobStats;
+        this.reset();
+        for (const s of stats) this.set({ kind: s.kind, status: s.status }, s.count);
+      },
+    });
+    new Gauge({
+      name: 'tolk_jobs_oldest_age_seconds',
+      help: 'Age of the oldest job of each kind and status.',
+      labelNames: ['kind', 'status'],
+      registers,
+      async collect() {
+        const stats = await jobStats;
+        this.reset();
+        for (const s of stats) this.set({ kind: s.kind, status: s.status }, Math.max(0, (now() - s.oldest) / 1000));
+      },
+    });
+    new Gauge({
+      name: 'tolk_voice_sessions_open',
+      help: 'Voice sessions open (connected or reconnectable).',
+      registers,
+      collect() {
+        this.set(sources.voiceSessionsOpen());
+      },
+    });
+    new Gauge({
+      name: 'tolk_db_pool_connections',
+      help: 'Database pool connections by state (total, idle, and requests waiting for one).',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const p = sources.store.poolStats();
+        this.set({ state: 'total' }, p.total);
+        this.set({ state: 'idle' }, p.idle);
+        this.set({ state: 'waiting' }, p.waiting);
+      },
+    });
+  }
+
+  /** One answered request; `route` is the route pattern (never the raw URL, to keep the label set bounded). */
+  observeRequest(route: string, method: string, status: number, seconds: number): void {
+    this.requests.inc({ route, method, status: String(status) });
+    this.latency.observe({ route, method }, seconds);
+  }
+
+  /** Wraps an engine so every successful call counts its input characters under the engine's name and the pair. */
+  meter<E extends TranslationEngine>(engine: E): E {
+    const characters = this.characters;
+    return new Proxy(engine, {
+      get(target, prop, receiver) {
+        if (prop === 'translate') {
+          const translate: TranslationEngine['translate'] = async (pair, segments, options) => {
+            const out = await target.translate(pair, segments, options);
+            characters.inc({ engine: target.name, pair: `${pair.source}-${pair.target}` }, segments.reduce((n, s) => n + codePoints(s), 0));
+            return out;
+          };
+          return translate;
+        }
+        const value: unknown = Reflect.get(target, prop, receiver);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+  }
+
+  async exposition(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}
