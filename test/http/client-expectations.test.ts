@@ -1,0 +1,79 @@
+// What the official clients expect of languages and v3 glossaries (the Python client sends GET bodies; deepl-node creates
+// empty glossaries and lists dictionaries in the order it gave them), and clear 400s for malformed dictionaries.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as deepl from 'deepl-node';
+import { createAccount, createTestApp, freePort, testEngines, type TestAccount, type TestContext } from '../helpers/harness.js';
+
+let ctx: TestContext;
+let pro: TestAccount;
+let url: string;
+let client: deepl.DeepLClient;
+
+before(async () => {
+  const port = await freePort();
+  url = `http://127.0.0.1:${port}`;
+  ctx = await createTestApp({
+    engines: testEngines(['en-es']),
+    env: { TOLK_PORT: String(port), TOLK_FREE_PORT: String(port), TOLK_BASE_URL: url, TOLK_FREE_BASE_URL: url },
+  });
+  pro = await createAccount(ctx, { plan: 'pro' });
+  await ctx.app.listen({ port, host: '127.0.0.1' });
+  client = new deepl.DeepLClient(pro.key, { serverUrl: url, maxRetries: 0 });
+});
+after(async () => ctx.close());
+
+const auth = () => ({ authorization: `DeepL-Auth-Key ${pro.key}`, host: pro.host });
+
+describe('GET /v2/languages with a form body (the Python client)', () => {
+  it('type=target in the body lists targets', async () => {
+    const res = await ctx.app.inject({
+      method: 'GET',
+      url: '/v2/languages',
+      headers: { ...auth(), 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'type=target',
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    const list = res.json() as { language: string; supports_formality?: boolean }[];
+    assert.ok(list.length > 0);
+    for (const l of list) assert.equal(typeof l.supports_formality, 'boolean', JSON.stringify(l));
+    assert.deepEqual(list.map((l) => l.language), (await client.getTargetLanguages()).map((l) => l.code.toUpperCase()));
+  });
+});
+
+describe('v3 glossaries as the clients use them', () => {
+  it('an empty glossary is created, then dictionaries are added', async () => {
+    const g = await client.createMultilingualGlossary('Later', []);
+    assert.deepEqual(g.dictionaries, []);
+    await client.updateMultilingualGlossaryDictionary(g.glossaryId, { sourceLangCode: 'en', targetLangCode: 'de', entries: new deepl.GlossaryEntries({ entries: { artist: 'Maler' } }) });
+    const got = await client.getMultilingualGlossary(g.glossaryId);
+    assert.deepEqual(got.dictionaries.map((d) => [d.sourceLangCode, d.targetLangCode, d.entryCount]), [['en', 'de', 1]]);
+  });
+
+  it('dictionaries come back in the order they were given, a new one last', async () => {
+    const entries = new deepl.GlossaryEntries({ entries: { a: 'b' } });
+    const g = await client.createMultilingualGlossary('Order', [
+      { sourceLangCode: 'fr', targetLangCode: 'en', entries },
+      { sourceLangCode: 'en', targetLangCode: 'de', entries },
+      { sourceLangCode: 'de', targetLangCode: 'en', entries },
+    ]);
+    const order = ['fr-en', 'en-de', 'de-en'];
+    assert.deepEqual(g.dictionaries.map((d) => `${d.sourceLangCode}-${d.targetLangCode}`), order);
+    await client.replaceMultilingualGlossaryDictionary(g.glossaryId, { sourceLangCode: 'en', targetLangCode: 'de', entries });
+    await client.updateMultilingualGlossaryDictionary(g.glossaryId, { sourceLangCode: 'en', targetLangCode: 'es', entries });
+    const got = await client.getMultilingualGlossary(g.glossaryId);
+    assert.deepEqual(got.dictionaries.map((d) => `${d.sourceLangCode}-${d.targetLangCode}`), [...order, 'en-es']);
+  });
+
+  it('a dictionary that is not an object is a 400 naming the parameter, on POST and PATCH', async () => {
+    const post = await ctx.app.inject({ method: 'POST', url: '/v3/glossaries', headers: auth(), payload: { name: 'x', dictionaries: [null] } });
+    assert.equal(post.statusCode, 400, post.body);
+    assert.match(post.json().message, /dictionaries/);
+    const g = await client.createMultilingualGlossary('Patch', []);
+    for (const bad of [null, 'x', 3, []]) {
+      const patch = await ctx.app.inject({ method: 'PATCH', url: `/v3/glossaries/${g.glossaryId}`, headers: auth(), payload: { dictionaries: [bad] } });
+      assert.equal(patch.statusCode, 400, `${JSON.stringify(bad)}: ${patch.body}`);
+      assert.match(patch.json().message, /dictionaries/);
+    }
+  });
+});
