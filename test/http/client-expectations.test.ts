@@ -3,25 +3,33 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as deepl from 'deepl-node';
+import { LlmEngine } from '../../src/engines/llm/index.js';
+import { startFakeLlmServer, type FakeLlmServer } from '../engines/llm-test-server.js';
 import { createAccount, createTestApp, freePort, testEngines, type TestAccount, type TestContext } from '../helpers/harness.js';
 
 let ctx: TestContext;
 let pro: TestAccount;
 let url: string;
 let client: deepl.DeepLClient;
+let llm: FakeLlmServer;
 
 before(async () => {
   const port = await freePort();
   url = `http://127.0.0.1:${port}`;
+  llm = await startFakeLlmServer();
+  const model = new LlmEngine({ url: llm.url, model: 'test', languages: ['en', 'en-us', 'en-gb', 'de'], timeoutMs: 1500, retries: 0, backoffMs: 5 });
   ctx = await createTestApp({
-    engines: testEngines(['en-es']),
+    engines: [...testEngines(['en-es']), model],
     env: { TOLK_PORT: String(port), TOLK_FREE_PORT: String(port), TOLK_BASE_URL: url, TOLK_FREE_BASE_URL: url },
   });
   pro = await createAccount(ctx, { plan: 'pro' });
   await ctx.app.listen({ port, host: '127.0.0.1' });
   client = new deepl.DeepLClient(pro.key, { serverUrl: url, maxRetries: 0 });
 });
-after(async () => ctx.close());
+after(async () => {
+  await ctx?.close();
+  await llm?.close();
+});
 
 const auth = () => ({ authorization: `DeepL-Auth-Key ${pro.key}`, host: pro.host });
 
@@ -75,5 +83,27 @@ describe('v3 glossaries as the clients use them', () => {
       assert.equal(patch.statusCode, 400, `${JSON.stringify(bad)}: ${patch.body}`);
       assert.match(patch.json().message, /dictionaries/);
     }
+  });
+});
+
+describe('/v2/write/rephrase as the clients use it', () => {
+  it("'default' style and tone set nothing, en answers as en-US", async () => {
+    llm.answers.set('I could relly use sum help.', 'I could really use some help.');
+    const r = await client.rephraseText('I could relly use sum help.', 'en', 'default', 'default');
+    assert.equal(r.text, 'I could really use some help.');
+    assert.equal(r.targetLang, 'en-US');
+    assert.doesNotMatch(llm.requests.at(-1)!.system, /style|tone/i);
+    const styled = await client.rephraseText('I could relly use sum help.', 'en', deepl.WritingStyle.BUSINESS, 'default');
+    assert.equal(styled.targetLang, 'en-US');
+    assert.match(llm.requests.at(-1)!.system, /business style/);
+  });
+
+  it('a text in another language than target_lang is translated and rephrased', async () => {
+    llm.answers.set('Wir treffen uns morgen im Büro.', "We'll meet at the office tomorrow.");
+    const r = await client.rephraseText('Wir treffen uns morgen im Büro.', 'en-GB');
+    assert.equal(r.text, "We'll meet at the office tomorrow.");
+    assert.equal(r.targetLang, 'en-GB');
+    assert.equal(r.detectedSourceLang, 'de');
+    assert.match(llm.requests.at(-1)!.system, /German: translate it into/);
   });
 });
