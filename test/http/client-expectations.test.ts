@@ -17,7 +17,7 @@ before(async () => {
   const port = await freePort();
   url = `http://127.0.0.1:${port}`;
   llm = await startFakeLlmServer();
-  const model = new LlmEngine({ url: llm.url, model: 'test', languages: ['en', 'en-us', 'en-gb', 'de'], timeoutMs: 1500, retries: 0, backoffMs: 5 });
+  const model = new LlmEngine({ url: llm.url, model: 'test', languages: ['en', 'de'], timeoutMs: 1500, retries: 0, backoffMs: 5 });
   ctx = await createTestApp({
     engines: [...testEngines(['en-es']), model],
     env: { TOLK_PORT: String(port), TOLK_FREE_PORT: String(port), TOLK_BASE_URL: url, TOLK_FREE_BASE_URL: url },
@@ -46,6 +46,17 @@ describe('GET /v2/languages with a form body (the Python client)', () => {
     assert.ok(list.length > 0);
     for (const l of list) assert.equal(typeof l.supports_formality, 'boolean', JSON.stringify(l));
     assert.deepEqual(list.map((l) => l.language), (await client.getTargetLanguages()).map((l) => l.code.toUpperCase()));
+  });
+});
+
+describe('/v2/languages with only plain English engines', () => {
+  it('lists EN-US beside EN-GB, and EN-US translates', async () => {
+    // English comes only from the model here, as plain `en`
+    const targets = (await client.getTargetLanguages()).map((l) => l.code);
+    assert.ok(targets.includes('en-GB') && targets.includes('en-US'), targets.join(','));
+    llm.answers.set('Guten Morgen.', 'Good morning.');
+    const r = await client.translateText('Guten Morgen.', 'de', 'en-US');
+    assert.equal(r.text, 'Good morning.');
   });
 });
 
