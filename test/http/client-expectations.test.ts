@@ -97,6 +97,19 @@ describe('v3 glossaries as the clients use them', () => {
   });
 });
 
+describe('glossary terms keep their case', () => {
+  it('a capitalised term starting a lower-case text stays capitalised with preserve_formatting (as documents use it)', async () => {
+    const g = await client.createMultilingualGlossary('Case', [
+      { sourceLangCode: 'en', targetLangCode: 'es', entries: new deepl.GlossaryEntries({ entries: { artist: 'Pintor' } }) },
+    ]);
+    const r = await client.translateText('artist of the year', 'en', 'es', { glossary: g.glossaryId, preserveFormatting: true });
+    assert.match(r.text, /^Pintor\b/, r.text);
+    // without a glossary term the source's lower case still wins
+    const plain = await client.translateText('the house', 'en', 'es', { preserveFormatting: true });
+    assert.match(plain.text, /^la\b/, plain.text);
+  });
+});
+
 describe('/v2/write/rephrase as the clients use it', () => {
   it("'default' style and tone set nothing, en answers as en-US", async () => {
     llm.answers.set('I could relly use sum help.', 'I could really use some help.');
