@@ -1,7 +1,4 @@
 // Why: on-demand measurement of the language detector (accuracy per language and length, status rates, throughput) against raw eld, to justify thresholds and heuristics.
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { join } from 'node:path';
 import { cpus } from 'node:os';
 import {
   DETECTION_LANGUAGES,
@@ -11,18 +8,13 @@ import {
   type EldLanguageDetectorOptions,
   type LanguageDetector,
 } from '../src/detect/language-detector.js';
+import { floresLines } from '../test/helpers/flores.js';
 
-const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-const floresDir = process.env.TOLK_FLORES_DIR ?? join(repoRoot, '..', 'shared', 'data', 'flores-dev');
 
 /** Languages in flores-dev outside the 33: eld knows some (expect unsupported_language), not others. */
 const OTHER_LANGUAGES = ['ca', 'is', 'hr', 'sr', 'af', 'gl', 'cy', 'mt', 'bs', 'ms', 'tl', 'hi', 'fa'];
 
-function readLines(lang: string): string[] {
-  return readFileSync(join(floresDir, `flores-dev.${lang}`), 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '');
-}
+const readLines = floresLines;
 
 /** Cuts at the last whitespace within `max` characters (code points); hard cut when there is none (zh, ja, th). */
 export function truncateAtWord(text: string, max: number): string {

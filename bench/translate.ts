@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { ApertiumEngine } from '../src/engines/apertium/index.js';
 import { hasWrk, runWrk, type WrkTarget } from './wrk.js';
+import { floresLines } from '../test/helpers/flores.js';
 
 type Translate = (text: string) => Promise<string>;
 
@@ -65,7 +66,6 @@ const CLIENT = args.get('client') ?? (hasWrk() ? 'wrk' : 'node');
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '..', '..');
-const floresPath = path.resolve(repoRoot, '..', 'shared', 'data', 'flores-dev', 'flores-dev.en');
 
 const SHORT = [
   'The house is big.',
@@ -112,7 +112,7 @@ function v2TranslateClient(label: string, url: URL, headers: Record<string, stri
 }
 
 function loadFlores(): string[] {
-  return readFileSync(floresPath, 'utf8').split('\n').map((s) => s.trim()).filter(Boolean);
+  return floresLines('en').map((s) => s.trim());
 }
 
 function freePort(): Promise<number> {

@@ -117,9 +117,12 @@ function buildCatalogue(router: EngineRouter): LanguageCatalogue {
   const sources = [...new Set(pairs.map((p) => p.source))].sort();
   const targets = new Map<string, boolean>();
   for (const p of pairs) targets.set(p.target, (targets.get(p.target) ?? false) || p.formality);
-  // A bare target with variants the engines lack is still requestable through its default variant name.
+  // A bare target with variants the engines lack is still requestable through its default variant name, and English
+  // through both (EN-US routes to a plain English engine as EN-GB does; the clients ask for EN-US).
   for (const [base, variant] of Object.entries(DEFAULT_TARGET_VARIANT)) {
-    if (targets.has(base) && !targets.has(variant)) targets.set(variant, targets.get(base)!);
+    for (const v of base === 'en' ? [variant, 'en-us'] : [variant]) {
+      if (targets.has(base) && !targets.has(v)) targets.set(v, targets.get(base)!);
+    }
   }
   return { sources, targets: [...targets].sort(([a], [b]) => a.localeCompare(b)).map(([code, formality]) => ({ code, formality })) };
 }

@@ -44,6 +44,8 @@ function ruleInstruction(category: string, rule: string, option: string): string
 export interface SegmentHook {
   /** Translates `segments` (source → target) through `engine`, applying every customization of the request. */
   run(source: string, target: string, segments: string[], engine: EngineCall): Promise<string[]>;
+  /** Glossary target terms put into outputs so far: their case is the glossary's, never the source's. */
+  readonly terms: ReadonlySet<string>;
 }
 
 export class TranslateCustomization {
@@ -81,7 +83,9 @@ export class TranslateCustomization {
       );
       if (rules.length > 0) extras.styleRules = rules;
     }
+    const usedTerms = new Set<string>();
     return {
+      terms: usedTerms,
       run: async (source, target, segments, engine) => {
         const fromMemory = memoryId !== undefined ? await this.memories.lookup(accountId, memoryId, source, req.targetLang, segments, threshold) : segments.map(() => undefined);
         const misses = segments.map((s, i) => (fromMemory[i] === undefined ? i : -1)).filter((i) => i >= 0);
@@ -98,10 +102,12 @@ export class TranslateCustomization {
           const terms = new Map<string, string>();
           for (const text of input) for (const m of matchers) for (const hit of m.find(text)) terms.set(m.entries[hit.entry]!.source, m.entries[hit.entry]!.target);
           if (terms.size > 0) callExtras.glossary = [...terms].map(([s, t]) => ({ source: s, target: t }));
+          for (const t of terms.values()) usedTerms.add(t);
           translated = await engine(input, callExtras);
         } else if (misses.length > 0) {
           const protectedSegs = applyGlossary(input, matchers);
           translated = protectedSegs.restore(await engine(protectedSegs.segments, callExtras));
+          for (const t of protectedSegs.terms) usedTerms.add(t);
         }
         const out = fromMemory.slice() as string[];
         misses.forEach((i, k) => (out[i] = translated[k]!));

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database, GlossariesTable, GlossaryDictionariesTable } from './schema.js';
 
 export type GlossaryRow = GlossariesTable;
-export type DictionaryRow = GlossaryDictionariesTable;
+export type DictionaryRow = Omit<GlossaryDictionariesTable, 'position'>;
 export type DictionaryInfo = Omit<DictionaryRow, 'entries'>;
 
 export class GlossaryRepository {
@@ -17,7 +17,7 @@ export class GlossaryRepository {
   async create(row: GlossaryRow, dictionaries: DictionaryRow[]): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       await trx.insertInto('glossaries').values(row).execute();
-      for (const d of dictionaries) await trx.insertInto('glossary_dictionaries').values(d).execute();
+      for (const [position, d] of dictionaries.entries()) await trx.insertInto('glossary_dictionaries').values({ ...d, position }).execute();
     });
   }
 
@@ -36,6 +36,7 @@ export class GlossaryRepository {
       .selectFrom('glossary_dictionaries')
       .select(['glossary_id', 'source_lang', 'target_lang', 'entry_count', 'updated_at'])
       .where('glossary_id', 'in', glossaryIds)
+      .orderBy('position')
       .orderBy('source_lang')
       .orderBy('target_lang')
       .execute();
@@ -59,13 +60,21 @@ export class GlossaryRepository {
       if (changes.v3Edited) set.v3_edited = 1;
       if (Object.keys(set).length > 0) await trx.updateTable('glossaries').set(set).where('id', '=', id).execute();
       for (const d of dictionaries) {
+        // a replaced dictionary keeps its place, a new one goes last
+        const places = await trx
+          .selectFrom('glossary_dictionaries')
+          .select(['source_lang', 'target_lang', 'position'])
+          .where('glossary_id', '=', d.glossary_id)
+          .execute();
+        const same = places.find((p) => p.source_lang === d.source_lang && p.target_lang === d.target_lang);
+        const position = same ? Number(same.position) : places.reduce((n, p) => Math.max(n, Number(p.position) + 1), 0);
         await trx
           .deleteFrom('glossary_dictionaries')
           .where('glossary_id', '=', d.glossary_id)
           .where('source_lang', '=', d.source_lang)
           .where('target_lang', '=', d.target_lang)
           .execute();
-        await trx.insertInto('glossary_dictionaries').values(d).execute();
+        await trx.insertInto('glossary_dictionaries').values({ ...d, position }).execute();
       }
     });
   }

@@ -7,6 +7,7 @@ import { documentsWatermarkMigration } from './documents-watermark-migration.js'
 import { spokenTermsMigration } from './spoken-terms-migration.js';
 import { documentsCustomizationMigration } from './documents-customization-migration.js';
 import { serverSecretsMigration } from './server-secrets-migration.js';
+import { glossaryOrderMigration } from './glossary-order-migration.js';
 
 export type SqlDialect = 'sqlite' | 'postgres';
 
@@ -69,5 +70,6 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
   '0009_spoken_terms': spokenTermsMigration(),
   '0010_documents_customization': documentsCustomizationMigration(),
   '0011_server_secrets': serverSecretsMigration(),
+  '0012_glossary_dictionary_order': glossaryOrderMigration(),
   };
 }

@@ -94,6 +94,8 @@ export interface GlossaryDictionariesTable {
   entries: string;
   entry_count: number;
   updated_at: number;
+  /** Order of the dictionary in its glossary (as created, then added). */
+  position: Generated<number>;
 }
 
 export interface StyleRulesTable {

@@ -109,25 +109,34 @@ export function segmentText(text: string, mode: SplitSentences, lang?: string): 
  * Rebuilds the text (whitespace and newlines between and around segments exactly as in the source); with
  * preserve_formatting the first letter keeps the source's case and sentence-final/bullet punctuation follows the source.
  */
-export function restoreFormatting(segmented: SegmentedText, outputs: string[], preserveFormatting: boolean): string {
+export function restoreFormatting(
+  segmented: SegmentedText,
+  outputs: string[],
+  preserveFormatting: boolean,
+  keepCase: ReadonlySet<string> = new Set(),
+): string {
   let out = segmented.separators[0] ?? '';
   segmented.segments.forEach((seg, i) => {
     // The segment's own blanks are restored from the source; the engine's edge blanks are not kept.
     let text = (outputs[i] ?? '').trim();
     // Apertium sometimes doubles a blank ("antes de que  empiezas"): runs of spaces the source did not have become one.
     if (!seg.core.includes('  ')) text = text.replace(/ {2,}/gu, ' ');
-    if (preserveFormatting) text = matchEdgePunctuation(seg.core, matchInitialCase(seg.core, text));
+    if (preserveFormatting) text = matchEdgePunctuation(seg.core, matchInitialCase(seg.core, text, keepCase));
     out += seg.leading + text + seg.trailing + (segmented.separators[i + 1] ?? '');
   });
   return out;
 }
 
-/** The first letter of the output takes the case of the first letter of the source (after any bullet or quote). */
-function matchInitialCase(source: string, output: string): string {
+/**
+ * The first letter of the output takes the case of the first letter of the source (after any bullet or quote), except
+ * that a glossary term (`keepCase`) starting the output is never lower-cased: its case is the glossary's.
+ */
+function matchInitialCase(source: string, output: string, keepCase: ReadonlySet<string>): string {
   const s = /\p{L}/u.exec(source)?.[0];
   const o = /\p{L}/u.exec(output);
   if (!s || !o || s.toLowerCase() === s.toUpperCase()) return output;
   const wantUpper = s === s.toUpperCase();
+  if (!wantUpper && [...keepCase].some((t) => t !== '' && output.startsWith(t, o.index))) return output;
   return output.slice(0, o.index) + (wantUpper ? o[0].toUpperCase() : o[0].toLowerCase()) + output.slice(o.index + o[0].length);
 }
 

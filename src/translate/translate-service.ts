@@ -186,7 +186,7 @@ export class TranslateService {
         indexes.forEach((i, j) => {
           const segmented = perText[j]!;
           const outputs = segmented.segments.map(() => translated[k++]!);
-          results[i] = this.result(source, req.texts[i]!, restoreFormatting(segmented, outputs, req.preserveFormatting));
+          results[i] = this.result(source, req.texts[i]!, restoreFormatting(segmented, outputs, req.preserveFormatting, hook?.terms));
         });
       }),
     );
@@ -224,7 +224,7 @@ export class TranslateService {
     const run = this.engineCall(source, target, engineInput, engineOptions, options.hook);
     return run.then((translated) => {
       let k = 0;
-      return perText.map((seg) => restoreFormatting(seg, seg.segments.map(() => translated[k++]!), req.preserveFormatting));
+      return perText.map((seg) => restoreFormatting(seg, seg.segments.map(() => translated[k++]!), req.preserveFormatting, options.hook?.terms));
     });
   }
 

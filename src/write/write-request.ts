@@ -74,7 +74,8 @@ export function parseWriteRequest(rawBody: unknown, options: { allowStyle: boole
   if (options.allowStyle) {
     const rawStyle = single(body, 'writing_style');
     const rawTone = single(body, 'tone');
-    const given = (v: unknown) => v !== undefined && v !== null && v !== '';
+    // 'default' (what the clients send when nothing is chosen) sets nothing, so it never conflicts with the other
+    const given = (v: unknown) => v !== undefined && v !== null && v !== '' && !(typeof v === 'string' && v.toLowerCase() === 'default');
     if (given(rawStyle) && given(rawTone)) {
       throw invalid(
         'Bad request. Reason: Both writing_style and tone defined. Currently only style OR tone can be chosen for a single request.',

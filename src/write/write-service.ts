@@ -122,12 +122,16 @@ export class WriteService {
     return req.texts.reduce((n, t) => n + countCharacters(t), 0);
   }
 
-  /** The language to improve each text in: target_lang, else the detected one (English when undetectable). */
-  private languagesOf(req: WriteRequest): { lang: string; detected: string }[] {
+  /**
+   * The language to improve each text in: target_lang, else the detected one (English when undetectable). Correction
+   * stays within one language; rephrasing into another language translates as well (`from` is then set).
+   */
+  private languagesOf(req: WriteRequest, mode: 'rephrase' | 'correct'): { lang: string; detected: string; from?: string }[] {
     return req.texts.map((text) => {
       const detected = this.deps.detector.detect(text);
-      // Improvement stays within one language (variants may change: en-US → en-GB); it never translates.
+      // variants may change within a language (en-US → en-GB) without translating
       if (req.targetLang !== undefined && detected !== undefined && baseOf(detected) !== baseOf(req.targetLang)) {
+        if (mode === 'rephrase') return { lang: req.targetLang, detected, from: detected };
         throw invalid(
           `The text is in '${toBcp47(detected)}', not in the target language '${req.targetLangRaw}': text improvement works within one language.`,
         );
@@ -138,7 +142,8 @@ export class WriteService {
   }
 
   private improvement(text: string, lang: string, detected: string): Improvement {
-    return { text, targetLanguage: toBcp47(lang), detectedSourceLanguage: baseOf(detected) };
+    // a bare `en` answers as en-US, as the reference does
+    return { text, targetLanguage: toBcp47(lang === 'en' ? 'en-us' : lang), detectedSourceLanguage: baseOf(detected) };
   }
 
   private mapError(err: unknown): unknown {
@@ -148,14 +153,17 @@ export class WriteService {
   async rephrase(req: WriteRequest, signal?: AbortSignal): Promise<Improvement[]> {
     const improver = this.deps.improver;
     if (!improver) throw new ServiceError('feature_not_available', NEEDS_LLM_MESSAGE);
-    const langs = this.languagesOf(req);
+    const langs = this.languagesOf(req, 'rephrase');
     for (const { lang } of langs) if (!this.llmCovers(lang)) throw invalid(`Detected language '${lang}' cannot be improved by the configured language model.`);
     const out: Improvement[] = new Array(req.texts.length);
+    // one model call per target language and source language to translate from
     const groups = new Map<string, number[]>();
-    langs.forEach(({ lang }, i) => groups.set(lang, [...(groups.get(lang) ?? []), i]));
+    langs.forEach(({ lang, from }, i) => groups.set(`${lang}|${from ?? ''}`, [...(groups.get(`${lang}|${from ?? ''}`) ?? []), i]));
     await Promise.all(
-      [...groups].map(async ([lang, indexes]) => {
+      [...groups].map(async ([key, indexes]) => {
+        const [lang = 'en', from] = key.split('|');
         const input: ImprovePromptInput = { mode: 'rephrase', language: lang };
+        if (from) input.from = from;
         if (req.style) input.style = req.style;
         if (req.tone) input.tone = req.tone;
         let results: string[];
@@ -172,7 +180,7 @@ export class WriteService {
 
   /** `account` gets its own queue for the spelling checkers, so one account's backlog delays only itself. */
   async correct(req: WriteRequest, signal?: AbortSignal, account?: string): Promise<Improvement[]> {
-    const langs = this.languagesOf(req);
+    const langs = this.languagesOf(req, 'correct');
     const spell: SpellCheckOptions = { account, signal, deadlineAt: Date.now() + (this.deps.timeoutMs ?? 10_000) };
     return Promise.all(
       req.texts.map(async (text, i) => {

@@ -1,25 +1,19 @@
 // Why: pins the detector's observable contract (statuses, code mapping, script shortcuts, accuracy floor) on real FLORES-200 sentences.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   DETECTION_LANGUAGES,
   EldLanguageDetector,
   type DetectionOutcome,
 } from '../../src/detect/language-detector.js';
-
-// Compiled to dist/test/detect/, so the repository root is three levels up.
-const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-const floresDir = process.env.TOLK_FLORES_DIR ?? join(repoRoot, '..', 'shared', 'data', 'flores-dev');
+import { FLORES_DIR, floresLines } from '../helpers/flores.js';
 
 function flores(lang: string): string[] {
-  const file = join(floresDir, `flores-dev.${lang}`);
+  const file = join(FLORES_DIR, `flores-dev.${lang}`);
   assert.ok(existsSync(file), `FLORES data missing: ${file}`);
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '');
+  return floresLines(lang);
 }
 
 let detector: EldLanguageDetector;

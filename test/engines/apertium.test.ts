@@ -9,6 +9,9 @@ import { ApertiumEngine } from '../../src/engines/apertium/index.js';
 import { buildStages, parseModeName } from '../../src/engines/apertium/mode-discovery.js';
 import { deformat, reformat, splitForPipe, stripMarks } from '../../src/engines/apertium/stream-format.js';
 import { EngineError } from '../../src/engines/engine.js';
+import { hasUnknownWord } from '../../src/engines/apertium/tagger-relay.js';
+import { WEAR_LIMITS, wornOut } from '../../src/engines/apertium/pair-pool.js';
+import type { ApertiumPipeline } from '../../src/engines/apertium/pipeline.js';
 import { EngineRouter } from '../../src/translate/engine-router.js';
 import { runEngineContract } from './engine.case.js';
 import { floresLines } from '../helpers/flores.js';
@@ -60,6 +63,19 @@ describe('apertium stream format', () => {
       ['apertium-transfer', '-z', '-b', 'a.t1x', 'a.t1x.bin'],
       ['lt-proc', '-z', '-n', 'g.bin'],
     ]);
+  });
+  it('tells analysed blocks with unknown words from those without', () => {
+    assert.equal(hasUnknownWord(Buffer.from('^Whitehall/*Whitehall$ ^is/be<vbser>$')), true);
+    assert.equal(hasUnknownWord(Buffer.from('^a\\/\\*b/a\\/\\*b<n>$')), false);
+    assert.equal(hasUnknownWord(Buffer.from('^house/house<n><sg>$^./.<sent>$[]')), false);
+  });
+  it('replaces a pipeline by translations, age and resident-memory growth', () => {
+    const p = { translatedBlocks: 10, startedAt: Date.now(), firstRss: undefined } as unknown as ApertiumPipeline;
+    assert.equal(wornOut(p, WEAR_LIMITS, 100 * 2 ** 20), undefined);
+    assert.equal(wornOut(p, WEAR_LIMITS, 150 * 2 ** 20), undefined);
+    assert.match(wornOut(p, WEAR_LIMITS, 200 * 2 ** 20) ?? '', /resident memory/);
+    assert.match(wornOut(p, { ...WEAR_LIMITS, maxBlocksPerPipeline: 10 }) ?? '', /10 blocks/);
+    assert.equal(wornOut(p, { ...WEAR_LIMITS, maxPipelineAgeMs: 0 }), 'age');
   });
   it('keeps a final period apart from the end mark', () => {
     assert.equal(deformat('born 1979.'), 'born 1979.[].[]');

@@ -68,6 +68,7 @@ interface ParsedDictionary {
 }
 
 function parseDictionary(input: DictionaryInput, requireEntries = true): ParsedDictionary {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw invalid("Parameter 'dictionaries' must hold dictionary objects.");
   const source = glossaryLang(input.source_lang, 'source_lang');
   const target = glossaryLang(input.target_lang, 'target_lang');
   if (source === target) throw invalid('Source and target language of a glossary dictionary must differ.');
@@ -94,13 +95,16 @@ export class GlossaryService {
       name: row.name,
       creationTime: new Date(Number(row.created_at)).toISOString(),
       v3Edited: Number(row.v3_edited) === 1,
-      dictionaries: [...dicts].sort((a, b) => a.source_lang.localeCompare(b.source_lang) || a.target_lang.localeCompare(b.target_lang)).map((d) => ({ source_lang: d.source_lang, target_lang: d.target_lang, entry_count: Number(d.entry_count) })),
+      // in the order they were given (the repository keeps it)
+      dictionaries: dicts.map((d) => ({ source_lang: d.source_lang, target_lang: d.target_lang, entry_count: Number(d.entry_count) })),
     };
   }
 
-  async create(accountId: string, name: unknown, dictionaries: DictionaryInput[]): Promise<GlossaryView> {
+  /** `allowEmpty`: v3 creates a glossary without dictionaries (the clients add them afterwards); v2 needs its one. */
+  async create(accountId: string, name: unknown, dictionaries: DictionaryInput[], allowEmpty = false): Promise<GlossaryView> {
     const checkedName = checkName(name);
-    if (!Array.isArray(dictionaries) || dictionaries.length === 0) throw invalid("Parameter 'dictionaries' not specified");
+    if (!Array.isArray(dictionaries)) throw unsupportedValue('dictionaries');
+    if (dictionaries.length === 0 && !allowEmpty) throw invalid("Parameter 'dictionaries' not specified");
     const parsed = dictionaries.map((d) => parseDictionary(d));
     const pairs = new Set(parsed.map((d) => `${d.source}-${d.target}`));
     if (pairs.size !== parsed.length) throw invalid('Each language pair may appear in only one dictionary of a glossary.');

@@ -11,6 +11,8 @@ export interface ProtectedSegments {
   restore(outputs: string[]): string[];
   /** Number of terms protected. */
   termCount: number;
+  /** The target terms put in, as written. */
+  terms: readonly string[];
 }
 
 const PLACEHOLDER = /ZJQ(\d+)/gi;
@@ -49,6 +51,7 @@ export function applyGlossary(segments: readonly string[], matchers: readonly Gl
   return {
     segments: out,
     termCount: terms.length,
+    terms,
     restore: (outputs) =>
       outputs.map((o) => (terms.length === 0 ? o : o.replace(PLACEHOLDER, (whole, n: string) => terms[Number(n)] ?? whole))),
   };

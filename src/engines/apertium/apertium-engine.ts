@@ -11,7 +11,7 @@ import {
 import { silentLogger, type Logger } from '../../lib/logger.js';
 import { DEFAULT_VARIANTS } from './language-codes.js';
 import { discoverModes, modeInstalled, type ApertiumMode } from './mode-discovery.js';
-import { PairPool, type PairPoolHost } from './pair-pool.js';
+import { PairPool, WEAR_LIMITS, wornOut, type PairPoolHost } from './pair-pool.js';
 import { ApertiumPipeline } from './pipeline.js';
 import { deformat, reformat, splitEdges, splitForPipe, stripMarks } from './stream-format.js';
 import { probeMode } from './probe.js';
@@ -39,14 +39,10 @@ export interface ApertiumEngineOptions {
   maxQueuePerPair?: number;
   /** Idle pipelines are closed after this long (restarted lazily on the next request). Default 600000 (10 min). */
   idleRecycleMs?: number;
-  /** A pipeline is replaced (its requests answered first) after translating this many blocks. Default 100000. */
+  /** A pipeline is replaced (its requests answered first) after this many blocks (default 100000), this long (ms, default
+   *  6 h) or when its resident memory grew this much (MiB) over its first measurement (default 64; lrx-proc grows). */
   maxBlocksPerPipeline?: number;
-  /** A pipeline is replaced after running this long, ms. Default 21600000 (6 h). */
   maxPipelineAgeMs?: number;
-  /**
-   * A pipeline is replaced when its stages' resident memory has grown this much (MiB) over its first measurement
-   * (lrx-proc grows ~95 bytes per translation). Checked by the periodic sweep. Default 64.
-   */
   maxRssGrowthMb?: number;
   /** Only use these pairs ("en-es", Tolk codes); default: every installed mode. */
   pairs?: string[];
@@ -77,9 +73,7 @@ const DEFAULTS = {
   maxInFlightPerPipeline: 8,
   maxInFlightBytes: 16_384,
   idleRecycleMs: 600_000,
-  maxBlocksPerPipeline: 100_000,
-  maxPipelineAgeMs: 6 * 3_600_000,
-  maxRssGrowthMb: 64,
+  ...WEAR_LIMITS,
   probeConcurrency: 2,
   probeTimeoutMs: 10_000,
 };
@@ -337,9 +331,7 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
   }
 
   shouldRetire(p: ApertiumPipeline): string | undefined {
-    if (p.translatedBlocks >= this.opts.maxBlocksPerPipeline) return `translated ${p.translatedBlocks} blocks`;
-    if (Date.now() - p.startedAt >= this.opts.maxPipelineAgeMs) return 'age';
-    return undefined;
+    return wornOut(p, this.opts);
   }
 
   onPipelineDeath(pool: PairPool, pipeline: ApertiumPipeline, reason: string): void {
@@ -370,9 +362,7 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
         if (p.translatedBlocks === 0) continue;
         const rss = p.rssBytes();
         if (rss > 0 && !p.busy) this.rssByMode.set(p.modeName, rss);
-        p.firstRss ??= rss;
-        const grown = rss - p.firstRss > this.opts.maxRssGrowthMb * 2 ** 20;
-        const reason = grown ? `resident memory grew to ${Math.round(rss / 2 ** 20)} MiB` : this.shouldRetire(p);
+        const reason = wornOut(p, this.opts, rss);
         if (reason && !p.retiring) {
           this.log.info({ engine: this.name, mode: pool.mode.name, pipeline: p.id, reason }, 'apertium pipeline retired');
           pool.retire(p, reason);

@@ -30,6 +30,18 @@ export interface PairPoolHost {
   onPipelineDeath(pool: PairPool, pipeline: ApertiumPipeline, reason: string): void;
 }
 
+/** When a pipeline is replaced (see ApertiumEngineOptions); lrx-proc grows ~95 bytes per translation. */
+export const WEAR_LIMITS = { maxBlocksPerPipeline: 100_000, maxPipelineAgeMs: 6 * 3_600_000, maxRssGrowthMb: 64 };
+
+/** Why a pipeline should be replaced, or undefined; `rss` (bytes, measured by the sweep) also checks its growth. */
+export function wornOut(p: ApertiumPipeline, limits: typeof WEAR_LIMITS, rss?: number): string | undefined {
+  if (p.translatedBlocks >= limits.maxBlocksPerPipeline) return `translated ${p.translatedBlocks} blocks`;
+  if (Date.now() - p.startedAt >= limits.maxPipelineAgeMs) return 'age';
+  if (rss === undefined) return undefined;
+  p.firstRss ??= rss;
+  return rss - p.firstRss > limits.maxRssGrowthMb * 2 ** 20 ? `resident memory grew to ${Math.round(rss / 2 ** 20)} MiB` : undefined;
+}
+
 export class PairPool {
   readonly pipelines: ApertiumPipeline[] = [];
   private readonly waiters: Waiter[] = [];

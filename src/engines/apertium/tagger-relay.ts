@@ -1,8 +1,9 @@
 // Keeps the HMM tagger stage of a warm pipeline stateless between blocks. apertium-tagger -g overwrites its open class
 // (the tags it gives unknown words) whenever a word's ambiguity class is missing from its model (tagger_utils.cc,
 // find_similar_ambiguity_class assigns through a reference), so every later block would be tagged differently. With -d
-// it reports that on stderr: the relay then forwards the block that caused it, switches to a fresh tagger started in
-// advance and feeds that one every block the old tagger had received after it.
+// it reports that on stderr. The relay checks every block's output against what a fresh tagger would give (see
+// sameAsFresh); when it cannot be sure, it switches to a fresh tagger started in advance and feeds that one the block
+// and every later one the old tagger had received.
 
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { closeSync, constants, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
@@ -10,7 +11,18 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
 
-const STATE_CHANGED = 'A new ambiguity class was found';
+/** The line of the tagger's -d report that names a missing ambiguity class (tagger_utils.cc). */
+const CLASS_LINE = /New ambiguity class: (\{[^\n]*\})\n/g;
+
+/** True when an analysed block holds an unknown word (`^form/*form$`): a separator `/` not escaped, then `*`. */
+export function hasUnknownWord(block: Buffer): boolean {
+  for (let i = block.indexOf('/*'); i >= 0; i = block.indexOf('/*', i + 1)) {
+    let backslashes = 0;
+    while (i - backslashes - 1 >= 0 && block[i - backslashes - 1] === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) return true;
+  }
+  return false;
+}
 
 /** True for a stage the relay should carry: the HMM tagger, run with -g and -d (see mode-discovery.ts). */
 export function isHmmTagger(argv: readonly string[]): boolean {
@@ -58,6 +70,8 @@ export class TaggerRelay {
   private sent: Buffer[] = [];
   private partialOut: Buffer[] = [];
   private stderrText = '';
+  /** Missing classes the active tagger met since it started (its open class is then narrower than a fresh one's). */
+  private readonly absorbed = new Set<string>();
   private closed = false;
   /** Every tagger started and not yet gone (replaced ones included), for close. */
   private readonly running = new Map<ChildProcess, Promise<void>>();
@@ -121,19 +135,38 @@ export class TaggerRelay {
       const block = Buffer.concat(this.partialOut);
       this.partialOut = [];
       start = i + 1;
-      this.sent.shift();
-      this.opts.sink.write(block);
-      if (this.stateChanged()) {
-        // the rest of this chunk came from the changed tagger: dropped, its blocks go to the fresh one
+      const input = this.sent.shift()!;
+      const met = this.newClasses();
+      if (!this.sameAsFresh(input, met)) {
+        // this block and the rest of the chunk came from a changed tagger: dropped, they go to a fresh one
+        this.sent.unshift(input);
         this.replaceTagger();
         return;
       }
+      for (const c of met) this.absorbed.add(c);
+      this.opts.sink.write(block);
     }
     if (start < chunk.length) this.partialOut.push(chunk.subarray(start));
   }
 
-  /** Reads what the taggers wrote to stderr so far; true when the active one reported a state change. */
-  private stateChanged(): boolean {
+  /**
+   * Whether the active tagger gave this block what a fresh one would. A fresh one always does. One that absorbed
+   * missing classes has a narrower open class: unknown words would get other tags, and a missing class other than the
+   * one it absorbed would be resolved from there. A class it absorbed resolves to the same class again (the open class
+   * already is the smallest fitting one), so a block whose first missing class is that one, or that has none and no
+   * unknown word, is tagged as from fresh.
+   */
+  private sameAsFresh(input: Buffer, met: string[]): boolean {
+    if (this.absorbed.size === 0) return true;
+    if (hasUnknownWord(input)) return false;
+    return met.length === 0 || (this.absorbed.size === 1 && this.absorbed.has(met[0]!));
+  }
+
+  /**
+   * Missing ambiguity classes the taggers reported since the last call, in order. Read at a block's output, this holds
+   * every report of that block and earlier ones (each is written before the block's output), maybe some of the next.
+   */
+  private newClasses(): string[] {
     let text = '';
     for (;;) {
       let n = 0;
@@ -145,11 +178,18 @@ export class TaggerRelay {
       if (n <= 0) break;
       text += this.readBuf.toString('utf8', 0, n);
     }
-    if (!text) return false;
+    if (!text) return [];
     this.opts.onStderr(text);
     const seen = this.stderrText + text;
-    this.stderrText = seen.slice(-STATE_CHANGED.length);
-    return seen.includes(STATE_CHANGED);
+    const classes: string[] = [];
+    let end = 0;
+    for (const m of seen.matchAll(CLASS_LINE)) {
+      classes.push(m[1]!);
+      end = m.index + m[0].length;
+    }
+    // keep an unfinished report for the next read
+    this.stderrText = seen.slice(end).slice(-4096);
+    return classes;
   }
 
   private replaceTagger(): void {
@@ -160,6 +200,7 @@ export class TaggerRelay {
     this.restarts++;
     this.partialOut = [];
     this.stderrText = '';
+    this.absorbed.clear();
     this.queue = [...this.sent, ...this.queue];
     this.sent = [];
     this.pump();

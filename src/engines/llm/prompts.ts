@@ -31,6 +31,8 @@ export interface ImprovePromptInput {
   mode: 'rephrase' | 'correct';
   /** Tolk code of the text's language (a variant such as en-gb asks for its spelling conventions). */
   language: string;
+  /** Rephrase only: the texts are in this language (Tolk code) and are translated into `language` as well. */
+  from?: string;
   style?: WritingStyle;
   tone?: WritingTone;
 }
@@ -113,9 +115,13 @@ export function improveMessages(input: ImprovePromptInput, texts: string[], remi
           'Make the fewest changes possible: keep the wording, word order, style, line breaks and spacing; do not rephrase correct sentences.',
           'If a text has no mistakes, return it unchanged.',
         ]
-      : [
-          `You are an expert editor of ${language}. Improve each text: fix mistakes and rewrite it for clarity and fluency, keeping its meaning and its language.`,
-        ];
+      : input.from !== undefined
+        ? [
+            `You are an expert translator and editor. Each text is in ${languageLabel(input.from)}: translate it into ${language}, then improve the translation for clarity and fluency, keeping its meaning.`,
+          ]
+        : [
+            `You are an expert editor of ${language}. Improve each text: fix mistakes and rewrite it for clarity and fluency, keeping its meaning and its language.`,
+          ];
   if (input.language.includes('-')) lines.push(`Use the spelling and vocabulary conventions of ${language}.`);
   if (input.style) lines.push(STYLE_TEXT[input.style]);
   if (input.tone) lines.push(TONE_TEXT[input.tone]);

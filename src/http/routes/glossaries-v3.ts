@@ -32,7 +32,7 @@ export async function glossaryV3Routes(app: FastifyInstance, { services }: { ser
     { bodyLimit: GLOSSARY_BODY_LIMIT, config, schema: { body: AnyObjectBody, response: { 201: GlossaryV3, ...errorResponses } } },
     async (request, reply) => {
       const body = bodyObject(request.body);
-      const view = await services.glossaries.create(authOf(request).account.id, field(body, 'name'), dictionariesOf(body) ?? []);
+      const view = await services.glossaries.create(authOf(request).account.id, field(body, 'name'), dictionariesOf(body) ?? [], true);
       return reply.status(201).send(v3(view));
     },
   );

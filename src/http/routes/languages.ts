@@ -1,5 +1,6 @@
 // GET /v2/languages and /v3/languages: exactly what the installed engines and the detector can do.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { parse as parseQueryString } from 'node:querystring';
 import { Type, type Static } from '@sinclair/typebox';
 import { unsupportedValue, invalid } from '../../lib/errors.js';
 import { baseLang, languageName, toApiCode, toBcp47 } from '../../translate/languages.js';
@@ -143,7 +144,37 @@ function languagesFor(resource: string, includeBeta: boolean, services: Services
   }
 }
 
+/** A GET body is small: the Python client sends `type=target` as a form body even on GET. */
+const GET_BODY_LIMIT = 4096;
+
+/**
+ * Fastify does not parse bodies of GET requests; read a form or JSON one here (bounded), as the reference accepts it.
+ */
+async function getBody(request: FastifyRequest): Promise<Record<string, unknown> | undefined> {
+  const type = String(request.headers['content-type'] ?? '');
+  const json = type.includes('application/json');
+  if (!json && !type.includes('application/x-www-form-urlencoded')) return undefined;
+  let text = '';
+  for await (const chunk of request.raw) {
+    text += String(chunk);
+    if (text.length > GET_BODY_LIMIT) throw invalid('Request body too large for GET /v2/languages.');
+  }
+  if (!text) return undefined;
+  if (!json) return parseQueryString(text);
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    throw invalid('Invalid JSON body.');
+  }
+}
+
 export async function languageRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+  app.addHook('preHandler', async (request) => {
+    if (request.method === 'GET' && request.routeOptions.url === '/v2/languages' && request.body === undefined) {
+      request.body = await getBody(request);
+    }
+  });
   const v2Handler = async (request: { query: unknown; body: unknown }) => {
     const params = { ...(request.body as object | undefined), ...(request.query as object | undefined) } as Record<string, unknown>;
     const type = params.type ?? 'source';
