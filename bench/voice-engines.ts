@@ -1,6 +1,6 @@
 // Speech-to-text engines measured alike on the same audio (used by bench/voice.ts): model load time and memory,
 // real-time factor (wall and CPU: the machine is shared, CPU time says what the engine itself costs) and, fed at
-// real-time pace, the latency from the end of each utterance to its concluded segment.
+// real-time pace, the latency from the end of each utterance's last word to its concluded segment.
 import { existsSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,9 +42,10 @@ export async function measureEngine(engine: SpeechToTextEngine, samples: Int16Ar
   const rtfCpu = (cpuMs() - c0) / audioMs;
   first.release();
 
-  // at real-time pace: when each utterance's concluded segment comes, against when its last audio went in
+  // at real-time pace: when each utterance's concluded segment comes, against when the audio of its last word went in
+  // (flite's files end in silence, so the end of the file would be later than the end of speech)
   const r = await engine.createRecognizer('en');
-  const endFedAt: number[] = [];
+  const chunkFedAt: number[] = [];
   const latencies = ends.map(() => NaN);
   const texts: string[] = [];
   const start = performance.now();
@@ -54,15 +55,13 @@ export async function measureEngine(engine: SpeechToTextEngine, samples: Int16Ar
       texts.push(e.segment.text);
       const u = ends.findIndex((end) => e.segment.endMs <= end + 600);
       if (process.env.TOLK_BENCH_VOICE_DEBUG) console.log('final', e.segment, 'utterance', u, 'ends', ends.map(Math.round));
+      const fedAt = chunkFedAt[Math.floor(e.segment.endMs / 100)];
       // an utterance concluded in parts counts when its last part came
-      if (u >= 0 && endFedAt[u] !== undefined) latencies[u] = performance.now() - endFedAt[u]!;
+      if (u >= 0 && fedAt !== undefined) latencies[u] = performance.now() - fedAt;
     }
   };
   for (let i = 0, n = 0; i < samples.length; i += CHUNK, n++) {
-    const fedMs = ((i + CHUNK) / 16000) * 1000;
-    ends.forEach((end, u) => {
-      if (endFedAt[u] === undefined && fedMs >= end) endFedAt[u] = performance.now();
-    });
+    chunkFedAt[n] = performance.now();
     take(await r.write(samples.subarray(i, i + CHUNK)));
     const wait = start + (n + 1) * 100 - performance.now();
     if (wait > 0) await new Promise((res) => setTimeout(res, wait));

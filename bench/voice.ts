@@ -15,6 +15,7 @@ import { buildApp } from '../src/app.js';
 import { ApertiumEngine } from '../src/engines/apertium/index.js';
 import { parseWav, resample } from '../src/voice/audio/pcm.js';
 import { PocketSphinxEngine } from '../src/voice/stt/pocketsphinx.js';
+import { atRate, wordErrorRate } from '../test/voice/voice-helpers.js';
 import { measureEngine, tinyShapedWhisper } from './voice-engines.js';
 
 const UTTERANCES = [
@@ -62,26 +63,6 @@ interface StreamResult {
   transcriptLatency: number[];
   audioLatency: number[];
   text: string;
-}
-
-/** 16 kHz s16le → `rate`, with a high-quality resampler so that only the server's own is measured. */
-function atRate(pcm: Buffer, rate: number): Buffer {
-  const args = ['-loglevel', 'error', '-f', 's16le', '-ar', '16000', '-ac', '1', '-i', 'pipe:0', '-af', 'aresample=resampler=soxr', '-ar', String(rate), '-f', 's16le', 'pipe:1'];
-  return spawnSync('ffmpeg', args, { input: pcm, maxBuffer: 256 << 20 }).stdout;
-}
-
-/** Word error rate: word-level edit distance / reference length. */
-function wordErrorRate(reference: string, hypothesis: string): number {
-  const words = (t: string) => t.toLowerCase().replace(/[^\p{L}\p{N}' ]+/gu, ' ').split(/\s+/).filter(Boolean);
-  const ref = words(reference);
-  const hyp = words(hypothesis);
-  let prev = Array.from({ length: hyp.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= ref.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= hyp.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (ref[i - 1] === hyp[j - 1] ? 0 : 1));
-    prev = cur;
-  }
-  return prev[hyp.length]! / Math.max(1, ref.length);
 }
 
 async function runStream(url: string, pcm: Buffer, ends: number[], rate = 16000): Promise<StreamResult> {

@@ -201,9 +201,10 @@ export class WhisperEngine implements SpeechToTextEngine {
   load(): Promise<WhisperContext> {
     this.context ??= (async () => {
       const whisper = await import('@fugood/whisper.node');
-      // whisper.cpp logs to stderr unless told otherwise, which needs the native module loaded
+      // whisper.cpp logs to stderr unless its log is routed to the package's listeners (none here, so it is dropped);
+      // routing needs the native module loaded
       await whisper.loadWhisperModule();
-      await whisper.toggleNativeLog(false);
+      await whisper.toggleNativeLog(true);
       return (await whisper.initWhisper({ filePath: this.options.modelPath, useGpu: false })) as unknown as WhisperContext;
     })();
     return this.context;
@@ -249,6 +250,9 @@ export class WhisperEngine implements SpeechToTextEngine {
   async close(): Promise<void> {
     const context = this.context;
     this.context = null;
-    if (context) await (await context).release();
+    if (!context) return;
+    await (await context).release();
+    // the routed log holds a native callback that keeps the process alive
+    await (await import('@fugood/whisper.node')).toggleNativeLog(false);
   }
 }
