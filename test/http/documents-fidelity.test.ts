@@ -1,0 +1,40 @@
+// Documents as people really write them, through /v2/document with real Apertium en→es: each check reads the result
+// as a reader would (the dialogue's dashes, the ICU message that must still parse, the identifiers left alone).
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createDocumentsTestApp, type DocumentsTestApp } from '../helpers/documents.js';
+
+let app: DocumentsTestApp;
+before(async () => {
+  app = await createDocumentsTestApp();
+});
+after(async () => app.close());
+
+/** Uploads en→es, waits for the job, returns the translated file as text. */
+async function translate(filename: string, content: string): Promise<string> {
+  const { status, file } = await app.client.translateFile([
+    { name: 'file', filename, content: Buffer.from(content) },
+    { name: 'source_lang', value: 'EN' },
+    { name: 'target_lang', value: 'ES' },
+  ]);
+  assert.equal(status.status, 'done', status.error_message);
+  return file!.data.toString('utf8');
+}
+
+describe('documents as people write them (Apertium en→es)', () => {
+  it('srt: a two-speaker cue keeps each dash at the start of its own line, both speakers translated', async () => {
+    const src = '1\n00:00:01,000 --> 00:00:03,000\n- Get your diploma, I\'ll get mine.\n- What you doing?\n\n2\n00:00:04,000 --> 00:00:06,000\n-The house is big.\n-The dog sleeps.\n';
+    const lines = (await translate('film.srt', src)).split('\n');
+    assert.equal(lines.length, src.split('\n').length);
+    assert.match(lines[2]!, /^- \S/);
+    assert.match(lines[3]!, /^- \S/);
+    assert.match(lines[7]!, /^-\S/);
+    assert.match(lines[8]!, /^-\S/);
+    for (const l of [2, 3, 7, 8]) assert.ok(!lines[l]!.slice(1).includes(' - '), `dash inside line ${l}: ${lines[l]}`);
+    assert.match(lines[2]!, /diploma/i);
+    assert.match(lines[3]!, /haciendo/i);
+    assert.match(lines[7]!, /casa/i);
+    assert.match(lines[8]!, /perro/i);
+    assert.doesNotMatch(lines.join('\n'), /\b(What|Get|house|dog)\b/);
+  });
+});
