@@ -7,7 +7,7 @@ const ES = { targetLang: 'es' };
 
 describe('srt dialogue', () => {
   it('sends each speaker alone and without the dash; reflows each speaker over its own lines', async () => {
-    const src = '1\n00:00:01,000 --> 00:00:03,000\n- Get your diploma,\nI\'ll get mine.\n- What you doing?\n\n2\n00:00:04,000 --> 00:00:05,000\n-5 degrees outside\nand cold.\n';
+    const src = '1\n00:00:01,000 --> 00:00:03,000\n- Get your diploma,\nI\'ll get mine.\n- What you doing?\n\n2\n00:00:04,000 --> 00:00:05,000\n-5 degrees\noutside and cold.\n';
     const doc = await srtFormat.extract(Buffer.from(src), ES);
     assert.deepEqual(doc.segments.map((s) => s.text), ["Get your diploma, I'll get mine.", 'What you doing?', '-5 degrees outside and cold.']);
     const out = (await doc.rebuild(['Consigue tu diploma, yo conseguiré el mío.', '¿Qué haces?', '-5 grados fuera y frío.'])).toString('utf8');
