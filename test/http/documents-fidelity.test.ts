@@ -3,6 +3,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createDocumentsTestApp, type DocumentsTestApp } from '../helpers/documents.js';
+import { icuShape } from '../documents/icu-shape.js';
 
 let app: DocumentsTestApp;
 before(async () => {
@@ -36,5 +37,39 @@ describe('documents as people write them (Apertium en→es)', () => {
     assert.match(lines[7]!, /casa/i);
     assert.match(lines[8]!, /perro/i);
     assert.doesNotMatch(lines.join('\n'), /\b(What|Get|house|dog)\b/);
+  });
+
+  it('ICU messages in Angular XLIFF and JSON: branch texts in Spanish, the message still parses to the same structure', async () => {
+    const xlf = `<?xml version="1.0" encoding="UTF-8" ?>
+<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">
+  <file source-language="en" datatype="plaintext" original="ng2.template">
+    <body>
+      <trans-unit id="minutes" datatype="html">
+        <source>{VAR_PLURAL, plural, =0 {just now} =1 {one minute ago} other {<x id="INTERPOLATION" equiv-text="{{minutes}}"/> minutes ago}}</source>
+      </trans-unit>
+      <trans-unit id="sex" datatype="html">
+        <source>{VAR_SELECT, select, male {The man} female {The woman} other {The dog}}</source>
+      </trans-unit>
+    </body>
+  </file>
+</xliff>
+`;
+    const out = await translate('messages.xlf', xlf);
+    const targets = [...out.matchAll(/<target[^>]*>(.*?)<\/target>/gs)].map((m) => m[1]!);
+    assert.equal(targets.length, 2, out);
+    const asIcu = (t: string) => t.replace(/<x id="INTERPOLATION"[^>]*\/>/g, '{minutes}');
+    const sources = [...xlf.matchAll(/<source>(.*?)<\/source>/gs)].map((m) => asIcu(m[1]!));
+    targets.forEach((t, i) => assert.deepEqual(icuShape(asIcu(t)), icuShape(sources[i]!), t));
+    assert.match(targets[0]!, /<x id="INTERPOLATION" equiv-text="\{\{minutes\}\}"\/>/);
+    assert.match(targets[0]!, /minutos/);
+    assert.match(targets[1]!, /hombre/);
+    assert.match(targets[1]!, /perro/);
+
+    const json = JSON.stringify({ people: '{count, plural, one {# participant} other {# participants}}', pet: '{kind, select, dog {The dog sleeps} other {The cat sleeps}}' });
+    const parsed = JSON.parse(await translate('app.json', json)) as Record<string, string>;
+    for (const [key, message] of Object.entries(JSON.parse(json) as Record<string, string>)) assert.deepEqual(icuShape(parsed[key]!), icuShape(message), parsed[key]);
+    assert.match(parsed.people!, /participantes/);
+    assert.match(parsed.pet!, /perro/);
+    assert.match(parsed.pet!, /gato/);
   });
 });
