@@ -5,6 +5,7 @@ import { srtFormat } from '../../src/documents/formats/srt.js';
 import { jsonFormat } from '../../src/documents/formats/json.js';
 import { icuPieces } from '../../src/documents/formats/icu-message.js';
 import { icuShape } from './icu-shape.js';
+import { identifierSpans } from '../../src/translate/markup/index.js';
 
 const ES = { targetLang: 'es' };
 
@@ -42,5 +43,20 @@ describe('ICU MessageFormat in JSON', () => {
     assert.equal(icuPieces('{count, plural, one {# item}'), undefined);
     assert.equal(icuPieces('Hello {name}'), undefined);
     assert.deepEqual(icuPieces("{n, plural, other {it''s '{'#'}' #}}")?.length, 1);
+  });
+});
+
+describe('identifier spans', () => {
+  it('finds codes, hashes, addresses, paths and code spans; leaves ordinary words, times and compounds', () => {
+    const spans = (t: string) => identifierSpans(t).map((s) => t.slice(s.start, s.end));
+    assert.deepEqual(spans('Order 12df-321a (SPARSE-2024-INV) to a.b@example.org, see www.example.com/x. Run `make all`.'), [
+      '12df-321a',
+      'SPARSE-2024-INV',
+      'a.b@example.org',
+      'www.example.com/x',
+      '`make all`',
+    ]);
+    assert.deepEqual(spans('Commit 9fceb02 changed src/app.ts, /etc/hosts and config.yaml; SKU123 ships.'), ['9fceb02', 'src/app.ts', '/etc/hosts', 'config.yaml', 'SKU123']);
+    assert.deepEqual(spans('A 30-year-old well-known man, and/or at 10am on the 2nd, e.g. 5km away, 3D.'), []);
   });
 });

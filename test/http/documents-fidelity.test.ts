@@ -3,6 +3,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createDocumentsTestApp, type DocumentsTestApp } from '../helpers/documents.js';
+import { authHeaders } from '../helpers/harness.js';
 import { icuShape } from '../documents/icu-shape.js';
 
 let app: DocumentsTestApp;
@@ -71,5 +72,36 @@ describe('documents as people write them (Apertium en→es)', () => {
     assert.match(parsed.people!, /participantes/);
     assert.match(parsed.pet!, /perro/);
     assert.match(parsed.pet!, /gato/);
+  });
+});
+
+describe('identifiers never reach the engine (Apertium en→es)', () => {
+  const IDS = ['12df-321a', 'SPARSE-2024-INV', 'anna.smith@example.com', 'https://example.com/orders/12?x=1', 'report.pdf', '`npm install`', '9fceb02'];
+  const TEXT =
+    'The order 12df-321a and the invoice SPARSE-2024-INV were sent to anna.smith@example.com. ' +
+    'See https://example.com/orders/12?x=1 and the file report.pdf. Run `npm install` after the commit 9fceb02.';
+  const readerCheck = (out: string) => {
+    for (const id of IDS) assert.ok(out.includes(id), `${id} missing from: ${out}`);
+    assert.match(out, /pedido|orden/i);
+    assert.match(out, /factura/i);
+    assert.doesNotMatch(out, /ESCASO|321un/);
+  };
+
+  it('/v2/translate, plain and with tag handling', async () => {
+    const send = (body: object) => app.ctx.app.inject({ method: 'POST', url: '/v2/translate', headers: authHeaders(app.account), payload: body });
+    const plain = await send({ text: [TEXT, 'The house is big.'], source_lang: 'EN', target_lang: 'ES' });
+    assert.equal(plain.statusCode, 200, plain.body);
+    readerCheck(plain.json().translations[0].text);
+    assert.match(plain.json().translations[1].text, /casa/);
+    const html = await send({ text: [`<p>${TEXT} <b>The dog</b> sleeps.</p>`], source_lang: 'EN', target_lang: 'ES', tag_handling: 'html' });
+    assert.equal(html.statusCode, 200, html.body);
+    readerCheck(html.json().translations[0].text);
+    assert.match(html.json().translations[0].text, /<b>[^<]*perro[^<]*<\/b>/);
+  });
+
+  it('a txt document', async () => {
+    const out = await translate('notes.txt', `${TEXT}\nThe house is big.\n`);
+    readerCheck(out);
+    assert.match(out, /casa/);
   });
 });
