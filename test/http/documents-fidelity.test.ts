@@ -2,7 +2,7 @@
 // as a reader would (the dialogue's dashes, the ICU message that must still parse, the identifiers left alone).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createDocumentsTestApp, type DocumentsTestApp } from '../helpers/documents.js';
+import { createDocumentsTestApp, fixture, type DocumentsTestApp } from '../helpers/documents.js';
 import { authHeaders } from '../helpers/harness.js';
 import { icuShape } from '../documents/icu-shape.js';
 
@@ -103,5 +103,19 @@ describe('identifiers never reach the engine (Apertium en→es)', () => {
     const out = await translate('notes.txt', `${TEXT}\nThe house is big.\n`);
     readerCheck(out);
     assert.match(out, /casa/);
+  });
+});
+
+describe('HTML 4 pages (Apertium en→es)', () => {
+  it('keeps the page as written: doctype, head tags, upper-case tags, implied ends, no tbody; only the text changes', async () => {
+    const src = fixture('html4-page.html').toString('utf8');
+    const out = await translate('old.html', src);
+    // Outside the text, the page is the same: its tags, in order, as written.
+    const tags = (html: string) => html.match(/<[^>]*>/g) ?? [];
+    assert.deepEqual(tags(out), tags(src));
+    assert.ok(out.startsWith('<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN" "http://www.w3.org/TR/html4/loose.dtd">\n<HTML>\n<HEAD>\n<META'));
+    assert.doesNotMatch(out, /tbody/i);
+    for (const word of [/casa/, /perro/, /gato/, /coche/, /puerta/, /jard[ií]n/, /p[áa]rrafo/]) assert.match(out, word);
+    assert.doesNotMatch(out, /The house|The dog|The cat|red car|The door/);
   });
 });
