@@ -3,11 +3,14 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { srtFormat } from '../../src/documents/formats/srt.js';
 import { jsonFormat } from '../../src/documents/formats/json.js';
+import { mifFormat } from '../../src/documents/formats/mif/mif-format.js';
+import { readFileSync } from 'node:fs';
 import { icuPieces } from '../../src/documents/formats/icu-message.js';
 import { icuShape } from './icu-shape.js';
 import { identifierSpans } from '../../src/translate/markup/index.js';
 
 const ES = { targetLang: 'es' };
+const fixture = (name: string) => readFileSync(new URL(`../../../test/fixtures/documents/${name}`, import.meta.url));
 
 describe('srt dialogue', () => {
   it('sends each speaker alone and without the dash; reflows each speaker over its own lines', async () => {
@@ -58,5 +61,23 @@ describe('identifier spans', () => {
     ]);
     assert.deepEqual(spans('Commit 9fceb02 changed src/app.ts, /etc/hosts and config.yaml; SKU123 ships.'), ['9fceb02', 'src/app.ts', '/etc/hosts', 'config.yaml', 'SKU123']);
     assert.deepEqual(spans('A 30-year-old well-known man, and/or at 10am on the 2nd, e.g. 5km away, 3D.'), []);
+  });
+});
+
+describe('FrameMaker reference pages', () => {
+  it('the mapping tables on reference pages (their flow and anchored tables) are not translated', async () => {
+    const refTable = ` <Tbl \n  <TblID 2>\n  <TblBody \n   <Row \n    <Cell \n     <CellContent \n      <Para \n       <PgfTag \`CellBody'>\n       <ParaLine \n        <String \`Heading1'>\n       > # end of ParaLine\n      > # end of Para\n     > # end of CellContent\n    > # end of Cell\n   > # end of Row\n  > # end of TblBody\n > # end of Tbl\n`;
+    const refPage = `<Page \n <PageType ReferencePage>\n <PageTag \`HTML'>\n <TextRect \n  <ID 20>\n > # end of TextRect\n> # end of Page\n`;
+    const refFlow = `<TextFlow \n <TFTag \`HTML'>\n <Para \n  <PgfTag \`Body'>\n  <ParaLine \n   <TextRectID 20>\n   <String \`Paragraph Map'>\n   <ATbl 2>\n  > # end of ParaLine\n > # end of Para\n> # end of TextFlow\n`;
+    const sample = fixture('sample.mif').toString('utf8');
+    const src = sample.replace('> # end of Tbls', `${refTable}> # end of Tbls`).replace('<TextFlow ', `${refPage}<TextFlow `).replace('# End of MIFFile', `${refFlow}# End of MIFFile`);
+    const doc = await mifFormat.extract(Buffer.from(src), ES);
+    const texts = doc.segments.map((s) => s.text).join('\n');
+    assert.match(texts, /The garden of the house/);
+    assert.match(texts, /The table is small/);
+    assert.doesNotMatch(texts, /Paragraph Map|Heading1/);
+    const out = (await doc.translateWith!(async (segs) => segs.map((t) => t.toUpperCase()))).toString('utf8');
+    assert.ok(out.includes(refFlow) && out.includes(refTable) && out.includes(refPage), 'reference page content kept byte for byte');
+    assert.match(out, /THE TABLE IS SMALL/);
   });
 });
