@@ -1,16 +1,15 @@
 // ICU MessageFormat ({count, plural, one {# file} other {# files}}, select, selectordinal) in app strings: only the
 // branch texts are prose. The message is cut into text pieces and the structure between them (argument names,
 // keywords, selectors, braces), so that the engine sees the pieces alone and the structure comes back as written.
-import { markTree, treeMarks, type MarkNode, type TaggedText, type TagMark } from '../../translate/markup/tagged-text.js';
+import type { TaggedText } from '../../translate/markup/tagged-text.js';
+import { translateInPieces, type TextRange } from './unit-pieces.js';
 
 /** Deeper nesting of plural/select is not seen in real messages; such a text is left to the callers' usual path. */
 const MAX_DEPTH = 12;
 const COMPLEX = new Set(['plural', 'select', 'selectordinal']);
 
 /** A piece of prose in a message: [start, end) of the text, without its outer blanks. */
-export interface IcuPiece {
-  start: number;
-  end: number;
+export interface IcuPiece extends TextRange {
   /** Inside a plural branch, where `#` stands for the number. */
   plural: boolean;
 }
@@ -137,53 +136,8 @@ export function joinPieces(text: string, pieces: IcuPiece[], translated: (string
 
 /**
  * Translates tagged units whose text is an ICU message piece by piece (the inline tags inside a piece travel with
- * it; tags of the structure, or around more than one piece, stay where they were); other units go whole.
+ * it); other units go whole.
  */
-export async function translateIcuTagged(units: TaggedText[], translate: (units: TaggedText[]) => Promise<TaggedText[]>): Promise<TaggedText[]> {
-  const split = units.map((u) => {
-    const pieces = icuPieces(u.text);
-    return pieces && { pieces, carried: pieces.map((p) => carriedMarks(u, p)) };
-  });
-  const jobs: TaggedText[] = [];
-  units.forEach((u, i) => {
-    const s = split[i];
-    if (!s) jobs.push(u);
-    else s.pieces.forEach((p, k) => jobs.push({ text: u.text.slice(p.start, p.end), marks: s.carried[k]!.map((m) => ({ ...m, pos: m.pos - p.start })) }));
-  });
-  const out = await translate(jobs);
-  let k = 0;
-  return units.map((u, i) => {
-    const s = split[i];
-    if (!s) return out[k++]!;
-    const carried = new Set(s.carried.flat().map((m) => m.id));
-    const marks: TagMark[] = [];
-    let text = '';
-    let at = 0;
-    const structure = (to: number) => {
-      for (const m of u.marks) if (m.pos >= at && m.pos <= to && !carried.has(m.id)) marks.push({ ...m, pos: text.length + m.pos - at });
-      text += u.text.slice(at, to);
-    };
-    for (const p of s.pieces) {
-      structure(p.start);
-      const t = out[k++]!;
-      for (const m of t.marks) marks.push({ ...m, pos: text.length + m.pos });
-      text += t.text;
-      at = p.end;
-    }
-    structure(u.text.length);
-    return { text, marks };
-  });
-}
-
-/** The marks of the tags that lie wholly inside a piece (a pair with all it holds), in document order. */
-function carriedMarks(u: TaggedText, p: IcuPiece): TagMark[] {
-  const inside: MarkNode[] = [];
-  const walk = (nodes: MarkNode[]) => {
-    for (const n of nodes) {
-      if (n.start >= p.start && n.end <= p.end) inside.push(n);
-      else walk(n.children);
-    }
-  };
-  walk(markTree(u.marks));
-  return treeMarks(inside);
+export function translateIcuTagged(units: TaggedText[], translate: (units: TaggedText[]) => Promise<TaggedText[]>): Promise<TaggedText[]> {
+  return translateInPieces(units, (u) => icuPieces(u.text), translate);
 }
