@@ -4,6 +4,8 @@ import assert from 'node:assert/strict';
 import { srtFormat } from '../../src/documents/formats/srt.js';
 import { jsonFormat } from '../../src/documents/formats/json.js';
 import { mifFormat } from '../../src/documents/formats/mif/mif-format.js';
+import { docxFormat } from '../../src/documents/formats/ooxml.js';
+import { unzipAll, zipOf } from '../helpers/zip.js';
 import { readFileSync } from 'node:fs';
 import { icuPieces } from '../../src/documents/formats/icu-message.js';
 import { icuShape } from './icu-shape.js';
@@ -79,5 +81,40 @@ describe('FrameMaker reference pages', () => {
     const out = (await doc.translateWith!(async (segs) => segs.map((t) => t.toUpperCase()))).toString('utf8');
     assert.ok(out.includes(refFlow) && out.includes(refTable) && out.includes(refPage), 'reference page content kept byte for byte');
     assert.match(out, /THE TABLE IS SMALL/);
+  });
+});
+
+describe('Word: bookmarks and line breaks', () => {
+  const W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"';
+  const CT = `<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>`;
+  const docx = (body: string) => zipOf([['[Content_Types].xml', CT], ['word/document.xml', `<?xml version="1.0"?><w:document ${W}><w:body>${body}</w:body></w:document>`]]);
+  /** A word-by-word engine: what it does not know stays as it is (so "U" + "sing" gives "Ucanta"). */
+  const WORDS: Record<string, string> = { Using: 'Usando', sing: 'canta', the: 'el', tool: 'instrumento', Title: 'Título', of: 'de', report: 'informe', This: 'Esto', is: 'es', body: 'cuerpo', text: 'texto' };
+  const engine = async (texts: string[]) => texts.map((t) => t.replace(/\p{L}+/gu, (w) => WORDS[w] ?? w));
+  /** The runs of the output's paragraphs as a reader sees them: [bold?, text] per run, a line break as '⏎'. */
+  const readRuns = async (out: Buffer) => {
+    const xml = new Map(await unzipAll(out)).get('word/document.xml')!.toString('utf8');
+    return [...xml.matchAll(/<w:r>(.*?)<\/w:r>/gs)].map((m) => (m[1]!.includes('<w:br/>') ? '⏎' : `${m[1]!.includes('<w:b/>') ? 'B:' : ''}${/<w:t[^>]*>([^<]*)<\/w:t>/.exec(m[1]!)?.[1] ?? ''}`));
+  };
+
+  it('a bookmark inside a word does not split it', async () => {
+    const body = '<w:p><w:r><w:t>U</w:t></w:r><w:bookmarkStart w:id="0" w:name="_Ref1"/><w:r><w:t>sing the tool</w:t></w:r><w:bookmarkEnd w:id="0"/></w:p>';
+    const doc = await docxFormat.extract(await docx(body), ES);
+    const out = await doc.translateWith!(engine);
+    const xml = new Map(await unzipAll(out)).get('word/document.xml')!.toString('utf8');
+    assert.equal((await readRuns(out)).join(''), 'Usando el instrumento');
+    assert.ok(xml.includes('<w:bookmarkStart w:id="0" w:name="_Ref1"/>') && xml.includes('<w:bookmarkEnd w:id="0"/>'));
+  });
+
+  it('each line of a paragraph keeps its own formatting after a line break', async () => {
+    const body =
+      '<w:p><w:r><w:rPr><w:b/></w:rPr><w:t>Title of the report</w:t><w:br/></w:r><w:r><w:t xml:space="preserve">This is the body text</w:t></w:r></w:p>';
+    const doc = await docxFormat.extract(await docx(body), ES);
+    // an engine that reorders the whole sentence would otherwise carry the bold over the break
+    const reorder = async (texts: string[]) => (await engine(texts)).map((t) => t.split(' ').reverse().join(' '));
+    const runs = await readRuns(await doc.translateWith!(reorder));
+    const br = runs.indexOf('⏎');
+    assert.ok(br > 0, runs.join('|'));
+    assert.deepEqual([runs.slice(0, br).join(''), runs.slice(br + 1).join('')], ['B:informe el de Título', 'texto cuerpo el es Esto']);
   });
 });

@@ -32,10 +32,14 @@ interface Paragraph {
   base: RunStyle;
   unit: TaggedText;
   info: MarkInfo[];
+  /** Positions of the line breaks in the unit's text. */
+  lineBreaks: number[];
 }
 
 export interface PartPlan {
   units: TaggedText[];
+  /** Per unit, the positions of its line breaks: the lines are translated apart (see lineRanges). */
+  lineBreaks: number[][];
   /** True for a Word main document, where render's `append` adds a paragraph at the end of the body. */
   hasBody: boolean;
   /** Renders the part with one translated unit per unit; `append` is inserted at the end of a Word body. */
@@ -72,6 +76,16 @@ function isDropped(el: XElement): boolean {
   const d = dialectOf(el.uri);
   if (d === 'w') return el.local === 'proofErr' || el.local === 'lastRenderedPageBreak';
   return d === 'x' && el.local === 'rPh';
+}
+
+/** Zero-width markers Word inserts anywhere, even inside a word. */
+const MARKERS = new Set(['bookmarkStart', 'bookmarkEnd', 'commentRangeStart', 'commentRangeEnd', 'permStart', 'permEnd']);
+
+/** A line break (w:br, w:cr, a:br) or a zero-width marker (bookmark, comment range) among a paragraph's items. */
+function roleOf(el: XElement, d: Dialect): 'break' | 'marker' | undefined {
+  if (dialectOf(el.uri) !== d) return undefined;
+  if ((d === 'w' && (el.local === 'br' || el.local === 'cr')) || (d === 'a' && el.local === 'br')) return 'break';
+  return d === 'w' && MARKERS.has(el.local) ? 'marker' : undefined;
 }
 
 /** Run properties with their language set to the target (spell checking and fonts then follow the translation). */
@@ -148,7 +162,7 @@ export function planPart(source: string, what: string, targetLang?: string): Par
         for (const c of k.children) {
           if (c === rPrEl || isDropped(c)) continue;
           if (isText(c, d)) items.push({ kind: 'text', text: c.text, style: { key: rPr, open: runOpen, rPr, close: runClose, tName: c.name, dialect: d } });
-          else items.push({ kind: 'empty', render: () => runOpen + rPr + renderNode(c) + runClose, fields: fieldEvents([c], d) });
+          else items.push({ kind: 'empty', render: () => runOpen + rPr + renderNode(c) + runClose, fields: fieldEvents([c], d), role: roleOf(c, d) });
         }
       } else if (!isRun(k, d) && hasText(k, d)) {
         // A hyperlink, inserted-text, content-control or field wrapper: a pair around its own runs.
@@ -157,7 +171,7 @@ export function planPart(source: string, what: string, targetLang?: string): Par
         const inner = flatten(k, d, items);
         items[at] = { kind: 'open', render: inner.open };
         items.push({ kind: 'close', render: inner.close });
-      } else items.push({ kind: 'empty', render: () => renderNode(k), fields: isRun(k, d) ? fieldEvents(k.children, d) : undefined });
+      } else items.push({ kind: 'empty', render: () => renderNode(k), fields: isRun(k, d) ? fieldEvents(k.children, d) : undefined, role: roleOf(k, d) });
     }
     return { open, close };
   };
@@ -175,6 +189,7 @@ export function planPart(source: string, what: string, targetLang?: string): Par
   };
 
   const units: TaggedText[] = [];
+  const lineBreaks: number[][] = [];
   const unitIndex = new Map<Paragraph, number>();
   const visit = (el: XElement): boolean => {
     let changed = false;
@@ -187,6 +202,7 @@ export function planPart(source: string, what: string, targetLang?: string): Par
         paragraphs.set(el, p);
         unitIndex.set(p, units.length);
         units.push(p.unit);
+        lineBreaks.push(p.lineBreaks);
         changed = true;
       }
     }
@@ -199,6 +215,7 @@ export function planPart(source: string, what: string, targetLang?: string): Par
 
   return {
     units,
+    lineBreaks,
     hasBody: parsed.bodyEnd !== undefined,
     render(outs, append) {
       outputs = outs;
@@ -224,6 +241,8 @@ function toUnit(el: XElement, flat: Item[], prefix: () => string, suffix: () => 
   let text = '';
   let openStyle: { id: number; key: string } | undefined;
   const wrappers: number[] = [];
+  const lineBreaks: number[] = [];
+  const markers = new Set<number>();
   const closeStyle = () => {
     if (openStyle) marks.push({ id: openStyle.id, kind: 'close', pos: text.length });
     openStyle = undefined;
@@ -253,6 +272,8 @@ function toUnit(el: XElement, flat: Item[], prefix: () => string, suffix: () => 
       if (!(openStyle && next?.kind === 'text' && next.style.key === openStyle.key)) closeStyle();
       info.push({ type: 'empty', render: it.render });
       marks.push({ id: info.length - 1, kind: 'empty', pos: text.length });
+      if (it.role === 'break') lineBreaks.push(text.length);
+      if (it.role === 'marker') markers.add(info.length - 1);
       return;
     }
     closeStyle();
@@ -267,7 +288,39 @@ function toUnit(el: XElement, flat: Item[], prefix: () => string, suffix: () => 
     marks.push({ id, kind: 'close', pos: text.length });
   });
   closeStyle();
-  return { el, prefix, suffix, base, unit: { text, marks }, info };
+  return { el, prefix, suffix, base, unit: { text, marks: outOfWords(text, marks, markers) }, info, lineBreaks };
+}
+
+/**
+ * Marks of zero-width markers (bookmarks) that sit inside a word move to the word's start: the engine would read
+ * "U⟦3/⟧sing" as two words. Marks stay in document order (a stable sort by place).
+ */
+function outOfWords(text: string, marks: TagMark[], markers: Set<number>): TagMark[] {
+  const word = (i: number) => i >= 0 && i < text.length && /[\p{L}\p{N}]/u.test(text[i]!);
+  let moved = false;
+  const out = marks.map((m) => {
+    if (m.kind !== 'empty' || !markers.has(m.id) || !word(m.pos - 1) || !word(m.pos)) return m;
+    let pos = m.pos - 1;
+    while (word(pos - 1)) pos--;
+    moved = true;
+    return { ...m, pos };
+  });
+  return moved ? out.map((m, order) => ({ m, order })).sort((a, b) => a.m.pos - b.m.pos || a.order - b.order).map((x) => x.m) : out;
+}
+
+/** The lines of a unit between its line breaks, without their outer blanks: translated one by one. */
+export function lineRanges(text: string, breaks: number[]): { start: number; end: number }[] | undefined {
+  if (breaks.length === 0) return undefined;
+  const cuts = [0, ...breaks, text.length];
+  const ranges: { start: number; end: number }[] = [];
+  for (let k = 0; k + 1 < cuts.length; k++) {
+    let start = cuts[k]!;
+    let end = cuts[k + 1]!;
+    while (start < end && /\s/u.test(text[start]!)) start++;
+    while (end > start && /\s/u.test(text[end - 1]!)) end--;
+    if (start < end) ranges.push({ start, end });
+  }
+  return ranges;
 }
 
 function renderParagraph(p: Paragraph, out: TaggedText): string {

@@ -64,12 +64,16 @@ export async function translateInPieces(
   });
 }
 
-/** The marks of the tags that lie wholly inside a piece (a pair with all it holds), in document order. */
+/**
+ * The marks of the tags that lie wholly inside a piece (a pair with all it holds), in document order. A tag of no
+ * width on the piece's edge (the line break between two lines) stays between the pieces.
+ */
 function carriedMarks(u: TaggedText, p: TextRange): TagMark[] {
   const inside: MarkNode[] = [];
   const walk = (nodes: MarkNode[]) => {
     for (const n of nodes) {
-      if (n.start >= p.start && n.end <= p.end) inside.push(n);
+      const edge = n.start === n.end && (n.start === p.start || n.end === p.end);
+      if (n.start >= p.start && n.end <= p.end && !edge) inside.push(n);
       else walk(n.children);
     }
   };
