@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { srtFormat } from '../../src/documents/formats/srt.js';
 import { jsonFormat } from '../../src/documents/formats/json.js';
 import { mifFormat } from '../../src/documents/formats/mif/mif-format.js';
-import { docxFormat } from '../../src/documents/formats/ooxml.js';
+import { docxFormat, pptxFormat } from '../../src/documents/formats/ooxml.js';
 import { unzipAll, zipOf } from '../helpers/zip.js';
 import { readFileSync } from 'node:fs';
 import { icuPieces } from '../../src/documents/formats/icu-message.js';
@@ -116,5 +116,32 @@ describe('Word: bookmarks and line breaks', () => {
     const br = runs.indexOf('⏎');
     assert.ok(br > 0, runs.join('|'));
     assert.deepEqual([runs.slice(0, br).join(''), runs.slice(br + 1).join('')], ['B:informe el de Título', 'texto cuerpo el es Esto']);
+  });
+});
+
+describe('charts', () => {
+  const C = 'xmlns:c="http://schemas.openxmlformats.org/drawingml/2006/chart" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"';
+  const strCache = (values: string[]) => `<c:strCache><c:ptCount val="${values.length}"/>${values.map((v, i) => `<c:pt idx="${i}"><c:v>${v}</c:v></c:pt>`).join('')}</c:strCache>`;
+  const chart =
+    `<?xml version="1.0"?><c:chartSpace ${C}><c:chart><c:plotArea><c:barChart><c:ser><c:idx val="0"/>` +
+    `<c:tx><c:strRef><c:f>Sheet1!$B$1</c:f>${strCache(['Red cars'])}</c:strRef></c:tx>` +
+    `<c:cat><c:strRef><c:f>Sheet1!$A$2:$A$3</c:f>${strCache(['The house', 'The garden'])}</c:strRef></c:cat>` +
+    `<c:val><c:numRef><c:f>Sheet1!$B$2:$B$3</c:f><c:numCache><c:formatCode>General</c:formatCode><c:ptCount val="2"/><c:pt idx="0"><c:v>4.3</c:v></c:pt><c:pt idx="1"><c:v>2.5</c:v></c:pt></c:numCache></c:numRef></c:val>` +
+    `</c:ser></c:barChart></c:plotArea></c:chart></c:chartSpace>`;
+  const CT =
+    '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/>' +
+    '<Override PartName="/ppt/presentation.xml" ContentType="application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml"/>' +
+    '<Override PartName="/ppt/slides/slide1.xml" ContentType="application/vnd.openxmlformats-officedocument.presentationml.slide+xml"/>' +
+    '<Override PartName="/ppt/charts/chart1.xml" ContentType="application/vnd.openxmlformats-officedocument.drawingml.chart+xml"/></Types>';
+  const P = 'xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"';
+  const slide = `<?xml version="1.0"?><p:sld ${P}><p:cSld><p:spTree><p:graphicFrame><a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/chart"/></a:graphic></p:graphicFrame></p:spTree></p:cSld></p:sld>`;
+
+  it('a slide holding only a chart: series names and category labels translated, numbers untouched', async () => {
+    const pptx = await zipOf([['[Content_Types].xml', CT], ['ppt/presentation.xml', `<?xml version="1.0"?><p:presentation ${P}/>`], ['ppt/slides/slide1.xml', slide], ['ppt/charts/chart1.xml', chart]]);
+    const doc = await pptxFormat.extract(pptx, ES);
+    assert.deepEqual(doc.segments.map((s) => s.text).sort(), ['Red cars', 'The garden', 'The house']);
+    const out = await doc.translateWith!(async (texts) => texts.map((t) => t.toUpperCase()));
+    const xml = new Map(await unzipAll(out)).get('ppt/charts/chart1.xml')!.toString('utf8');
+    assert.equal(xml, chart.replace('Red cars', 'RED CARS').replace('The house', 'THE HOUSE').replace('The garden', 'THE GARDEN'));
   });
 });

@@ -6,7 +6,7 @@ import type { TagMark, TaggedText } from '../../translate/markup/index.js';
 import { groupFields, type FieldEvent, type Item as FieldItem } from './ooxml-fields.js';
 import { NS, parsePart, type XElement } from './ooxml-xml.js';
 
-type Dialect = 'w' | 'a' | 'x';
+type Dialect = 'w' | 'a' | 'x' | 'c';
 
 /** How a piece of text is written: the run around it (with its properties) and the text element's name. */
 interface RunStyle {
@@ -50,14 +50,24 @@ function dialectOf(uri: string): Dialect | undefined {
   if (NS.w.has(uri)) return 'w';
   if (NS.a.has(uri)) return 'a';
   if (NS.x.has(uri)) return 'x';
+  if (NS.c.has(uri)) return 'c';
   return undefined;
 }
 
-/** Paragraph-like containers: a Word or DrawingML paragraph, a shared string, an inline string, a comment's text. */
+/**
+ * Paragraph-like containers: a Word or DrawingML paragraph, a shared string, an inline string, a comment's text, a
+ * chart's cached string point (series name, category label; numbers are in numCache and never kept).
+ */
 function isContainer(uri: string, local: string): boolean {
   const d = dialectOf(uri);
   if (d === 'w' || d === 'a') return local === 'p';
+  if (d === 'c') return local === 'pt';
   return d === 'x' && (local === 'si' || local === 'is' || local === 'text');
+}
+
+/** The elements planPart builds: containers, a chart's points only in string caches. */
+function isKept(uri: string, local: string, parentLocal: string | undefined): boolean {
+  return isContainer(uri, local) && (dialectOf(uri) !== 'c' || parentLocal === 'strCache' || parentLocal === 'strLit');
 }
 
 /**
@@ -104,13 +114,13 @@ export function escapeXmlText(s: string): string {
 
 /** Plans the translation of one part's text; throws DocumentFormatError for malformed XML. */
 export function planPart(source: string, what: string, targetLang?: string): PartPlan {
-  const parsed = parsePart(source, isContainer, what);
+  const parsed = parsePart(source, isKept, what);
   const paragraphs = new Map<XElement, Paragraph>();
   const edited = new Map<XElement, boolean>();
   const textMemo = new Map<XElement, boolean>();
 
   const isRun = (el: XElement, d: Dialect) => el.local === 'r' && dialectOf(el.uri) === d;
-  const isText = (el: XElement, d: Dialect) => el.local === 't' && dialectOf(el.uri) === d;
+  const isText = (el: XElement, d: Dialect) => (el.local === 't' || (d === 'c' && el.local === 'v')) && dialectOf(el.uri) === d;
   const hasText = (el: XElement, d: Dialect): boolean => {
     const known = textMemo.get(el);
     if (known !== undefined) return known;
@@ -329,7 +339,8 @@ function renderParagraph(p: Paragraph, out: TaggedText): string {
   const text = (s: string) => {
     if (s === '') return;
     const st = styles[styles.length - 1] ?? p.base;
-    const preserve = st.dialect !== 'a' && /^\s|\s$|\s\s|[\t\n]/u.test(s) ? ' xml:space="preserve"' : '';
+    // DrawingML text and chart values take no xml:space (their schemas do not allow it)
+    const preserve = st.dialect !== 'a' && st.dialect !== 'c' && /^\s|\s$|\s\s|[\t\n]/u.test(s) ? ' xml:space="preserve"' : '';
     xml += `${st.open}${st.rPr}<${st.tName}${preserve}>${escapeXmlText(s)}</${st.tName}>${st.close}`;
   };
   let at = 0;
