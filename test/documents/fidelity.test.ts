@@ -6,6 +6,9 @@ import { jsonFormat } from '../../src/documents/formats/json.js';
 import { mifFormat } from '../../src/documents/formats/mif/mif-format.js';
 import { docxFormat, pptxFormat } from '../../src/documents/formats/ooxml.js';
 import { unzipAll, zipOf } from '../helpers/zip.js';
+import { pdfFormat } from '../../src/documents/formats/pdf.js';
+import { DocumentFormatError } from '../../src/documents/formats/format.js';
+import { inspectPdf } from './pdf-inspect.js';
 import { readFileSync } from 'node:fs';
 import { icuPieces } from '../../src/documents/formats/icu-message.js';
 import { icuShape } from './icu-shape.js';
@@ -143,5 +146,48 @@ describe('charts', () => {
     const out = await doc.translateWith!(async (texts) => texts.map((t) => t.toUpperCase()));
     const xml = new Map(await unzipAll(out)).get('ppt/charts/chart1.xml')!.toString('utf8');
     assert.equal(xml, chart.replace('Red cars', 'RED CARS').replace('The house', 'THE HOUSE').replace('The garden', 'THE GARDEN'));
+  });
+});
+
+describe('PDF text that cannot be read back', () => {
+  /** A hand-made PDF: one page per content stream; F1 reads back, F2 (codes without glyph names) does not. */
+  function pdf(contents: string[]): Buffer {
+    const fonts = '/Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >> /F2 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding << /Type /Encoding /Differences [1 /g1 /g2 /g3 /g4 /g5 /g6 /g7 /g8] >> >> >>';
+    const kids = contents.map((_, i) => `${3 + 2 * i} 0 R`).join(' ');
+    const objs = ['<< /Type /Catalog /Pages 2 0 R >>', `<< /Type /Pages /Kids [${kids}] /Count ${contents.length} >>`];
+    contents.forEach((c, i) => {
+      objs.push(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 200] /Resources << ${fonts} >> /Contents ${4 + 2 * i} 0 R >>`);
+      objs.push(`<< /Length ${c.length} >>\nstream\n${c}\nendstream`);
+    });
+    let out = '%PDF-1.4\n';
+    const offsets = objs.map((o, i) => {
+      const at = out.length;
+      out += `${i + 1} 0 obj\n${o}\nendobj\n`;
+      return at;
+    });
+    const xref = out.length;
+    out += `xref\n0 ${objs.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+    return Buffer.from(`${out}trailer\n<< /Size ${objs.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`, 'latin1');
+  }
+  const readable = 'BT /F1 12 Tf 20 150 Td (The house is big and the dog sleeps.) Tj ET';
+  const unreadable = 'BT /F2 12 Tf 20 100 Td (\\001\\002\\003\\004 \\005\\006\\007\\010) Tj ET';
+  const words = (s: string): string[] => s.match(/[\p{L}\p{N}]+|[\u0001-\u0008]/gu) ?? [];
+
+  it('a page in a font without a usable mapping is kept as it is; the others are translated', async () => {
+    const src = pdf([readable, `${readable}\n${unreadable}`]);
+    const doc = await pdfFormat.extract(src, ES);
+    assert.deepEqual(doc.segments.map((s) => s.text), ['The house is big and the dog sleeps.']);
+    const out = await doc.rebuild(['La casa es grande y el perro duerme.']);
+    const [before, after] = [await inspectPdf(src), await inspectPdf(out)];
+    assert.match(after[0]!.text, /La casa es grande/);
+    assert.equal(after[1]!.text, before[1]!.text);
+    // every word of the kept page, the unreadable glyphs included, is still there
+    const kept = words(before[1]!.text);
+    const present = kept.filter((w) => words(after[1]!.text).includes(w));
+    assert.ok(kept.length > 8 && present.length / kept.length >= 0.95, `${present.length}/${kept.length}`);
+  });
+
+  it('a document with only unreadable text says so', async () => {
+    await assert.rejects(async () => pdfFormat.extract(pdf([unreadable]), ES), (e: Error) => e instanceof DocumentFormatError && /can be read back/.test(e.message));
   });
 });
