@@ -205,7 +205,8 @@ function buildInSourceOrder(html: string, options: HtmlOptions): MNode[] {
       const endTag = e.el.sourceCodeLocation!.endTag;
       if (k < stack.length - 1) {
         // Misnested: this element's start tag and content go to its parent, its end tag stays in the open element.
-        parent.splice(parent.indexOf(node), 1, { type: 'raw', raw: node.open }, ...node.children);
+        // While it was open, content went into it, so it is its parent's last child (found at once from the end).
+        parent.splice(parent.lastIndexOf(node), 1, { type: 'raw', raw: node.open }, ...node.children);
         stack.splice(k, 1);
         stack[k]!.parent = parent;
         if (endTag && endTag.startOffset >= cursor) {
