@@ -73,8 +73,12 @@ interface Cut {
 
 /** The unit without its identifiers, each replaced by an empty mark; undefined when it has none besides placeholders. */
 function cutIdentifiers(u: TaggedText): Cut | undefined {
-  // A span with a tag inside is not one identifier (the tag stays where it is).
-  const spans = identifierSpans(u.text).filter((s) => !u.marks.some((m) => m.pos > s.start && m.pos < s.end));
+  // A span with a tag inside is not one identifier (the tag stays where it is); spans and marks are both in order.
+  let k = 0;
+  const spans = identifierSpans(u.text).filter((s) => {
+    while (k < u.marks.length && u.marks[k]!.pos <= s.start) k++;
+    return !(k < u.marks.length && u.marks[k]!.pos < s.end);
+  });
   if (!spans.some((s) => !/^⟦/u.test(u.text.slice(s.start, s.end)))) return undefined;
   let id = u.marks.reduce((n, m) => Math.max(n, m.id), -1);
   const identifiers = new Map<number, string>();
