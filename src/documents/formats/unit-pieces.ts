@@ -20,7 +20,7 @@ export async function translateInPieces(
 ): Promise<TaggedText[]> {
   const split = units.map((u) => {
     const pieces = piecesOf(u)?.filter((p) => /[\p{L}\p{N}]/u.test(u.text.slice(p.start, p.end)));
-    return pieces && pieces.length > 0 ? { pieces, carried: pieces.map((p) => carriedMarks(u, p)) } : undefined;
+    return pieces && pieces.length > 0 ? { pieces, carried: carriedMarks(u, pieces) } : undefined;
   });
   const jobs: TaggedText[] = [];
   units.forEach((u, i) => {
@@ -38,8 +38,8 @@ export async function translateInPieces(
     const between = u.marks
       .filter((m) => !carried.has(m.id))
       .map((m) => {
-        const p = s.pieces.find((r) => m.pos > r.start && m.pos < r.end);
-        return { ...m, pos: p ? (m.kind === 'close' ? p.end : p.start) : m.pos };
+        const p = s.pieces[pieceAt(s.pieces, m.pos)];
+        return { ...m, pos: p && m.pos > p.start && m.pos < p.end ? (m.kind === 'close' ? p.end : p.start) : m.pos };
       })
       .map((m, order) => ({ m, order }))
       .sort((a, b) => a.m.pos - b.m.pos || a.order - b.order)
@@ -64,19 +64,33 @@ export async function translateInPieces(
   });
 }
 
+/** Index of the last piece starting at or before `pos` (-1 for none), by binary search: pieces are in order. */
+function pieceAt(pieces: TextRange[], pos: number): number {
+  let lo = 0;
+  let hi = pieces.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (pieces[mid]!.start <= pos) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo - 1;
+}
+
 /**
- * The marks of the tags that lie wholly inside a piece (a pair with all it holds), in document order. A tag of no
- * width on the piece's edge (the line break between two lines) stays between the pieces.
+ * Per piece, the marks of the tags that lie wholly inside it (a pair with all it holds), in document order; the
+ * mark tree is walked once. A tag of no width on a piece's edge (the line break between two lines) stays between.
  */
-function carriedMarks(u: TaggedText, p: TextRange): TagMark[] {
-  const inside: MarkNode[] = [];
+function carriedMarks(u: TaggedText, pieces: TextRange[]): TagMark[][] {
+  const inside: MarkNode[][] = pieces.map(() => []);
   const walk = (nodes: MarkNode[]) => {
     for (const n of nodes) {
-      const edge = n.start === n.end && (n.start === p.start || n.end === p.end);
-      if (n.start >= p.start && n.end <= p.end && !edge) inside.push(n);
+      const k = pieceAt(pieces, n.start);
+      const p = pieces[k];
+      const edge = n.start === n.end && p !== undefined && (n.start === p.start || n.end === p.end);
+      if (p && n.end <= p.end && !edge) inside[k]!.push(n);
       else walk(n.children);
     }
   };
   walk(markTree(u.marks));
-  return treeMarks(inside);
+  return inside.map(treeMarks);
 }
