@@ -305,13 +305,17 @@ function toUnit(el: XElement, flat: Item[], prefix: () => string, suffix: () => 
  * Marks of zero-width markers (bookmarks) that sit inside a word move to the word's start: the engine would read
  * "U⟦3/⟧sing" as two words. Marks stay in document order (a stable sort by place).
  */
+const MAX_WORD = 64;
+
 function outOfWords(text: string, marks: TagMark[], markers: Set<number>): TagMark[] {
   const word = (i: number) => i >= 0 && i < text.length && /[\p{L}\p{N}]/u.test(text[i]!);
   let moved = false;
   const out = marks.map((m) => {
     if (m.kind !== 'empty' || !markers.has(m.id) || !word(m.pos - 1) || !word(m.pos)) return m;
+    // a word is short: a run of letters longer than MAX_WORD is not one, and the marker stays (bounds the scan)
     let pos = m.pos - 1;
-    while (word(pos - 1)) pos--;
+    while (word(pos - 1) && m.pos - pos < MAX_WORD) pos--;
+    if (word(pos - 1)) return m;
     moved = true;
     return { ...m, pos };
   });
