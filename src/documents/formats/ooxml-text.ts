@@ -301,12 +301,13 @@ function toUnit(el: XElement, flat: Item[], prefix: () => string, suffix: () => 
   return { el, prefix, suffix, base, unit: { text, marks: outOfWords(text, marks, markers) }, info, lineBreaks };
 }
 
+/** Longest run of letters taken for a word when a marker moves to its start. */
+const MAX_WORD = 64;
+
 /**
  * Marks of zero-width markers (bookmarks) that sit inside a word move to the word's start: the engine would read
  * "U⟦3/⟧sing" as two words. Marks stay in document order (a stable sort by place).
  */
-const MAX_WORD = 64;
-
 function outOfWords(text: string, marks: TagMark[], markers: Set<number>): TagMark[] {
   const word = (i: number) => i >= 0 && i < text.length && /[\p{L}\p{N}]/u.test(text[i]!);
   let moved = false;
