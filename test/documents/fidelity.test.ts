@@ -152,7 +152,7 @@ describe('charts', () => {
 describe('PDF text that cannot be read back', () => {
   /** A hand-made PDF: one page per content stream; F1 reads back, F2 (codes without glyph names) does not. */
   function pdf(contents: string[]): Buffer {
-    const fonts = '/Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >> /F2 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding << /Type /Encoding /Differences [1 /g1 /g2 /g3 /g4 /g5 /g6 /g7 /g8] >> >> >>';
+    const fonts = '/Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >> /F2 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding << /Type /Encoding /Differences [1 /g1 /g2 /g3 /g4 /g5 /g6 /g7 /g8] >> >> /F3 << /Type /Font /Subtype /Type1 /BaseFont /Courier /Encoding /WinAnsiEncoding >> >>';
     const kids = contents.map((_, i) => `${3 + 2 * i} 0 R`).join(' ');
     const objs = ['<< /Type /Catalog /Pages 2 0 R >>', `<< /Type /Pages /Kids [${kids}] /Count ${contents.length} >>`];
     contents.forEach((c, i) => {
@@ -185,6 +185,17 @@ describe('PDF text that cannot be read back', () => {
     const kept = words(before[1]!.text);
     const present = kept.filter((w) => words(after[1]!.text).includes(w));
     assert.ok(kept.length > 8 && present.length / kept.length >= 0.95, `${present.length}/${kept.length}`);
+  });
+
+  it('a word hyphenated at a line end is joined; a code listing in a monospaced font is kept as it was', async () => {
+    const prose = 'BT /F1 12 Tf 20 170 Td (The translation of the docu-) Tj 0 -14 Td (ment is good and clear.) Tj ET';
+    const code = 'BT /F3 10 Tf 20 110 Td (let total = count + 1;) Tj 0 -12 Td (return total;) Tj ET';
+    const doc = await pdfFormat.extract(pdf([`${prose}\n${code}`]), ES);
+    assert.deepEqual(doc.segments.map((s) => s.text), ['The translation of the document is good and clear.']);
+    const [page] = await inspectPdf(await doc.rebuild(['La traducción del documento es buena y clara.']));
+    assert.match(page!.text, /La traducci[oó]n/);
+    assert.match(page!.text, /let total = count \+ 1;/);
+    assert.match(page!.text, /return total;/);
   });
 
   it('a document with only unreadable text says so', async () => {
