@@ -178,8 +178,11 @@ export class TranslateService {
         }
         // Plain texts are units without tags: their identifiers travel past the engine as empty tags.
         const units = indexes.map((i) => ({ text: req.texts[i]!, marks: [] }));
-        const options = { formality: useFormality as EngineTranslateOptions['formality'], signal, hook };
-        const translated = await translateKeepingIdentifiers(units, (segs) => this.translatePlain(req, source, target, segs, options), 'placeholders');
+        const translated = await translateKeepingIdentifiers(
+          units,
+          (segs) => this.translatePlain(req, source, target, segs, { formality: useFormality, signal, hook }),
+          'placeholders',
+        );
         indexes.forEach((i, j) => {
           results[i] = this.result(source, req.texts[i]!, translated[j]!.text);
         });
