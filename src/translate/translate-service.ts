@@ -5,7 +5,7 @@ import type { EngineTranslateOptions } from '../engines/engine.js';
 import { DEFAULT_TARGET_VARIANT, baseLang, toApiCode } from './languages.js';
 import type { TranslateRequest } from './translate-request.js';
 import { restoreFormatting, segmentText } from './segmentation.js';
-import { parseMarkup, translateTagged, type InlineStrategy, type MarkupPlan } from './markup/index.js';
+import { parseMarkup, translateKeepingIdentifiers, type InlineStrategy, type MarkupPlan } from './markup/index.js';
 import type { EngineCapabilities, SegmentHook, TranslateCustomization } from '../customization/translate-hook.js';
 
 /** Which inline-tag strategy each tag_handling_version applies (measured in docs/benchmarks.md, "Markup"). */
@@ -176,17 +176,15 @@ export class TranslateService {
           await this.translateMarkup(req, source, target, indexes, results, { formality: useFormality, signal, hook });
           return;
         }
-        const perText = indexes.map((i) => segmentText(req.texts[i]!, req.splitSentences, source));
-        const engineInput = perText.flatMap((s) => s.segments.map((seg) => seg.core));
-        const options: EngineTranslateOptions = { formality: useFormality };
-        if (req.context !== undefined) options.context = req.context;
-        if (signal) options.signal = signal;
-        const translated = await this.engineCall(source, target, engineInput, options, hook);
-        let k = 0;
+        // Plain texts are units without tags: their identifiers travel past the engine as empty tags.
+        const units = indexes.map((i) => ({ text: req.texts[i]!, marks: [] }));
+        const translated = await translateKeepingIdentifiers(
+          units,
+          (segs) => this.translatePlain(req, source, target, segs, { formality: useFormality, signal, hook }),
+          'placeholders',
+        );
         indexes.forEach((i, j) => {
-          const segmented = perText[j]!;
-          const outputs = segmented.segments.map(() => translated[k++]!);
-          results[i] = this.result(source, req.texts[i]!, restoreFormatting(segmented, outputs, req.preserveFormatting, hook?.terms));
+          results[i] = this.result(source, req.texts[i]!, translated[j]!.text);
         });
       }),
     );
@@ -240,7 +238,7 @@ export class TranslateService {
     const version = req.tagHandlingVersion ?? DEFAULT_TAG_HANDLING_VERSION;
     const plans = indexes.map((i) => this.parseMarkup(req, req.texts[i]!));
     const all = plans.flatMap((p) => p.units);
-    const translated = await translateTagged(all, (segs) => this.translatePlain(req, source, target, segs, options), TAG_STRATEGY[version]);
+    const translated = await translateKeepingIdentifiers(all, (segs) => this.translatePlain(req, source, target, segs, options), TAG_STRATEGY[version]);
     let k = 0;
     indexes.forEach((i, j) => {
       const plan = plans[j]!;

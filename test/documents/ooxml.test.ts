@@ -201,7 +201,7 @@ describe('Word paragraph details', () => {
     assert.ok(xml.includes('<w:t xml:space="preserve"> FOR THE RULES</w:t>'));
   });
 
-  it('translates chart titles; leaves cached category values and number formats alone', async () => {
+  it('translates chart titles and cached category labels (what the chart shows); number formats alone', async () => {
     const chart =
       '<?xml version="1.0"?><c:chartSpace xmlns:c="http://schemas.openxmlformats.org/drawingml/2006/chart" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main">' +
       '<c:chart><c:title><c:tx><c:rich><a:bodyPr/><a:p><a:r><a:rPr lang="en-US" b="1"/><a:t>Sales of the year</a:t></a:r></a:p></c:rich></c:tx></c:title>' +
@@ -214,9 +214,9 @@ describe('Word paragraph details', () => {
       ['word/charts/chart1.xml', chart],
     ]);
     const doc = await docxFormat.extract(pkg, ES);
-    assert.deepEqual(doc.segments.map((s) => s.text), ['The chart below', 'Sales of the year']);
+    assert.deepEqual(doc.segments.map((s) => s.text), ['The chart below', 'Sales of the year', 'North']);
     const out = new Map(await unzipAll(await doc.translateWith!(async (t) => t.map((s) => s.toUpperCase()))));
-    assert.equal(out.get('word/charts/chart1.xml')!.toString('utf8'), chart.replace('<a:rPr lang="en-US" b="1"/><a:t>Sales of the year', '<a:rPr lang="es" b="1"/><a:t>SALES OF THE YEAR'));
+    assert.equal(out.get('word/charts/chart1.xml')!.toString('utf8'), chart.replace('<a:rPr lang="en-US" b="1"/><a:t>Sales of the year', '<a:rPr lang="es" b="1"/><a:t>SALES OF THE YEAR').replace('<c:v>North', '<c:v>NORTH'));
   });
 
   it('rebuild without tag placement keeps runs, tabs and links in their relative places', async () => {

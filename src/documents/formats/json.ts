@@ -3,12 +3,37 @@
 import { parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 import { countCodePoints, decodeText, DocumentFormatError, type DocumentFormat, type ExtractedDocument } from './format.js';
 import { hasWords, JSON_PLACEHOLDERS, protect, type Protected } from './placeholders.js';
+import { icuPieces, joinPieces } from './icu-message.js';
 
 interface StringValue {
   offset: number;
   length: number;
   value: string;
-  protectedText: Protected;
+  /** What the engine translates: the whole string, or the branch texts of an ICU message. */
+  parts: Protected[];
+  /** The string rebuilt from its parts' translations. */
+  join(translated: (string | undefined)[]): string;
+}
+
+/** ICU arguments inside a branch ({name}, {n, number}) and the plural's `#` stay as written. */
+const ICU_PLACEHOLDERS = [/\{[^{}]*\}/g, ...JSON_PLACEHOLDERS];
+
+/** A string value split into what the engine translates; an ICU message gives its branch texts only. */
+function stringValue(n: Node): StringValue {
+  const value = n.value as string;
+  const base = { offset: n.offset, length: n.length, value };
+  const pieces = icuPieces(value);
+  if (!pieces) {
+    const whole = protect(value, JSON_PLACEHOLDERS);
+    return { ...base, parts: hasWords(whole.text) ? [whole] : [], join: (t) => t[0] ?? value };
+  }
+  const parts = pieces.map((p) => ({ p, text: protect(value.slice(p.start, p.end), p.plural ? [/#/g, ...ICU_PLACEHOLDERS] : ICU_PLACEHOLDERS) }));
+  const prose = parts.filter((x) => hasWords(x.text.text));
+  return {
+    ...base,
+    parts: prose.map((x) => x.text),
+    join: (t) => joinPieces(value, prose.map((x) => x.p), t),
+  };
 }
 
 /** Strings that are data rather than prose: URLs, e-mail addresses, paths, colour codes. */
@@ -71,13 +96,17 @@ export const jsonFormat: DocumentFormat = {
     collect(root, nodes);
     const values: StringValue[] = nodes
       .filter((n) => typeof n.value === 'string' && hasWords(n.value) && !looksLikeData(n.value))
-      .map((n) => ({ offset: n.offset, length: n.length, value: n.value as string, protectedText: protect(n.value as string, JSON_PLACEHOLDERS) }))
-      .filter((v) => hasWords(v.protectedText.text));
+      .map(stringValue)
+      .filter((v) => v.parts.length > 0);
+    // segment index of each value's first part
+    const first: number[] = [];
+    values.reduce((n, v) => (first.push(n), n + v.parts.length), 0);
     return {
-      segments: values.map((v) => ({ text: v.protectedText.text, kind: 'text' as const })),
+      segments: values.flatMap((v) => v.parts.map((p) => ({ text: p.text, kind: 'text' as const }))),
       characters: values.reduce((n, v) => n + countCodePoints(v.value), 0),
       rebuild(translations) {
-        const content = (v: StringValue, i: number) => JSON.stringify(translations[i] === undefined ? v.value : v.protectedText.restore(translations[i]!));
+        const content = (v: StringValue, i: number) =>
+          JSON.stringify(v.join(v.parts.map((p, k) => (translations[first[i]! + k] === undefined ? undefined : p.restore(translations[first[i]! + k]!)))));
         return encode(replaceValues(text, values, content));
       },
     };

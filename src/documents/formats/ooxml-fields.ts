@@ -7,7 +7,8 @@ export type FieldEvent = 'begin' | 'separate' | 'end';
 /** A paragraph's content in document order, as flattened for one tagged unit. */
 export type Item<S = unknown> =
   | { kind: 'text'; text: string; style: S }
-  | { kind: 'empty'; render: () => string; fields?: FieldEvent[] }
+  /** role: a line break (the lines are translated apart), or a zero-width marker (bookmark) kept out of words. */
+  | { kind: 'empty'; render: () => string; fields?: FieldEvent[]; role?: 'break' | 'marker' }
   | { kind: 'open' | 'close'; render: () => string };
 
 interface Piece<S> {

@@ -6,7 +6,7 @@ import type { TagMark, TaggedText } from '../../translate/markup/index.js';
 import { groupFields, type FieldEvent, type Item as FieldItem } from './ooxml-fields.js';
 import { NS, parsePart, type XElement } from './ooxml-xml.js';
 
-type Dialect = 'w' | 'a' | 'x';
+type Dialect = 'w' | 'a' | 'x' | 'c';
 
 /** How a piece of text is written: the run around it (with its properties) and the text element's name. */
 interface RunStyle {
@@ -32,10 +32,14 @@ interface Paragraph {
   base: RunStyle;
   unit: TaggedText;
   info: MarkInfo[];
+  /** Positions of the line breaks in the unit's text. */
+  lineBreaks: number[];
 }
 
 export interface PartPlan {
   units: TaggedText[];
+  /** Per unit, the positions of its line breaks: the lines are translated apart (see lineRanges). */
+  lineBreaks: number[][];
   /** True for a Word main document, where render's `append` adds a paragraph at the end of the body. */
   hasBody: boolean;
   /** Renders the part with one translated unit per unit; `append` is inserted at the end of a Word body. */
@@ -46,14 +50,24 @@ function dialectOf(uri: string): Dialect | undefined {
   if (NS.w.has(uri)) return 'w';
   if (NS.a.has(uri)) return 'a';
   if (NS.x.has(uri)) return 'x';
+  if (NS.c.has(uri)) return 'c';
   return undefined;
 }
 
-/** Paragraph-like containers: a Word or DrawingML paragraph, a shared string, an inline string, a comment's text. */
+/**
+ * Paragraph-like containers: a Word or DrawingML paragraph, a shared string, an inline string, a comment's text, a
+ * chart's cached string point (series name, category label; numbers are in numCache and never kept).
+ */
 function isContainer(uri: string, local: string): boolean {
   const d = dialectOf(uri);
   if (d === 'w' || d === 'a') return local === 'p';
+  if (d === 'c') return local === 'pt';
   return d === 'x' && (local === 'si' || local === 'is' || local === 'text');
+}
+
+/** The elements planPart builds: containers, a chart's points only in string caches. */
+function isKept(uri: string, local: string, parentLocal: string | undefined): boolean {
+  return isContainer(uri, local) && (dialectOf(uri) !== 'c' || parentLocal === 'strCache' || parentLocal === 'strLit');
 }
 
 /**
@@ -74,6 +88,16 @@ function isDropped(el: XElement): boolean {
   return d === 'x' && el.local === 'rPh';
 }
 
+/** Zero-width markers Word inserts anywhere, even inside a word. */
+const MARKERS = new Set(['bookmarkStart', 'bookmarkEnd', 'commentRangeStart', 'commentRangeEnd', 'permStart', 'permEnd']);
+
+/** A line break (w:br, w:cr, a:br) or a zero-width marker (bookmark, comment range) among a paragraph's items. */
+function roleOf(el: XElement, d: Dialect): 'break' | 'marker' | undefined {
+  if (dialectOf(el.uri) !== d) return undefined;
+  if ((d === 'w' && (el.local === 'br' || el.local === 'cr')) || (d === 'a' && el.local === 'br')) return 'break';
+  return d === 'w' && MARKERS.has(el.local) ? 'marker' : undefined;
+}
+
 /** Run properties with their language set to the target (spell checking and fonts then follow the translation). */
 function withLanguage(rPr: string, d: Dialect, targetLang: string | undefined): string {
   if (!targetLang) return rPr;
@@ -90,13 +114,13 @@ export function escapeXmlText(s: string): string {
 
 /** Plans the translation of one part's text; throws DocumentFormatError for malformed XML. */
 export function planPart(source: string, what: string, targetLang?: string): PartPlan {
-  const parsed = parsePart(source, isContainer, what);
+  const parsed = parsePart(source, isKept, what);
   const paragraphs = new Map<XElement, Paragraph>();
   const edited = new Map<XElement, boolean>();
   const textMemo = new Map<XElement, boolean>();
 
   const isRun = (el: XElement, d: Dialect) => el.local === 'r' && dialectOf(el.uri) === d;
-  const isText = (el: XElement, d: Dialect) => el.local === 't' && dialectOf(el.uri) === d;
+  const isText = (el: XElement, d: Dialect) => (el.local === 't' || (d === 'c' && el.local === 'v')) && dialectOf(el.uri) === d;
   const hasText = (el: XElement, d: Dialect): boolean => {
     const known = textMemo.get(el);
     if (known !== undefined) return known;
@@ -148,7 +172,7 @@ export function planPart(source: string, what: string, targetLang?: string): Par
         for (const c of k.children) {
           if (c === rPrEl || isDropped(c)) continue;
           if (isText(c, d)) items.push({ kind: 'text', text: c.text, style: { key: rPr, open: runOpen, rPr, close: runClose, tName: c.name, dialect: d } });
-          else items.push({ kind: 'empty', render: () => runOpen + rPr + renderNode(c) + runClose, fields: fieldEvents([c], d) });
+          else items.push({ kind: 'empty', render: () => runOpen + rPr + renderNode(c) + runClose, fields: fieldEvents([c], d), role: roleOf(c, d) });
         }
       } else if (!isRun(k, d) && hasText(k, d)) {
         // A hyperlink, inserted-text, content-control or field wrapper: a pair around its own runs.
@@ -157,7 +181,7 @@ export function planPart(source: string, what: string, targetLang?: string): Par
         const inner = flatten(k, d, items);
         items[at] = { kind: 'open', render: inner.open };
         items.push({ kind: 'close', render: inner.close });
-      } else items.push({ kind: 'empty', render: () => renderNode(k), fields: isRun(k, d) ? fieldEvents(k.children, d) : undefined });
+      } else items.push({ kind: 'empty', render: () => renderNode(k), fields: isRun(k, d) ? fieldEvents(k.children, d) : undefined, role: roleOf(k, d) });
     }
     return { open, close };
   };
@@ -175,6 +199,7 @@ export function planPart(source: string, what: string, targetLang?: string): Par
   };
 
   const units: TaggedText[] = [];
+  const lineBreaks: number[][] = [];
   const unitIndex = new Map<Paragraph, number>();
   const visit = (el: XElement): boolean => {
     let changed = false;
@@ -187,6 +212,7 @@ export function planPart(source: string, what: string, targetLang?: string): Par
         paragraphs.set(el, p);
         unitIndex.set(p, units.length);
         units.push(p.unit);
+        lineBreaks.push(p.lineBreaks);
         changed = true;
       }
     }
@@ -199,6 +225,7 @@ export function planPart(source: string, what: string, targetLang?: string): Par
 
   return {
     units,
+    lineBreaks,
     hasBody: parsed.bodyEnd !== undefined,
     render(outs, append) {
       outputs = outs;
@@ -224,6 +251,8 @@ function toUnit(el: XElement, flat: Item[], prefix: () => string, suffix: () => 
   let text = '';
   let openStyle: { id: number; key: string } | undefined;
   const wrappers: number[] = [];
+  const lineBreaks: number[] = [];
+  const markers = new Set<number>();
   const closeStyle = () => {
     if (openStyle) marks.push({ id: openStyle.id, kind: 'close', pos: text.length });
     openStyle = undefined;
@@ -253,6 +282,8 @@ function toUnit(el: XElement, flat: Item[], prefix: () => string, suffix: () => 
       if (!(openStyle && next?.kind === 'text' && next.style.key === openStyle.key)) closeStyle();
       info.push({ type: 'empty', render: it.render });
       marks.push({ id: info.length - 1, kind: 'empty', pos: text.length });
+      if (it.role === 'break') lineBreaks.push(text.length);
+      if (it.role === 'marker') markers.add(info.length - 1);
       return;
     }
     closeStyle();
@@ -267,7 +298,44 @@ function toUnit(el: XElement, flat: Item[], prefix: () => string, suffix: () => 
     marks.push({ id, kind: 'close', pos: text.length });
   });
   closeStyle();
-  return { el, prefix, suffix, base, unit: { text, marks }, info };
+  return { el, prefix, suffix, base, unit: { text, marks: outOfWords(text, marks, markers) }, info, lineBreaks };
+}
+
+/** Longest run of letters taken for a word when a marker moves to its start. */
+const MAX_WORD = 64;
+
+/**
+ * Marks of zero-width markers (bookmarks) that sit inside a word move to the word's start: the engine would read
+ * "U⟦3/⟧sing" as two words. Marks stay in document order (a stable sort by place).
+ */
+function outOfWords(text: string, marks: TagMark[], markers: Set<number>): TagMark[] {
+  const word = (i: number) => i >= 0 && i < text.length && /[\p{L}\p{N}]/u.test(text[i]!);
+  let moved = false;
+  const out = marks.map((m) => {
+    if (m.kind !== 'empty' || !markers.has(m.id) || !word(m.pos - 1) || !word(m.pos)) return m;
+    // a word is short: a run of letters longer than MAX_WORD is not one, and the marker stays (bounds the scan)
+    let pos = m.pos - 1;
+    while (word(pos - 1) && m.pos - pos < MAX_WORD) pos--;
+    if (word(pos - 1)) return m;
+    moved = true;
+    return { ...m, pos };
+  });
+  return moved ? out.map((m, order) => ({ m, order })).sort((a, b) => a.m.pos - b.m.pos || a.order - b.order).map((x) => x.m) : out;
+}
+
+/** The lines of a unit between its line breaks, without their outer blanks: translated one by one. */
+export function lineRanges(text: string, breaks: number[]): { start: number; end: number }[] | undefined {
+  if (breaks.length === 0) return undefined;
+  const cuts = [0, ...breaks, text.length];
+  const ranges: { start: number; end: number }[] = [];
+  for (let k = 0; k + 1 < cuts.length; k++) {
+    let start = cuts[k]!;
+    let end = cuts[k + 1]!;
+    while (start < end && /\s/u.test(text[start]!)) start++;
+    while (end > start && /\s/u.test(text[end - 1]!)) end--;
+    if (start < end) ranges.push({ start, end });
+  }
+  return ranges;
 }
 
 function renderParagraph(p: Paragraph, out: TaggedText): string {
@@ -276,7 +344,8 @@ function renderParagraph(p: Paragraph, out: TaggedText): string {
   const text = (s: string) => {
     if (s === '') return;
     const st = styles[styles.length - 1] ?? p.base;
-    const preserve = st.dialect !== 'a' && /^\s|\s$|\s\s|[\t\n]/u.test(s) ? ' xml:space="preserve"' : '';
+    // DrawingML text and chart values take no xml:space (their schemas do not allow it)
+    const preserve = st.dialect !== 'a' && st.dialect !== 'c' && /^\s|\s$|\s\s|[\t\n]/u.test(s) ? ' xml:space="preserve"' : '';
     xml += `${st.open}${st.rPr}<${st.tName}${preserve}>${escapeXmlText(s)}</${st.tName}>${st.close}`;
   };
   let at = 0;

@@ -33,6 +33,7 @@ export const NS = {
   w: new Set(['http://schemas.openxmlformats.org/wordprocessingml/2006/main', 'http://purl.oclc.org/ooxml/wordprocessingml/main']),
   a: new Set(['http://schemas.openxmlformats.org/drawingml/2006/main', 'http://purl.oclc.org/ooxml/drawingml/main']),
   x: new Set(['http://schemas.openxmlformats.org/spreadsheetml/2006/main', 'http://purl.oclc.org/ooxml/spreadsheetml/main']),
+  c: new Set(['http://schemas.openxmlformats.org/drawingml/2006/chart', 'http://purl.oclc.org/ooxml/drawingml/chart']),
 };
 
 const MAX_DEPTH = 1000;
@@ -43,8 +44,11 @@ interface Frame {
   node?: XElement;
 }
 
-/** Parses a part; `keep(uri, local)` selects the elements whose subtrees are built (everything else is only scanned). */
-export function parsePart(source: string, keep: (uri: string, local: string) => boolean, what: string): ParsedPart {
+/**
+ * Parses a part; `keep(uri, local, parentLocal)` selects the elements whose subtrees are built (everything else is
+ * only scanned).
+ */
+export function parsePart(source: string, keep: (uri: string, local: string, parentLocal: string | undefined) => boolean, what: string): ParsedPart {
   const parser = new SaxesParser({ xmlns: false, position: true });
   // Render and flattening recurse over the tree: a bound on depth keeps them off the stack limit.
   const scope = new XmlScope(MAX_DEPTH);
@@ -75,7 +79,7 @@ export function parsePart(source: string, keep: (uri: string, local: string) => 
     }
     const { uri, local, prefix } = resolved;
     let node: XElement | undefined;
-    if (parent?.node || keep(uri, local)) {
+    if (parent?.node || keep(uri, local, parent?.local)) {
       node = { name: tag.name, prefix, local, uri, start, openEnd: end, closeStart: end, end, children: [], text: '' };
       if (parent?.node) parent.node.children.push(node);
       else roots.push(node);
@@ -101,7 +105,8 @@ export function parsePart(source: string, keep: (uri: string, local: string) => 
   });
   const onText = (t: string) => {
     const node = stack[stack.length - 1]?.node;
-    if (node && node.local === 't') node.text += t;
+    // text elements: w:t, a:t, x:t, and a chart's cached string values (c:v)
+    if (node && (node.local === 't' || (node.local === 'v' && NS.c.has(node.uri)))) node.text += t;
   };
   parser.on('text', onText);
   parser.on('cdata', onText);

@@ -12,7 +12,8 @@ import {
   type ExtractOptions,
 } from './format.js';
 import { openPackage, type OoxmlPackage, type PackageEntry } from './ooxml-package.js';
-import { escapeXmlText, planPart, type PartPlan } from './ooxml-text.js';
+import { escapeXmlText, lineRanges, planPart, type PartPlan } from './ooxml-text.js';
+import { translateInPieces } from './unit-pieces.js';
 
 const OOXML = 'application/vnd.openxmlformats-officedocument';
 /** Parts whose plans stay in memory between extract and translation; larger documents are parsed again part by part. */
@@ -161,7 +162,7 @@ function ooxmlFormat(kind: OoxmlKind): DocumentFormat {
       }
 
       /** Renders every text part with its translated units and writes the package. */
-      const build = async (translateUnits: (units: TaggedText[]) => Promise<TaggedText[]>): Promise<Buffer> => {
+      const build = async (translateUnits: (units: TaggedText[], lineBreaks: number[][]) => Promise<TaggedText[]>): Promise<Buffer> => {
         const replaced = new Map<string, Buffer>();
         for (let i = 0; i < parts.length; ) {
           const batch: SizedPlan[] = [];
@@ -174,7 +175,10 @@ function ooxmlFormat(kind: OoxmlKind): DocumentFormat {
             size += plan.size;
           }
           const start = i - batch.length;
-          const outputs = await translateUnits(batch.flatMap((p) => p.units));
+          const outputs = await translateUnits(
+            batch.flatMap((p) => p.units),
+            batch.flatMap((p) => p.lineBreaks),
+          );
           let k = 0;
           batch.forEach((plan, j) => {
             const outs = outputs.slice(k, k + plan.units.length);
@@ -201,7 +205,11 @@ function ooxmlFormat(kind: OoxmlKind): DocumentFormat {
           );
         },
         translateWith(translate) {
-          return build((units) => translateTagged(units, translate, 'realign'));
+          // A paragraph's lines (between line breaks) are translated apart: each keeps its own formatting.
+          return build((units, lineBreaks) => {
+            const breaks = new Map(units.map((u, i) => [u, lineBreaks[i]!]));
+            return translateInPieces(units, (u) => lineRanges(u.text, breaks.get(u)!), (pieces) => translateTagged(pieces, translate, 'realign'));
+          });
         },
       };
     },

@@ -21,6 +21,18 @@ const PDF_MAX_CHARACTERS = 5_000_000;
 /** Images a conversion embeds: each up to 16 megapixels, 100 megapixels in all (the rest are left out). */
 const DOCX_IMAGE_LIMITS = { maxPixels: 16_000_000, maxTotalPixels: 100_000_000 };
 
+/** Characters pdf.js gives for glyphs of a font without a usable character mapping. */
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFD]/gu;
+/** Share of a page's characters that, read as control characters, mark its text as unreadable (a stray symbol is not). */
+const UNREADABLE_SHARE = 0.05;
+
+/** True when a page's text is in a font that cannot be read back (drawing it again would show garbage). */
+function unreadable(text: string): boolean {
+  const visible = text.replace(/\s/gu, '').length;
+  const control = text.match(CONTROL)?.length ?? 0;
+  return visible > 0 && control / visible >= UNREADABLE_SHARE;
+}
+
 function looksLikePdf(input: Buffer): boolean {
   // readers accept the header anywhere in the first kilobyte
   return input.subarray(0, 1024).includes('%PDF-');
@@ -40,14 +52,19 @@ export const pdfFormat: DocumentFormat = {
     const pages = await readPageTexts(input, { maxPages: PDF_MAX_PAGES, maxCharacters: PDF_MAX_CHARACTERS });
     if (output.getPageCount() !== pages.length) throw new DocumentFormatError('The PDF file is damaged: its page tree is inconsistent.');
     const blocks: TextBlock[][] = pages.map((p) => layoutPage(p.pieces, p.view));
-    const translatable = blocks.flat().filter((b) => b.translatable);
+    // A page whose text cannot be read back is kept as it is: its text is neither translated nor erased.
+    const keep = pages.map((p) => unreadable(p.pieces.map((piece) => piece.text).join('')));
+    const translatable = blocks.flatMap((page, n) => (keep[n] ? [] : page.filter((b) => b.translatable)));
+    if (translatable.length === 0 && keep.some(Boolean)) {
+      throw new DocumentFormatError('The PDF file has no text that can be read back (its fonts have no usable character mapping).');
+    }
     if (translatable.length === 0) {
       throw new DocumentFormatError('The PDF file has no text to translate (a scanned document needs text recognition first).');
     }
     /** Each page's blocks with what they say in the result. */
     const translatedPages = (translations: string[]) => {
       const byBlock = new Map(translatable.map((b, i) => [b, translations[i] ?? b.text]));
-      return blocks.map((page) => ({ blocks: page, texts: page.map((b) => byBlock.get(b) ?? b.text) }));
+      return blocks.map((page, n) => ({ blocks: page, texts: page.map((b) => byBlock.get(b) ?? b.text), keep: keep[n] }));
     };
     return {
       segments: translatable.map((b) => ({ text: b.text, kind: 'text' as const })),

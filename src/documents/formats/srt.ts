@@ -11,11 +11,38 @@ interface Line {
   eol: string;
 }
 
+/** A speaker's dash opening a cue line ("- What you doing?"); not a minus before a number, not a second dash. */
+const SPEAKER_DASH = /^[-‐–—]\s*(?=[^\s\d‐–—-])/u;
+
+/**
+ * One translated piece of a cue: the whole cue, or one speaker's lines when the cue holds a dialogue. A speaker's
+ * dash is kept out of the engine's text and put back at the start of the speaker's first line.
+ */
 interface Cue {
-  /** Indexes of the cue's text lines in `lines`. */
+  /** Indexes of the piece's text lines in `lines`. */
   lineIndexes: number[];
+  /** The speaker's dash with its blank, as written ('' for none). */
+  dash: string;
   protectedText: Protected;
   source: string;
+}
+
+/** Splits a cue's lines into speakers: a new piece starts at each line opening with a dash. */
+function speakers(lines: Line[], lineIndexes: number[]): Cue[] {
+  const pieces: { lineIndexes: number[]; dash: string; texts: string[] }[] = [];
+  for (const k of lineIndexes) {
+    const text = lines[k]!.content.trim();
+    const dash = SPEAKER_DASH.exec(text)?.[0];
+    const last = pieces[pieces.length - 1];
+    if (dash === undefined && last) {
+      last.lineIndexes.push(k);
+      last.texts.push(text);
+    } else pieces.push({ lineIndexes: [k], dash: dash ?? '', texts: [text.slice(dash?.length ?? 0)] });
+  }
+  return pieces.map(({ lineIndexes: own, dash, texts }) => {
+    const source = texts.join(' ');
+    return { lineIndexes: own, dash, source, protectedText: protect(source, SRT_PLACEHOLDERS) };
+  });
 }
 
 function splitLines(text: string): Line[] {
@@ -79,10 +106,7 @@ export const srtFormat: DocumentFormat = {
       sawTiming = true;
       const lineIndexes: number[] = [];
       while (j < lines.length && lines[j]!.content.trim() !== '') lineIndexes.push(j++);
-      if (lineIndexes.length > 0) {
-        const source = lineIndexes.map((k) => lines[k]!.content.trim()).join(' ');
-        cues.push({ lineIndexes, source, protectedText: protect(source, SRT_PLACEHOLDERS) });
-      }
+      if (lineIndexes.length > 0) cues.push(...speakers(lines, lineIndexes));
       i = j;
     }
     if (!sawTiming && text.trim() !== '') throw new DocumentFormatError('The srt file contains no subtitle cues.');
@@ -96,7 +120,7 @@ export const srtFormat: DocumentFormat = {
           const parts = reflow(translated, cue.lineIndexes.length);
           cue.lineIndexes.forEach((k, m) => {
             const indent = /^\s*/.exec(lines[k]!.content)![0];
-            out[k] = indent + parts[m]!;
+            out[k] = indent + (m === 0 ? cue.dash : '') + parts[m]!;
           });
         });
         return encode(out.map((content, k) => content + lines[k]!.eol).join(''));

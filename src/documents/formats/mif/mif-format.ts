@@ -12,6 +12,47 @@ const LINE_META = new Set(['TextRectID']);
 /** Longest String written back: FrameMaker splits text into several Strings too. */
 const MAX_STRING = 200;
 
+/** A statement's data as written (`<PageType ReferencePage>` → "ReferencePage"). */
+function data(text: string, st: MifStatement): string {
+  return text.slice(st.dataStart, st.end - 1).trim();
+}
+
+/** Direct and nested children named `name` (iterative: the nesting is bounded by the parser, not the stack). */
+function descendants(st: MifStatement, name: string): MifStatement[] {
+  const out: MifStatement[] = [];
+  const stack = [...st.children];
+  while (stack.length > 0) {
+    const c = stack.pop()!;
+    if (c.name === name) out.push(c);
+    stack.push(...c.children);
+  }
+  return out;
+}
+
+/**
+ * The text flows on reference pages and the tables anchored in them: FrameMaker's mapping tables for export (HTML,
+ * XML, PDF bookmarks) name the real paragraph and character formats there, so they are never translated.
+ */
+function referenceContent(text: string, top: MifStatement[]): Set<MifStatement> {
+  const rects = new Set<string>();
+  for (const page of top.filter((st) => st.name === 'Page')) {
+    if (!page.children.some((c) => c.name === 'PageType' && data(text, c) === 'ReferencePage')) continue;
+    for (const rect of descendants(page, 'TextRect')) for (const id of rect.children.filter((c) => c.name === 'ID')) rects.add(data(text, id));
+  }
+  const out = new Set<MifStatement>();
+  if (rects.size === 0) return out;
+  const tables = new Set<string>();
+  for (const flow of top.filter((st) => st.name === 'TextFlow')) {
+    if (!descendants(flow, 'TextRectID').some((r) => rects.has(data(text, r)))) continue;
+    out.add(flow);
+    for (const a of descendants(flow, 'ATbl')) tables.add(data(text, a));
+  }
+  for (const tbls of top.filter((st) => st.name === 'Tbls')) {
+    for (const tbl of tbls.children.filter((c) => c.name === 'Tbl')) if (tbl.children.some((c) => c.name === 'TblID' && tables.has(data(text, c)))) out.add(tbl);
+  }
+  return out;
+}
+
 interface ParaPlan {
   para: MifStatement;
   unit: number;
@@ -46,13 +87,16 @@ export const mifFormat: DocumentFormat = {
     };
 
     const paras: MifStatement[] = [];
+    const statements = parseMif(text);
+    const reference = referenceContent(text, statements);
     const collect = (list: MifStatement[], inText: boolean) => {
       for (const st of list) {
+        if (reference.has(st)) continue;
         if (st.name === 'Para' && inText) paras.push(st);
         else collect(st.children, inText || TEXT_CONTAINERS.has(st.name));
       }
     };
-    collect(parseMif(text), false);
+    collect(statements, false);
     const units: TaggedText[] = [];
     const plans = paras.flatMap((p) => planPara(text, p, units, unicode) ?? []);
     const build = (outputs: TaggedText[]) => {

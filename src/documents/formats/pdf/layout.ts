@@ -200,10 +200,26 @@ function joinLines(lines: TextLine[]): string {
   let text = '';
   for (const l of lines) {
     if (text === '') text = l.text;
-    else if (/\p{L}-$/u.test(text) && /^\p{Ll}/u.test(l.text)) text += l.text; // a word broken at a hyphen
+    // a word broken at a line-end hyphen is joined whole, so the engine sees the word ("transla-" "tion")
+    else if (/\p{L}[-\u00ad\u2010]$/u.test(text) && /^\p{Ll}/u.test(l.text)) text = text.slice(0, -1) + l.text;
     else text += ` ${l.text}`;
   }
   return text;
+}
+
+/**
+ * Blocks set in a monospaced font on a page whose text is mostly not are code listings: drawn back line by line as
+ * they were, never translated or reflowed (a page all in a typewriter font is prose and is translated).
+ */
+function keepCode(blocks: TextBlock[]): void {
+  let mono = 0;
+  let all = 0;
+  for (const b of blocks) {
+    all += b.text.length;
+    if (b.font.family === 'mono') mono += b.text.length;
+  }
+  if (mono === 0 || mono * 2 >= all) return;
+  for (const b of blocks) if (b.font.family === 'mono') b.translatable = false;
 }
 
 function alignment(lines: TextLine[], left: number, right: number, size: number): Alignment {
@@ -263,6 +279,7 @@ export function layoutPage(input: readonly TextPiece[], bounds: readonly [number
       maxBottom: last.v - DESCENT * last.size,
     };
   });
+  keepCode(blocks);
   setRoom(blocks, bounds);
   return blocks;
 }

@@ -93,6 +93,8 @@ export interface PageOutput {
   blocks: TextBlock[];
   /** Text to draw per block: its translation, or its own text for blocks that are not translated. */
   texts: string[];
+  /** The page is kept as it is (its text cannot be read back, so it could not be redrawn). */
+  keep?: boolean;
 }
 
 export interface OutputOptions {
@@ -130,6 +132,10 @@ async function write(doc: PDFDocument, pages: PageOutput[], options: OutputOptio
   const visited = new Set<PDFRef>();
   for (let p = 0; p < pages.length; p++) {
     const page = pdfPages[p]!;
+    if (pages[p]!.keep) {
+      if (options.watermark) drawWatermark(page, await embed(fontFor({ family: 'sans', bold: false, italic: false })));
+      continue;
+    }
     const scanned = stripPage(doc, page, visited);
     const { blocks, texts } = pages[p]!;
     for (let b = 0; b < blocks.length; b++) {

@@ -1,0 +1,131 @@
+// Identifiers (URLs, e-mail addresses, file names and paths, code spans, product codes, hashes) never reach the
+// engine: each is cut out of its unit and travels as an empty inline tag, the markup layer's own way of carrying
+// something through the engine untouched, then is written back where the engine put that tag.
+import { translateTagged, type InlineStrategy, type SegmentTranslator } from './inline-translate.js';
+import type { TaggedText, TagMark } from './tagged-text.js';
+
+const EXTENSIONS =
+  'txt|md|pdf|docx?|xlsx?|pptx?|odt|csv|tsv|json|xml|ya?ml|toml|ini|cfg|conf|log|html?|css|js|mjs|ts|tsx|jsx|py|java|kt|c|h|cc|cpp|hpp|cs|go|rs|rb|php|sh|bat|ps1|exe|dll|so|jar|zip|tar|gz|tgz|7z|rar|png|jpe?g|gif|svg|webp|bmp|tiff?|mp3|mp4|wav|mov|avi|srt|vtt|xlf|xliff|sql|db|sqlite|lock|bin|iso|dmg|apk|ipa';
+
+const CODE_SPAN = /`[^`\n]{1,200}`/gu;
+
+/** Trailing punctuation belongs to the sentence, not to a URL or path. */
+const TRAILING = /[.,;:!?)\]}'"]+$/u;
+
+/** A compound whose parts are digits, capitals or letter-digit mixes: 12df-321a, SPARSE-2024-INV (not 30-year-old). */
+function isCompoundCode(token: string): boolean {
+  const codePart = (p: string) => /^[\p{Lu}\p{N}]+$/u.test(p) || (/\p{N}/u.test(p) && /\p{L}/u.test(p));
+  return /\p{N}/u.test(token) && token.split(/[-_]/u).every(codePart);
+}
+
+/** Letters and digits mixed, 4+ characters or capitals then digits (4f2a9c, 12df, SKU123, MP3), not 10am, 2nd, 5km. */
+function isMixedCode(token: string): boolean {
+  if (/^\p{N}+(st|nd|rd|th|s|am|pm|[kmgt]?b|[kcm]?m|kg|g|h|min|px|pt|em|x|d|k)$/iu.test(token)) return false;
+  return /\p{L}/u.test(token) && (token.length >= 4 || /^\p{Lu}+\p{N}+$/u.test(token));
+}
+
+/** Identifier patterns, run on blank-free tokens; earlier ones win where spans overlap. */
+const PATTERNS: { re: RegExp; trim?: boolean; check?: (token: string) => boolean }[] = [
+  { re: /\b(?:[a-z][a-z0-9+.-]*:\/\/|www\.)[^\s<>"'`]+/giu, trim: true }, // URL
+  { re: /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+/gu, trim: true }, // e-mail address
+  { re: /(?<![\w/.~])(?:~|\.{1,2})?\/[\w.-]+(?:\/[\w.-]+)*/gu, trim: true }, // absolute or ./relative path (not and/or, km/h)
+  { re: new RegExp(String.raw`\b[\w-]+(?:[/\\][\w.-]+)*\.(?:${EXTENSIONS})\b`, 'gu') }, // file name
+  { re: /\b[\p{L}\p{N}]+(?:[-_][\p{L}\p{N}]+)+\b/gu, check: isCompoundCode },
+  { re: /\b[0-9a-f]{7,}\b/giu, check: (t) => /\d/u.test(t) && /[a-f]/iu.test(t) }, // hash
+  { re: /\b\p{L}*\p{N}[\p{L}\p{N}]*\b/gu, check: isMixedCode },
+  { re: /⟦\/?\d+\/?⟧/gu }, // a placeholder a document format already put in its text
+];
+
+/** Longest blank-free token looked at: longer ones are left whole to the engine (bounds the regex work, see below). */
+const MAX_TOKEN = 512;
+
+/**
+ * Identifier spans of a text, in order and not overlapping. Code spans are found in the text; the other patterns run
+ * on its blank-free tokens of at most MAX_TOKEN characters, so that no pattern backtracks over a long run: the work
+ * stays linear in the text.
+ */
+export function identifierSpans(text: string): { start: number; end: number }[] {
+  const taken = new Uint8Array(text.length);
+  const spans: { start: number; end: number }[] = [];
+  const take = (start: number, end: number) => {
+    for (let k = start; k < end; k++) if (taken[k]) return;
+    taken.fill(1, start, end);
+    spans.push({ start, end });
+  };
+  for (const m of text.matchAll(CODE_SPAN)) take(m.index, m.index + m[0].length);
+  const tokens = [...text.matchAll(new RegExp(`\\S{1,${MAX_TOKEN}}(?!\\S)`, 'gu'))].filter((t) => t.index === 0 || /\s/u.test(text[t.index - 1]!));
+  for (const { re, trim, check } of PATTERNS) {
+    for (const t of tokens) {
+      for (const m of t[0].matchAll(re)) {
+        const token = trim ? m[0].replace(TRAILING, '') : m[0];
+        if (token !== '' && (!check || check(token))) take(t.index + m.index, t.index + m.index + token.length);
+      }
+    }
+  }
+  return spans.sort((a, b) => a.start - b.start);
+}
+
+interface Cut {
+  unit: TaggedText;
+  /** Mark id → the identifier it stands for. */
+  identifiers: Map<number, string>;
+}
+
+/** The unit without its identifiers, each replaced by an empty mark; undefined when it has none besides placeholders. */
+function cutIdentifiers(u: TaggedText): Cut | undefined {
+  // A span with a tag inside is not one identifier (the tag stays where it is); spans and marks are both in order.
+  let k = 0;
+  const spans = identifierSpans(u.text).filter((s) => {
+    while (k < u.marks.length && u.marks[k]!.pos <= s.start) k++;
+    return !(k < u.marks.length && u.marks[k]!.pos < s.end);
+  });
+  if (!spans.some((s) => !/^⟦/u.test(u.text.slice(s.start, s.end)))) return undefined;
+  let id = u.marks.reduce((n, m) => Math.max(n, m.id), -1);
+  const identifiers = new Map<number, string>();
+  // Marks are in document order: one sweep over the spans gives the length cut before each (linear, not marks × spans).
+  let next = 0;
+  let removed = 0;
+  // Sorted by source place: an identifier's mark (key start + ½) sits after the tags at its start, before those at its end.
+  const keyed = u.marks.map((mark) => {
+    for (; next < spans.length && spans[next]!.end <= mark.pos; next++) removed += spans[next]!.end - spans[next]!.start;
+    return { key: mark.pos, mark: { ...mark, pos: mark.pos - removed } };
+  });
+  let text = '';
+  let at = 0;
+  for (const s of spans) {
+    text += u.text.slice(at, s.start);
+    identifiers.set(++id, u.text.slice(s.start, s.end));
+    keyed.push({ key: s.start + 0.5, mark: { id, kind: 'empty', pos: text.length } });
+    at = s.end;
+  }
+  text += u.text.slice(at);
+  const marks = keyed.sort((a, b) => a.key - b.key).map((k) => k.mark);
+  return { unit: { text, marks }, identifiers };
+}
+
+/** Writes each identifier back at its mark's place, and drops those marks. */
+function pasteIdentifiers(u: TaggedText, identifiers: Map<number, string>): TaggedText {
+  let text = '';
+  let at = 0;
+  const marks: TagMark[] = [];
+  for (const m of u.marks) {
+    const pos = Math.max(at, Math.min(m.pos, u.text.length));
+    text += u.text.slice(at, pos);
+    at = pos;
+    const identifier = identifiers.get(m.id);
+    if (identifier === undefined) marks.push({ ...m, pos: text.length });
+    else text += identifier;
+  }
+  return { text: text + u.text.slice(at), marks };
+}
+
+/** translateTagged, with the identifiers of every unit kept from the engine and given back as written. */
+export async function translateKeepingIdentifiers(units: TaggedText[], translate: SegmentTranslator, strategy: InlineStrategy): Promise<TaggedText[]> {
+  const cuts = units.map(cutIdentifiers);
+  const out = await translateTagged(
+    units.map((u, i) => cuts[i]?.unit ?? u),
+    translate,
+    strategy,
+  );
+  return out.map((o, i) => (cuts[i] ? pasteIdentifiers(o, cuts[i]!.identifiers) : o));
+}
