@@ -179,6 +179,36 @@ describe('document download billed on receipt', () => {
   });
 });
 
+describe('downloads on one keep-alive connection', () => {
+  it('each download settled by the next request leaves no listener behind on the socket', async () => {
+    const upload = async () => {
+      const res = await t.client.upload([{ name: 'file', filename: 'small.txt', content: 'Hello world.' }, { name: 'target_lang', value: 'ES' }, { name: 'source_lang', value: 'EN' }]);
+      assert.equal(res.statusCode, 200, res.body);
+      const { document_id: id, document_key: key } = res.json();
+      assert.equal((await t.client.waitFor(id, key)).status, 'done');
+      return { id, key };
+    };
+    const docs = [await upload(), await upload(), await upload()];
+    const sockets: Socket[] = [];
+    const onConnection = (s: Socket) => sockets.push(s);
+    t.ctx.app.server.on('connection', onConnection);
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const counts: number[] = [];
+      for (const d of docs) {
+        assert.equal((await fullDownload(agent, d.id, d.key)).status, 200);
+        assert.equal(await get(agent, '/v2/usage'), 200);
+        assert.equal(sockets.length, 1, 'one connection');
+        counts.push(sockets[0]!.listenerCount('close'));
+      }
+      assert.equal(new Set(counts).size, 1, `close listeners per download: ${counts.join(', ')}`);
+    } finally {
+      agent.destroy();
+      t.ctx.app.server.off('connection', onConnection);
+    }
+  });
+});
+
 describe('result files absent or damaged', () => {
   it('an absent result file answers 503, charges nothing, and the server keeps serving', async () => {
     const { id, key } = await largeDocument();

@@ -51,8 +51,13 @@ export function onDelivered(request: FastifyRequest, reply: FastifyReply, callba
       void settle(socket instanceof Socket && socket.errored ? 'lost' : 'delivered');
       return;
     }
-    pending.set(socket, () => settle('delivered'));
-    socket.once('close', (hadError: boolean) => void settle(hadError || socket.errored ? 'lost' : 'delivered'));
+    const onClose = (hadError: boolean) => void settle(hadError || socket.errored ? 'lost' : 'delivered');
+    // Settled by the next request: the listener goes, so many downloads on one connection do not pile them up.
+    pending.set(socket, () => {
+      socket.off('close', onClose);
+      return settle('delivered');
+    });
+    socket.once('close', onClose);
   });
   res.once('close', () => {
     if (!finished) void settle('lost');
