@@ -7,6 +7,7 @@ import type { Services } from '../../services.js';
 import { authOf } from '../plugins/auth.js';
 import { AnyObjectBody, errorResponses } from '../schemas/common.js';
 import { TranslateResponse } from '../schemas/translate.js';
+import { clientSignal } from '../client-signal.js';
 
 export const TRANSLATE_BODY_LIMIT = 128 * 1024;
 
@@ -22,14 +23,14 @@ export async function translateRoutes(app: FastifyInstance, { services }: { serv
       config: { scope: 'translate' },
       schema: { body: AnyObjectBody, response: { 200: TranslateResponse, ...errorResponses } },
     },
-    async (request) => {
+    async (request, reply) => {
       const ctx = authOf(request);
       const tag = reportingTagHeader(request.headers);
       const req = parseTranslateRequest(request.body);
       const plan = services.translate.plan(req);
       const customization = await services.translate.customize(ctx.account.id, req, plan.sources);
       await services.usage.assertCharactersAvailable(ctx, plan.billedCharacters);
-      const outcome = await services.translate.translate(req, plan.sources, undefined, customization);
+      const outcome = await services.translate.translate(req, plan.sources, clientSignal(reply), customization);
       await services.usage.charge(ctx, 'text_translation', outcome.billedCharacters, tag);
       const modelTypeUsed = req.modelType === undefined ? undefined : req.modelType.replace(/^prefer_/, '');
       return {

@@ -1,6 +1,6 @@
 // POST /v2/write/rephrase and /v2/write/correct: parse → plan (engines available?) → quota pre-check → improve →
 // charge text_improvement characters → respond.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { ServiceError, forbidden } from '../../lib/errors.js';
 import type { Services } from '../../services.js';
@@ -9,6 +9,7 @@ import type { Improvement } from '../../write/write-service.js';
 import { authOf } from '../plugins/auth.js';
 import { AnyObjectBody, errorResponses } from '../schemas/common.js';
 import { reportingTagHeader } from './translate.js';
+import { clientSignal } from '../client-signal.js';
 
 /** The reference limits text-improvement request bodies to 10 KiB. */
 export const WRITE_BODY_LIMIT = 10 * 1024;
@@ -38,15 +39,6 @@ function toResponse(improvements: Improvement[]) {
       detected_source_language: i.detectedSourceLanguage,
     })),
   };
-}
-
-/** Aborts the engine work when the client goes away before the answer is sent. */
-function clientSignal(reply: FastifyReply): AbortSignal {
-  const controller = new AbortController();
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) controller.abort();
-  });
-  return controller.signal;
 }
 
 export async function writeRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
