@@ -274,7 +274,7 @@ export class DocumentWorker {
           if (signal.aborted) throw new JobFailure('Translation was cancelled.');
           const chunk = pending[i]!;
           const req = { ...textRequest(chunk, { targetLang: target, sourceLang: source, formality, ...customization }), splitSentences };
-          const res = await this.withRetries(() => this.o.translate.translate(req, chunk.map(() => source!), signal, hook));
+          const res = await this.withRetries(() => this.o.translate.translate(req, chunk.map(() => source!), { signal, hook, requester: row.account_id }));
           results[i] = res.results.map((r) => r.text);
           progress.done += chunk.length;
           progress.total = Math.max(progress.total, progress.done);

@@ -19,6 +19,8 @@ export interface EngineTranslateOptions {
   context?: string;
   /** Aborts the work when the client goes away or the request times out. */
   signal?: AbortSignal;
+  /** Who asked (an account id): engines that queue work serve requesters in turn, so one cannot starve the others. */
+  requester?: string;
   /** Free-text instructions for engines with features.customInstructions (ignored by others). */
   customInstructions?: string[];
   /** Style rules as plain-language instructions, for engines with features.styleRules. */

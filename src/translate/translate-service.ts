@@ -60,6 +60,13 @@ export interface TranslateServiceDeps {
   customization?: TranslateCustomization;
 }
 
+/** What one translation run carries besides the request: cancellation, the customization hook, who asked. */
+export interface TranslateRun {
+  signal?: AbortSignal | undefined;
+  hook?: SegmentHook | undefined;
+  requester?: string | undefined;
+}
+
 export class TranslateService {
   constructor(private readonly deps: TranslateServiceDeps) {}
 
@@ -145,8 +152,12 @@ export class TranslateService {
     return hook.run(source, target, segments, (segs, extras) => router.translate(source, target, segs, { ...options, ...extras }));
   }
 
-  /** Translates after plan() (and customize()); results come back in request order. */
-  async translate(req: TranslateRequest, sources: string[], signal?: AbortSignal, hook?: SegmentHook): Promise<TranslateOutcome> {
+  /**
+   * Translates after plan() (and customize()); results come back in request order. `requester` (the account) is
+   * passed to the engines so that queued work is shared fairly between accounts.
+   */
+  async translate(req: TranslateRequest, sources: string[], run: TranslateRun = {}): Promise<TranslateOutcome> {
+    const { signal, hook, requester } = run;
     const targetBase = baseLang(req.targetLang);
     const results: TranslationResult[] = new Array(req.texts.length);
     const groups = new Map<string, number[]>();
@@ -173,14 +184,14 @@ export class TranslateService {
         const target = this.resolveTarget(source, req.targetLang);
         const useFormality = formality !== 'default' && this.deps.router.supportsFormality(source, target) ? formality : 'default';
         if (req.tagHandling !== undefined) {
-          await this.translateMarkup(req, source, target, indexes, results, { formality: useFormality, signal, hook });
+          await this.translateMarkup(req, source, target, indexes, results, { formality: useFormality, signal, hook, requester });
           return;
         }
         // Plain texts are units without tags: their identifiers travel past the engine as empty tags.
         const units = indexes.map((i) => ({ text: req.texts[i]!, marks: [] }));
         const translated = await translateKeepingIdentifiers(
           units,
-          (segs) => this.translatePlain(req, source, target, segs, { formality: useFormality, signal, hook }),
+          (segs) => this.translatePlain(req, source, target, segs, { formality: useFormality, signal, hook, requester }),
           'placeholders',
         );
         indexes.forEach((i, j) => {
@@ -212,13 +223,14 @@ export class TranslateService {
     source: string,
     target: string,
     texts: string[],
-    options: { formality: EngineTranslateOptions['formality']; signal?: AbortSignal | undefined; hook?: SegmentHook | undefined },
+    options: { formality: EngineTranslateOptions['formality'] } & TranslateRun,
   ): Promise<string[]> {
     const perText = texts.map((t) => segmentText(t, req.splitSentences, source));
     const engineInput = perText.flatMap((s) => s.segments.map((seg) => seg.core));
     const engineOptions: EngineTranslateOptions = { formality: options.formality ?? 'default' };
     if (req.context !== undefined) engineOptions.context = req.context;
     if (options.signal) engineOptions.signal = options.signal;
+    if (options.requester !== undefined) engineOptions.requester = options.requester;
     const run = this.engineCall(source, target, engineInput, engineOptions, options.hook);
     return run.then((translated) => {
       let k = 0;
@@ -233,7 +245,7 @@ export class TranslateService {
     target: string,
     indexes: number[],
     results: TranslationResult[],
-    options: { formality: EngineTranslateOptions['formality']; signal?: AbortSignal | undefined; hook?: SegmentHook | undefined },
+    options: { formality: EngineTranslateOptions['formality'] } & TranslateRun,
   ): Promise<void> {
     const version = req.tagHandlingVersion ?? DEFAULT_TAG_HANDLING_VERSION;
     const plans = indexes.map((i) => this.parseMarkup(req, req.texts[i]!));

@@ -253,7 +253,7 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
       let raw: string[] | undefined;
       // a pipeline that dies under a request (crash, killed from outside) is replaced and the request retried once
       for (let attempt = 1; !raw; attempt++) {
-        const pipeline = await pool.acquire(signal, bytes);
+        const pipeline = await pool.acquire(signal, bytes, options.requester);
         try {
           raw = await this.runOn(pool, pipeline, input, bytes, signal, timeoutCtl.signal);
         } catch (err) {

@@ -5,8 +5,13 @@ import { EngineError } from '../engine.js';
 import type { ApertiumMode } from './mode-discovery.js';
 import { ApertiumPipeline } from './pipeline.js';
 
+/** Requesters whose last turn is remembered; beyond that the longest-served are forgotten (they count as new). */
+const MAX_REMEMBERED_REQUESTERS = 1024;
+
 interface Waiter {
   bytes: number;
+  /** Who asked (an account); waiters are served one requester at a time, longest-unserved first. */
+  requester: string;
   resolve: (p: ApertiumPipeline) => void;
   reject: (err: Error) => void;
 }
@@ -45,6 +50,9 @@ export function wornOut(p: ApertiumPipeline, limits: typeof WEAR_LIMITS, rss?: n
 export class PairPool {
   readonly pipelines: ApertiumPipeline[] = [];
   private readonly waiters: Waiter[] = [];
+  /** Turn number of each requester's last service (insertion-ordered by turn). */
+  private readonly lastServed = new Map<string, number>();
+  private turns = 0;
   lastUsed = 0;
   closed = false;
 
@@ -106,18 +114,21 @@ export class PairPool {
   }
 
   /** Resolves with a pipeline that has room for a request of `bytes` input bytes; pair it with release(). */
-  acquire(signal?: AbortSignal, bytes = 0): Promise<ApertiumPipeline> {
+  acquire(signal?: AbortSignal, bytes = 0, requester = ''): Promise<ApertiumPipeline> {
     if (this.closed) return Promise.reject(new EngineError('failed', 'apertium engine is closed'));
     this.lastUsed = Date.now();
     if (this.waiters.length === 0) {
       const p = this.pick(bytes);
-      if (p) return Promise.resolve(this.take(p, bytes));
+      if (p) {
+        this.served(requester);
+        return Promise.resolve(this.take(p, bytes));
+      }
     }
     if (this.waiters.length >= this.maxQueue) {
       return Promise.reject(new EngineError('overloaded', `apertium ${this.mode.name}: queue full (${this.maxQueue})`));
     }
     return new Promise<ApertiumPipeline>((resolve, reject) => {
-      const waiter: Waiter = { bytes, resolve, reject };
+      const waiter: Waiter = { bytes, requester, resolve, reject };
       this.waiters.push(waiter);
       signal?.addEventListener(
         'abort',
@@ -145,11 +156,36 @@ export class PairPool {
 
   private serveWaiters(): void {
     while (this.waiters.length > 0 && !this.closed) {
-      const p = this.pick(this.waiters[0]!.bytes);
+      const at = this.nextWaiter();
+      const p = this.pick(this.waiters[at]!.bytes);
       if (!p) return;
-      const w = this.waiters.shift()!;
-      w.resolve(this.take(p, w.bytes));
+      const [w] = this.waiters.splice(at, 1);
+      this.served(w!.requester);
+      w!.resolve(this.take(p, w!.bytes));
     }
+  }
+
+  /**
+   * The oldest waiter of the requester served longest ago: one account's backlog waits behind one request of every
+   * other account, not the reverse. Linear in the queue, which maxQueue bounds.
+   */
+  private nextWaiter(): number {
+    let best = 0;
+    let bestTurn = Infinity;
+    const seen = new Set<string>();
+    this.waiters.forEach((w, i) => {
+      if (seen.has(w.requester)) return;
+      seen.add(w.requester);
+      const turn = this.lastServed.get(w.requester) ?? -1;
+      if (turn < bestTurn) [best, bestTurn] = [i, turn];
+    });
+    return best;
+  }
+
+  private served(requester: string): void {
+    this.lastServed.delete(requester); // re-inserted last: the Map stays ordered by turn and bounded below
+    this.lastServed.set(requester, this.turns++);
+    if (this.lastServed.size > MAX_REMEMBERED_REQUESTERS) this.lastServed.delete(this.lastServed.keys().next().value!);
   }
 
   /** Marks a pipeline to take no new requests; it is closed as soon as its requests are answered. */

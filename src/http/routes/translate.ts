@@ -30,7 +30,7 @@ export async function translateRoutes(app: FastifyInstance, { services }: { serv
       const plan = services.translate.plan(req);
       const customization = await services.translate.customize(ctx.account.id, req, plan.sources);
       await services.usage.assertCharactersAvailable(ctx, plan.billedCharacters);
-      const outcome = await services.translate.translate(req, plan.sources, clientSignal(reply), customization);
+      const outcome = await services.translate.translate(req, plan.sources, { signal: clientSignal(reply), hook: customization, requester: ctx.account.id });
       await services.usage.charge(ctx, 'text_translation', outcome.billedCharacters, tag);
       const modelTypeUsed = req.modelType === undefined ? undefined : req.modelType.replace(/^prefer_/, '');
       return {
