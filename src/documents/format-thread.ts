@@ -9,7 +9,9 @@ export type ToThread =
   | { op: 'rebuild'; translations: string[] }
   | { op: 'rebuildAs'; outputFormat: string; translations: string[] }
   | { op: 'translateWith' }
-  | { op: 'translated'; id: number; texts?: string[] };
+  | { op: 'translated'; id: number; texts?: string[] }
+  /** The job ended (cancelled, over budget): stop its child processes (OCR) before the thread is terminated. */
+  | { op: 'abort' };
 
 export type FromThread =
   | { kind: 'extracted'; segments: ExtractedDocument['segments']; characters: number; billedCharacters?: number; translateWith: boolean; rebuildAs: boolean }
@@ -21,6 +23,8 @@ const port = parentPort!;
 const formats = new DocumentFormats();
 let doc: ExtractedDocument | undefined;
 let nextId = 0;
+/** Aborted when the main thread gives up on the current job: a thread's termination would not end its children. */
+let jobAbort = new AbortController();
 const waiting = new Map<number, { resolve: (t: string[]) => void; reject: (e: Error) => void }>();
 
 /** Plain-text translation through the main thread; a failure there (already reported by it) ends the job. */
@@ -43,12 +47,13 @@ function sendOutput(out: Buffer): void {
   send({ kind: 'output', bytes }, [bytes.buffer]);
 }
 
-async function handle(m: Exclude<ToThread, { op: 'translated' }>): Promise<void> {
+async function handle(m: Exclude<ToThread, { op: 'translated' } | { op: 'abort' }>): Promise<void> {
   if (m.op === 'extract') {
     const format = formats.byId(m.format);
     if (!format) throw new DocumentFormatError(`The document format '${m.format}' is not supported by this server.`);
     const input = Buffer.from(m.input.buffer, m.input.byteOffset, m.input.byteLength);
-    doc = await format.extract(input, m.options);
+    jobAbort = new AbortController();
+    doc = await format.extract(input, { ...m.options, signal: jobAbort.signal });
     send({
       kind: 'extracted',
       segments: doc.segments,
@@ -68,6 +73,10 @@ async function handle(m: Exclude<ToThread, { op: 'translated' }>): Promise<void>
 }
 
 port.on('message', (m: ToThread) => {
+  if (m.op === 'abort') {
+    jobAbort.abort();
+    return;
+  }
   if (m.op === 'translated') {
     const w = waiting.get(m.id);
     waiting.delete(m.id);

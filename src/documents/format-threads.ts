@@ -21,10 +21,13 @@ export interface ThreadDocument extends ExtractedDocument {
 type Reply = Extract<FromThread, { kind: 'extracted' | 'output' }>;
 
 const THREAD_URL = new URL('./format-thread.js', import.meta.url);
+/** Time a given-up thread has to kill its job's child processes before it is terminated. */
+const ABORT_GRACE_MS = 200;
 
 export class FormatThreads {
   private readonly idle: Worker[] = [];
   private readonly all = new Set<Worker>();
+  private readonly retiring = new WeakSet<Worker>();
 
   constructor(private readonly o: FormatThreadsOptions) {}
 
@@ -96,7 +99,18 @@ export class FormatThreads {
   /** @internal a session is done with its thread: reused when healthy, else terminated. */
   giveBack(w: Worker, healthy: boolean): void {
     if (healthy && this.all.has(w)) this.idle.push(w);
-    else void w.terminate();
+    else this.retire(w);
+  }
+
+  /**
+   * Ends a thread whose job was given up: it is first told to abort the job, so the child processes it started (OCR)
+   * are killed — terminating a thread does not end them — and terminated shortly after, done or not.
+   */
+  retire(w: Worker): void {
+    if (this.retiring.has(w)) return;
+    this.retiring.add(w);
+    w.postMessage({ op: 'abort' } satisfies ToThread);
+    setTimeout(() => void w.terminate(), ABORT_GRACE_MS).unref();
   }
 }
 
@@ -172,7 +186,7 @@ class Session {
   private fail(err: Error): void {
     this.stopClock();
     this.broken = true;
-    void this.worker.terminate();
+    this.threads.retire(this.worker);
     const p = this.pending;
     this.pending = undefined;
     p?.reject(err);

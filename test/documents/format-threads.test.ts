@@ -6,6 +6,10 @@ import assert from 'node:assert/strict';
 import { FormatThreads } from '../../src/documents/format-threads.js';
 import { DocumentFormatError } from '../../src/documents/formats/format.js';
 import { txtFormat } from '../../src/documents/formats/txt.js';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { hungCommand } from '../helpers/fake-command.js';
 
 const never = new AbortController().signal;
 const upper = async (texts: string[]) => texts.map((t) => t.toUpperCase());
@@ -76,4 +80,37 @@ describe('format threads', () => {
     assert.equal(doc.segments.length, 1);
     doc.release();
   });
+
+  it('a cancelled job has its child processes (OCR) killed, not left behind by the terminated thread', async () => {
+    // A `tesseract` that lists English and then hangs, found first on the PATH the new thread inherits.
+    const hung = hungCommand(`if [ "$1" = --list-langs ]; then echo 'List of available languages (1):'; echo eng; exit 0; fi`);
+    const bin = mkdtempSync(join(tmpdir(), 'tolk-bin-'));
+    symlinkSync(hung.path, join(bin, 'tesseract'));
+    const path = process.env.PATH;
+    process.env.PATH = `${bin}:${path}`;
+    const ocrThreads = new FormatThreads({ budgetMs: 60_000 });
+    const job = new AbortController();
+    try {
+      const png = readFileSync(new URL('../../../test/fixtures/documents/sample.png', import.meta.url));
+      const extracting = ocrThreads.extract('png', png, { targetLang: 'es', sourceLang: 'en' }, job.signal); // starts the thread
+      process.env.PATH = path;
+      await until(() => existsSync(join(dirname(hung.path), 'pid')));
+      job.abort();
+      await assert.rejects(extracting, /cancelled/);
+      assert.ok(await hung.gone(), 'the hung tesseract was killed');
+    } finally {
+      process.env.PATH = path;
+      await ocrThreads.close();
+      hung.remove();
+      rmSync(bin, { recursive: true, force: true });
+    }
+  });
 });
+
+async function until(check: () => boolean, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) assert.fail('timed out');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
