@@ -43,6 +43,12 @@ export const JSON_OR_FORM = ['application/json', 'application/x-www-form-urlenco
 /** A boolean flag as JSON gives it or as a form field spells it. */
 export const Flag = (description: string) => Type.Union([Type.Boolean(), Type.Union([Type.Literal('0'), Type.Literal('1'), Type.Literal('true'), Type.Literal('false')])], { description });
 
+/** `page` and `page_size` of a listing, read by src/http/query.ts (its messages name the parameter). */
+export const pageQuery = (maxPageSize: number, defaultPageSize: number) => ({
+  page: Type.Optional(Type.String({ pattern: '^[0-9]+$', description: 'Page number, from 0.' })),
+  page_size: Type.Optional(Type.String({ pattern: '^[0-9]+$', description: `Items per page, 1–${maxPageSize} (default ${defaultPageSize}).` })),
+});
+
 /** A file download: the response body is the file's bytes. */
 export const binaryResponse = (description: string, contentType = 'application/octet-stream') => ({
   description,
