@@ -170,9 +170,11 @@ async function getBody(request: FastifyRequest): Promise<Record<string, unknown>
 }
 
 // Parameters checked in the handlers (the reference's messages).
-const TypeParams = handlerChecked({
-  type: Type.Optional(Type.Union([Type.Literal('source'), Type.Literal('target')], { description: 'Source (default) or target languages.' })),
-});
+const typeParam = { type: Type.Optional(Type.Union([Type.Literal('source'), Type.Literal('target')], { description: 'Source (default) or target languages.' })) };
+// The query is validated by its schema (a failure reads "Value for 'type' not supported.", as the handler words it);
+// a body may be absent, so the handler checks it.
+const TypeQuery = Type.Object(typeParam, { additionalProperties: true });
+const TypeBody = handlerChecked(typeParam);
 const V3Query = handlerChecked({
   resource: Type.Union(V3_RESOURCES.map((r) => Type.Literal(r)), { description: 'The API resource whose languages to list.' }),
   include: Type.Optional(Type.String({ description: '`beta` and/or `external`, comma-separated or repeated.' })),
@@ -200,9 +202,9 @@ export async function languageRoutes(app: FastifyInstance, { services }: { servi
     }
     return catalogue.targets.map((t) => ({ language: toApiCode(t.code), name: languageName(t.code), supports_formality: t.formality }));
   };
-  const v2Schema = { querystring: TypeParams, response: { 200: Type.Array(V2Language), ...errorResponses } };
+  const v2Schema = { querystring: TypeQuery, response: { 200: Type.Array(V2Language), ...errorResponses } };
   app.get('/v2/languages', { schema: v2Schema, config: { scope: 'languages' } }, v2Handler);
-  app.post('/v2/languages', { schema: { ...v2Schema, consumes: JSON_OR_FORM, body: TypeParams }, config: { scope: 'languages' } }, v2Handler);
+  app.post('/v2/languages', { schema: { ...v2Schema, consumes: JSON_OR_FORM, body: TypeBody }, config: { scope: 'languages' } }, v2Handler);
 
   app.get(
     '/v3/languages',
