@@ -81,4 +81,8 @@ it('serves the browsable documentation and its assets locally, without a key', a
   const bundle = await ctx.app.inject({ method: 'GET', url: '/docs/static/swagger-ui-bundle.js' });
   assert.equal(bundle.statusCode, 200);
   assert.ok(bundle.body.length > 100_000);
+  // the YAML form is the same document (as JSON text, which is YAML 1.2)
+  const yaml = await ctx.app.inject({ method: 'GET', url: '/docs/yaml' });
+  assert.equal(yaml.statusCode, 200);
+  assert.deepEqual(JSON.parse(yaml.body), doc);
 });

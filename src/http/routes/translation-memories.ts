@@ -32,7 +32,21 @@ const Segments = Type.Object({
   next_page_cursor: Type.Optional(Type.String()),
 });
 const MemoryParams = Type.Object({ id: Type.String() });
-const Job = Type.Object({}, { additionalProperties: true });
+const Open = (description: string) => Type.Object({}, { additionalProperties: true, description });
+const Job = Type.Object(
+  {
+    job_id: Type.String(),
+    operation: Type.Optional(Type.String({ description: '`import` or `export`.' })),
+    display_name: Type.Optional(Type.String()),
+    creation_time: Type.Optional(Type.String()),
+    updated_time: Type.Optional(Type.String()),
+    parameters: Type.Optional(Open('The request\'s parameters, echoed.')),
+    results: Type.Optional(
+      Type.Array(Open('`status` (awaiting_input, processing, completed, downloaded, failed, expired), and as they apply download_url, expires_at, translation_memory_id, skipped_segment_count, error_message.')),
+    ),
+  },
+  { additionalProperties: true },
+);
 const JobParams = Type.Object({ job_id: Type.String() });
 
 // Bodies and queries are checked by the memory service and src/http/query.ts (the reference's messages).
@@ -147,7 +161,14 @@ export async function translationMemoryRoutes(app: FastifyInstance, { services }
     upload.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
     upload.put<{ Params: { job_id: string }; Querystring: Record<string, unknown> }>(
       '/v3/translation_memories/jobs/:job_id/upload',
-      { bodyLimit: Number.MAX_SAFE_INTEGER, config: SIGNED, schema: { params: JobParams, querystring: SignedQuery, response: { 204: Type.Null(), ...errorResponses } } },
+      { bodyLimit: Number.MAX_SAFE_INTEGER, config: SIGNED, schema: {
+          params: JobParams,
+          querystring: SignedQuery,
+          consumes: ['application/xml'],
+          body: { type: 'string', format: 'binary', 'x-validated-by': 'handler', description: 'The TMX file (streamed; size-limited by the service).' },
+          response: { 204: Type.Null(), ...errorResponses },
+        },
+      },
       async (request, reply) => {
         assertSigned(request);
         await m.receiveUpload(null, request.params.job_id, request.body as Readable);
