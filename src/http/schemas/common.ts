@@ -23,9 +23,6 @@ export const errorResponses = {
   529: ErrorBody,
 };
 
-/** A body of any fields, validated by the service parser (routes not yet described field by field). */
-export const AnyObjectBody = Type.Object({}, { additionalProperties: true });
-
 /**
  * Parameters the route's own parser checks, for its exact error messages: the schema documents them, and
  * `x-validated-by: handler` tells the validator (schemas/validator.ts) to let the parser judge.
