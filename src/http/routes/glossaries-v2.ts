@@ -74,7 +74,14 @@ export async function glossaryV2Routes(app: FastifyInstance, { services }: { ser
   );
   app.get<{ Params: { glossary_id: string } }>(
     '/v2/glossaries/:glossary_id/entries',
-    { config, schema: { params: IdParams, response: { 200: Type.String(), ...errorResponses } } },
+    {
+      config,
+      schema: {
+        params: IdParams,
+        headers: Type.Object({ accept: Type.Optional(Type.String({ description: 'Only text/tab-separated-values (the default).' })) }),
+        response: { 200: { description: 'The entries, one per line.', content: { 'text/tab-separated-values': { schema: { type: 'string' } } } }, ...errorResponses },
+      },
+    },
     async (request, reply) => {
       if (!acceptsTsv(request.headers.accept)) throw new ServiceError('unsupported_media_type', 'Unsupported Accept header: only text/tab-separated-values is supported.');
       const accountId = authOf(request).account.id;
