@@ -30,6 +30,7 @@ import { healthRoutes } from './http/routes/health.js';
 import { webRoutes } from './http/plugins/web.js';
 import { metricsPlugin } from './http/routes/metrics.js';
 import { openapiPlugin } from './http/openapi.js';
+import { buildValidator } from './http/schemas/validator.js';
 
 /** Longest request target accepted before 414 (the reference's gateways use 8 KiB). */
 export const MAX_URI_LENGTH = 8 * 1024;
@@ -89,6 +90,7 @@ export async function buildApp({ config, services, logger, loggerInstance }: Bui
     http: { maxHeaderSize: MAX_HEADER_BYTES, headersTimeout: config.timeouts.headersMs },
     clientErrorHandler: clientErrorHandler(MAX_URI_LENGTH),
     ajv: { customOptions: { allErrors: false, coerceTypes: false } },
+    schemaController: { compilersFactory: { buildValidator } },
     // Errors Fastify raises before routing (a malformed percent-encoding in the path) skip the hooks: give them the
     // trace id and the API's error body here.
     frameworkErrors: (error, request, reply) => {

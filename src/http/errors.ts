@@ -2,7 +2,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ServiceError, type ErrorCode } from '../lib/errors.js';
+import { ServiceError, invalid, unsupportedValue, type ErrorCode } from '../lib/errors.js';
 import { newTraceId } from '../lib/ids.js';
 
 export const STATUS_BY_CODE: Record<ErrorCode, number> = {
@@ -32,6 +32,19 @@ export interface ErrorBody {
   detail?: string;
 }
 
+/**
+ * A route schema's failure worded as the hand-written parsers word theirs, naming the parameter: a missing one is
+ * "Parameter 'x' not specified", a wrong one "Value for 'x' not supported." (schemas whose parser words it otherwise
+ * only document; see schemas/validator.ts).
+ */
+function validationError(err: FastifyError): ServiceError {
+  const first = err.validation?.[0];
+  const missing = (first?.params as { missingProperty?: unknown } | undefined)?.missingProperty;
+  if (typeof missing === 'string') return invalid(`Parameter '${missing}' not specified`);
+  const name = first?.instancePath.split('/')[1]?.replace(/~1/g, '/').replace(/~0/g, '~');
+  return name ? unsupportedValue(name) : invalid(`Bad request. ${err.message}`);
+}
+
 /** Maps Fastify's framework errors (body parsing, limits, schema validation) to domain errors. */
 function fromFastifyError(err: FastifyError): ServiceError | undefined {
   switch (err.code) {
@@ -47,7 +60,7 @@ function fromFastifyError(err: FastifyError): ServiceError | undefined {
     case 'FST_ERR_BAD_URL':
       return new ServiceError('invalid_request', 'Bad request. The URL path is not validly percent-encoded.');
     case 'FST_ERR_VALIDATION':
-      return new ServiceError('invalid_request', `Bad request. ${err.message}`);
+      return validationError(err);
   }
   if (err instanceof SyntaxError || (err.statusCode === 400 && /JSON/i.test(err.message))) {
     return new ServiceError('invalid_request', 'Bad request. The JSON body could not be parsed.');

@@ -56,6 +56,11 @@ async function openapi(app: FastifyInstance): Promise<void> {
       } as typeof openapiObject;
     },
   });
+  // JSON is YAML 1.2: /docs/yaml gets the document as JSON text, where rendering YAML held the event loop for about a
+  // second of CPU on its first request.
+  const document = app.swagger.bind(app);
+  let text: string | undefined;
+  app.swagger = ((opts?: { yaml?: boolean }) => (opts?.yaml ? (text ??= JSON.stringify(document())) : document())) as typeof app.swagger;
   app.get('/openapi.json', { config: PUBLIC, schema: { hide: true } }, async () => app.swagger());
   // The documentation's own routes need no key either.
   await app.register(async (docs) => {

@@ -121,6 +121,10 @@ describe('upload, status, download', () => {
     const missing = await ctx.app.inject({ method: 'POST', url: `/v2/document/${document_id}`, headers: authHeaders(pro), payload: {} });
     assert.equal(missing.statusCode, 400);
     assert.equal(missing.json().message, "Parameter 'document_key' not specified");
+    // the path schema validates; its failure names the parameter as the API words it
+    const long = await status('0'.repeat(101), document_key);
+    assert.equal(long.statusCode, 400);
+    assert.deepEqual(long.json(), { message: "Value for 'document_id' not supported.", code: 'invalid_request' });
     const done = await waitFor(document_id, document_key);
     assert.equal(done.status, 'done');
   });

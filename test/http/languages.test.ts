@@ -34,6 +34,18 @@ describe('/v2/languages', () => {
     const bad = await ctx.app.inject({ method: 'GET', url: '/v2/languages?type=both', headers: authHeaders(pro) });
     assert.equal(bad.statusCode, 400);
     assert.equal(bad.json().message, "Value for 'type' not supported.");
+    // the query schema validates; its failure is worded as the handler words it, naming the parameter
+    const repeated = await ctx.app.inject({ method: 'GET', url: '/v2/languages?type=source&type=target', headers: authHeaders(pro) });
+    assert.equal(repeated.statusCode, 400);
+    assert.deepEqual(repeated.json(), { message: "Value for 'type' not supported.", code: 'invalid_request' });
+    const form = await ctx.app.inject({
+      method: 'POST',
+      url: '/v2/languages',
+      headers: { ...authHeaders(pro), 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'type=target&type=target',
+    });
+    assert.equal(form.statusCode, 400);
+    assert.equal(form.json().message, "Value for 'type' not supported.");
   });
 
   it('needs a key', async () => {

@@ -5,7 +5,25 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { createTestApp, type TestContext } from '../helpers/harness.js';
 
 let ctx: TestContext;
-let doc: { openapi: string; paths: Record<string, Record<string, { responses?: Record<string, unknown>; requestBody?: unknown }>> };
+type Operation = {
+  responses?: Record<string, { content?: Record<string, { schema?: Record<string, unknown> }> }>;
+  requestBody?: { content?: Record<string, { schema?: { properties?: object; additionalProperties?: unknown; type?: string } }> };
+  parameters?: { in: string; name: string }[];
+};
+let doc: { openapi: string; paths: Record<string, Record<string, Operation>> };
+
+/** Routes that take no parameter beyond their path (nothing in body or query). */
+const PARAMETERLESS = new Set([
+  'GET /health/live', 'GET /health/ready', 'GET /', 'GET /web/{name}', 'GET /web/api/session',
+  'GET /v2/admin/developer-keys', 'GET /v2/glossaries', 'GET /v2/glossaries/{glossary_id}', 'DELETE /v2/glossaries/{glossary_id}',
+  'GET /v2/glossary-language-pairs', 'GET /v3/glossaries', 'GET /v3/glossaries/{glossary_id}', 'DELETE /v3/glossaries/{glossary_id}',
+  'GET /v3/spoken-terms', 'GET /v3/spoken-terms/{spoken_terms_id}', 'DELETE /v3/spoken-terms/{spoken_terms_id}',
+  'GET /v3/style_rules/{style_id}', 'DELETE /v3/style_rules/{style_id}',
+  'GET /v3/style_rules/{style_id}/custom_instructions/{instruction_id}', 'DELETE /v3/style_rules/{style_id}/custom_instructions/{instruction_id}',
+  'GET /v3/translation_memories/{id}', 'DELETE /v3/translation_memories/{id}', 'POST /v3/translation_memories/{id}/export',
+  'GET /v3/translation_memories/jobs/{job_id}', 'GET /v2/glossaries/{glossary_id}/entries',
+  'GET /v2/usage', 'POST /v2/usage', 'GET /v3/languages/resources',
+]);
 before(async () => {
   ctx = await createTestApp({ engines: [] });
   const res = await ctx.app.inject({ method: 'GET', url: '/openapi.json' });
@@ -32,6 +50,24 @@ it('lists every registered route (but the documentation itself) with its respons
     for (const [method, op] of Object.entries(ops)) assert.ok(Object.keys(op.responses ?? {}).length > 0, `${method} ${path} has responses`);
   }
   // Request and response schemas come from the routes' own TypeBox schemas.
+  const missing: string[] = [];
+  for (const [path, ops] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(ops)) {
+      const name = `${method.toUpperCase()} ${path}`;
+      const bodySchemas = Object.values(op.requestBody?.content ?? {}).map((c) => c.schema);
+      const described = bodySchemas.some(
+        (s) => s && (Object.keys(s.properties ?? {}).length > 0 || typeof s.additionalProperties === 'object' || s.type === 'string'),
+      );
+      const queried = (op.parameters ?? []).some((p) => p.in === 'query');
+      if (!PARAMETERLESS.has(name) && !described && !queried) missing.push(`${name}: request schema`);
+      const success = Object.entries(op.responses ?? {}).filter(([status]) => /^2\d\d$|^101$/.test(status));
+      const schemaOf = (r: Operation['responses'] extends Record<string, infer R> | undefined ? R : never) =>
+        Object.values(r.content ?? {}).some((c) => c.schema !== undefined);
+      if (!success.some(([status, r]) => status === '204' || status === '101' || schemaOf(r))) missing.push(`${name}: success response schema`);
+    }
+  }
+  assert.deepEqual(missing, []);
+  assert.deepEqual([...PARAMETERLESS].filter((name) => !listed.has(name)), [], 'the exemptions name real routes');
   const translate = doc.paths['/v2/translate']!.post!;
   assert.ok(translate.requestBody, 'POST /v2/translate has a request body');
   assert.ok((translate.responses as Record<string, { content?: unknown }>)['200']?.content, 'POST /v2/translate has a 200 schema');
@@ -45,4 +81,8 @@ it('serves the browsable documentation and its assets locally, without a key', a
   const bundle = await ctx.app.inject({ method: 'GET', url: '/docs/static/swagger-ui-bundle.js' });
   assert.equal(bundle.statusCode, 200);
   assert.ok(bundle.body.length > 100_000);
+  // the YAML form is the same document (as JSON text, which is YAML 1.2)
+  const yaml = await ctx.app.inject({ method: 'GET', url: '/docs/yaml' });
+  assert.equal(yaml.statusCode, 200);
+  assert.deepEqual(JSON.parse(yaml.body), doc);
 });

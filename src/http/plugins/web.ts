@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
 import { authOf } from './auth.js';
-import { ErrorBody, errorResponses } from '../schemas/common.js';
+import { ErrorBody, binaryResponse, errorResponses } from '../schemas/common.js';
 
 /** dist/web, beside dist/src where this file is compiled to. */
 export const WEB_DIR = fileURLToPath(new URL('../../../web/', import.meta.url));
@@ -76,11 +76,11 @@ export async function webRoutes(app: FastifyInstance, options: { services: Servi
   const notBuilt = (reply: FastifyReply) =>
     reply.status(404).send({ message: 'The web page is not built: run `npm run build`.', code: 'not_found' });
 
-  app.get('/', { config, schema: { response: { 404: ErrorBody } } }, async (request, reply) => {
+  app.get('/', { config, schema: { response: { 200: binaryResponse('The web page.', 'text/html'), 404: ErrorBody } } }, async (request, reply) => {
     const page = assets.get('index.html');
     return page ? send(request, reply, page) : notBuilt(reply);
   });
-  const fileSchema = { params: Type.Object({ name: Type.String() }), response: { 404: ErrorBody } };
+  const fileSchema = { params: Type.Object({ name: Type.String() }), response: { 200: binaryResponse('A file of the web page (script, style, image).'), 404: ErrorBody } };
   app.get<{ Params: { name: string } }>('/web/:name', { config, schema: fileSchema }, async (request, reply) => {
     const asset = request.params.name === 'index.html' ? undefined : assets.get(request.params.name);
     if (!asset) return reply.status(404).send({ message: `Not found: GET /web/${request.params.name}`, code: 'not_found' });

@@ -3,7 +3,23 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
 import { authOf } from '../plugins/auth.js';
-import { errorResponses } from '../schemas/common.js';
+import { errorResponses, handlerChecked } from '../schemas/common.js';
+import { AGGREGATE_BY_VALUES, GROUP_BY_VALUES } from '../../admin/analytics-service.js';
+import { MAX_RANGE_DAYS } from '../../admin/analytics-params.js';
+
+// Queries are checked by src/admin/analytics-params.ts (the reference's messages).
+const choice = (values: readonly string[], description: string) =>
+  Type.Optional(Type.Union(values.filter((v) => v !== '').map((v) => Type.Literal(v)), { description }));
+const range = {
+  start_date: Type.String({ description: `First day of the report (ISO 8601 date or time); at most ${MAX_RANGE_DAYS} days before end_date.` }),
+  end_date: Type.String({ description: 'End of the report (ISO 8601 date or time).' }),
+};
+const ReportQuery = handlerChecked({ ...range, group_by: choice(GROUP_BY_VALUES, 'Break the usage down by key, or by key and day.') });
+const TagReportQuery = handlerChecked({
+  ...range,
+  aggregate_by: choice(AGGREGATE_BY_VALUES, 'One total per tag for the period (default) or per day.'),
+  page: Type.Optional(Type.String({ pattern: '^[0-9]+$', description: 'Page to fetch, from next_page of the previous one.' })),
+});
 
 const Usage = Type.Object({
   total_characters: Type.Integer(),
@@ -55,12 +71,12 @@ const CustomTagReport = Type.Object({
 
 export async function adminAnalyticsRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
   const config = { auth: 'admin' as const };
-  app.get('/v2/admin/analytics', { config, schema: { response: { 200: UsageReport, ...errorResponses } } }, async (request) =>
+  app.get('/v2/admin/analytics', { config, schema: { querystring: ReportQuery, response: { 200: UsageReport, ...errorResponses } } }, async (request) =>
     services.analytics.usageReport(authOf(request).account, request.query as Record<string, unknown>),
   );
   app.get(
     '/v2/admin/analytics/custom-tags',
-    { config, schema: { response: { 200: CustomTagReport, ...errorResponses } } },
+    { config, schema: { querystring: TagReportQuery, response: { 200: CustomTagReport, ...errorResponses } } },
     async (request) => services.analytics.customTagReport(authOf(request).account, request.query as Record<string, unknown>),
   );
 }

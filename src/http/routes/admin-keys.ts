@@ -4,7 +4,9 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
 import type { ApiKey } from '../../accounts/accounts-service.js';
 import { authOf } from '../plugins/auth.js';
-import { AnyObjectBody, errorResponses } from '../schemas/common.js';
+import { JSON_OR_FORM, errorResponses, handlerChecked } from '../schemas/common.js';
+import { SCOPES } from '../../admin/scopes.js';
+import { MAX_LABEL_LENGTH } from '../../admin/key-params.js';
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -24,6 +26,20 @@ export const ApiKeyRecord = Type.Object({
   key: Type.Optional(Type.String()),
 });
 
+// Bodies are checked by src/admin/key-params.ts (the reference's messages).
+const keyId = { key_id: Type.String({ description: 'The key to change: two GUIDs joined by a colon.' }) };
+const label = Type.String({ maxLength: MAX_LABEL_LENGTH, description: 'Name of the key (no control characters).' });
+const limit = (what: string) =>
+  Type.Optional(Nullable(Type.Union([Type.Integer({ minimum: 0 }), Type.String()], { description: `Limit of ${what}; null removes it.` })));
+const scopes = Type.Optional(
+  Nullable(Type.Union([Type.Array(Type.String()), Type.String()], { description: `Endpoint groups the key may use (${SCOPES.join(', ')}), as a list or comma-separated; null = all.` })),
+);
+const CreateBody = handlerChecked({ label: Type.Optional(label), scopes });
+const KeyBody = handlerChecked(keyId);
+const LabelBody = handlerChecked({ ...keyId, label });
+const LimitsBody = handlerChecked({ ...keyId, characters: limit('characters per month'), speech_to_text_milliseconds: limit('speech-to-text milliseconds per month') });
+const ScopesBody = handlerChecked({ ...keyId, scopes });
+
 export function keyRecord(key: ApiKey) {
   return {
     key_id: key.id,
@@ -39,10 +55,10 @@ export function keyRecord(key: ApiKey) {
 export async function adminKeyRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
   const keys = services.adminKeys;
   const config = { auth: 'admin' as const };
-  const one = { body: Type.Optional(AnyObjectBody), response: { 200: ApiKeyRecord, ...errorResponses } };
+  const one = (body: TSchema) => ({ consumes: JSON_OR_FORM, body, response: { 200: ApiKeyRecord, ...errorResponses } });
   const account = (request: FastifyRequest) => authOf(request).account;
 
-  app.post('/v2/admin/developer-keys', { config, schema: one }, async (request) => {
+  app.post('/v2/admin/developer-keys', { config, schema: one(CreateBody) }, async (request) => {
     const { key, secret } = await keys.create(account(request), request.body);
     return { ...keyRecord(key), key: secret };
   });
@@ -51,16 +67,16 @@ export async function adminKeyRoutes(app: FastifyInstance, { services }: { servi
     { config, schema: { response: { 200: Type.Array(ApiKeyRecord), ...errorResponses } } },
     async (request) => (await keys.list(account(request))).map(keyRecord),
   );
-  app.put('/v2/admin/developer-keys/deactivate', { config, schema: one }, async (request) =>
+  app.put('/v2/admin/developer-keys/deactivate', { config, schema: one(KeyBody) }, async (request) =>
     keyRecord(await keys.deactivate(account(request), request.body)),
   );
-  app.put('/v2/admin/developer-keys/label', { config, schema: one }, async (request) =>
+  app.put('/v2/admin/developer-keys/label', { config, schema: one(LabelBody) }, async (request) =>
     keyRecord(await keys.rename(account(request), request.body)),
   );
-  app.put('/v2/admin/developer-keys/limits', { config, schema: one }, async (request) =>
+  app.put('/v2/admin/developer-keys/limits', { config, schema: one(LimitsBody) }, async (request) =>
     keyRecord(await keys.setLimits(account(request), request.body)),
   );
-  app.put('/v2/admin/developer-keys/scopes', { config, schema: one }, async (request) =>
+  app.put('/v2/admin/developer-keys/scopes', { config, schema: one(ScopesBody) }, async (request) =>
     keyRecord(await keys.setScopes(account(request), request.body)),
   );
 }

@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { ServiceError, forbidden, invalid } from '../../lib/errors.js';
 import type { Services } from '../../services.js';
 import { authOf } from '../plugins/auth.js';
-import { AnyObjectBody, errorResponses } from '../schemas/common.js';
+import { JSON_OR_FORM, OneOrMany, errorResponses, handlerChecked } from '../schemas/common.js';
 
 export const MAX_DETECT_TEXTS = 50;
 
@@ -25,6 +25,11 @@ function isSupportedMediaType(contentType: string | undefined): boolean {
   return type === 'application/json' || type === 'application/x-www-form-urlencoded';
 }
 
+// Checked in the handler for the reference's messages ('Missing parameter text.').
+const DetectBody = handlerChecked({
+  text: OneOrMany(Type.String(), `Texts whose language to detect (at most ${MAX_DETECT_TEXTS}); a form body repeats the field.`),
+});
+
 export async function detectRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
   app.post(
     '/v3/detect/language',
@@ -36,7 +41,7 @@ export async function detectRoutes(app: FastifyInstance, { services }: { service
         }
       },
       config: { scope: 'detect' },
-      schema: { body: Type.Optional(AnyObjectBody), response: { 200: DetectResponse, ...errorResponses } },
+      schema: { consumes: JSON_OR_FORM, body: DetectBody, response: { 200: DetectResponse, ...errorResponses } },
     },
     async (request) => {
       const ctx = authOf(request);

@@ -11,7 +11,8 @@ import type { ReceivedFile } from '../../documents/document-service.js';
 import { parseDocumentRequest } from '../../documents/document-request.js';
 import { authOf } from '../plugins/auth.js';
 import { onDelivered } from '../plugins/sockets.js';
-import { ErrorBody, errorResponses } from '../schemas/common.js';
+import { ErrorBody, Flag, JSON_OR_FORM, OneOrMany, binaryResponse, errorResponses, handlerChecked } from '../schemas/common.js';
+import { translationOptions } from '../schemas/translate.js';
 import { reportingTagHeader } from './translate.js';
 
 const MAX_FIELD_BYTES = 64 * 1024;
@@ -28,6 +29,18 @@ const DocumentStatus = Type.Object({
 });
 const DocumentParams = Type.Object({ document_id: Type.String({ maxLength: 100 }) });
 const documentErrors = errorResponses;
+
+// Fields checked by src/documents/document-request.ts (the reference's messages); the multipart body is streamed.
+const UploadBody = handlerChecked({
+  file: Type.String({ format: 'binary', description: 'The document (DOCX, PPTX, XLSX, PDF, HTML, TXT, XLIFF, SRT, images...).' }),
+  filename: Type.Optional(Type.String({ description: 'File name, when the file part carries none; its extension names the format.' })),
+  ...translationOptions,
+  glossary_ids: Type.Optional(OneOrMany(Type.String(), 'Glossaries to apply (at most 5; not with glossary_id).')),
+  output_format: Type.Optional(Type.String({ description: 'Extension of the format to return (e.g. `docx` for a PDF).' })),
+  enable_watermark: Type.Optional(Flag('Mark the translated document as machine-translated.')),
+  enable_beta_languages: Type.Optional(Flag('Deprecated; no effect.')),
+});
+const KeyBody = handlerChecked({ document_key: Type.String({ description: 'The key returned by the upload.' }) });
 
 /** Multipart failures are the client's: malformed bodies are 400, oversized ones 413, never 500. */
 function multipartError(err: unknown): unknown {
@@ -53,7 +66,7 @@ export async function documentRoutes(app: FastifyInstance, { services }: { servi
     {
       bodyLimit: maxUpload + 1024 * 1024,
       config: { scope: 'document' },
-      schema: { response: { 200: DocumentHandle, ...documentErrors } },
+      schema: { consumes: ['multipart/form-data'], body: UploadBody, response: { 200: DocumentHandle, ...documentErrors } },
     },
     async (request) => {
       const ctx = authOf(request);
@@ -95,7 +108,7 @@ export async function documentRoutes(app: FastifyInstance, { services }: { servi
     '/v2/document/:document_id',
     {
       config: { scope: 'document' },
-      schema: { params: DocumentParams, response: { 200: DocumentStatus, ...documentErrors } },
+      schema: { params: DocumentParams, consumes: JSON_OR_FORM, body: KeyBody, response: { 200: DocumentStatus, ...documentErrors } },
     },
     async (request) => {
       const { document_id } = request.params as { document_id: string };
@@ -107,7 +120,12 @@ export async function documentRoutes(app: FastifyInstance, { services }: { servi
     '/v2/document/:document_id/result',
     {
       config: { scope: 'document' },
-      schema: { params: DocumentParams, response: documentErrors },
+      schema: {
+        params: DocumentParams,
+        consumes: JSON_OR_FORM,
+        body: KeyBody,
+        response: { 200: binaryResponse('The translated document, once; its Content-Type follows the output format.'), ...documentErrors },
+      },
     },
     async (request, reply) => {
       const { document_id } = request.params as { document_id: string };

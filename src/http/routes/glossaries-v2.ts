@@ -5,8 +5,8 @@ import { ServiceError, invalid } from '../../lib/errors.js';
 import { glossaryLanguagePairs, type GlossaryView } from '../../customization/glossaries/glossary-service.js';
 import type { Services } from '../../services.js';
 import { authOf } from '../plugins/auth.js';
-import { AnyObjectBody, errorResponses } from '../schemas/common.js';
-import { GLOSSARY_BODY_LIMIT, bodyObject, field } from './glossary-body.js';
+import { JSON_OR_FORM, errorResponses } from '../schemas/common.js';
+import { GLOSSARY_BODY_LIMIT, GlossaryV2Body, bodyObject, field } from './glossary-body.js';
 
 const GlossaryV2 = Type.Object({
   glossary_id: Type.String(),
@@ -46,7 +46,7 @@ export async function glossaryV2Routes(app: FastifyInstance, { services }: { ser
   const config = { scope: 'glossary' as const };
   app.post(
     '/v2/glossaries',
-    { bodyLimit: GLOSSARY_BODY_LIMIT, config, schema: { body: AnyObjectBody, response: { 201: GlossaryV2, ...errorResponses } } },
+    { bodyLimit: GLOSSARY_BODY_LIMIT, config, schema: { consumes: JSON_OR_FORM, body: GlossaryV2Body, response: { 201: GlossaryV2, ...errorResponses } } },
     async (request, reply) => {
       const body = bodyObject(request.body);
       const view = await services.glossaries.create(authOf(request).account.id, field(body, 'name'), [
@@ -74,7 +74,14 @@ export async function glossaryV2Routes(app: FastifyInstance, { services }: { ser
   );
   app.get<{ Params: { glossary_id: string } }>(
     '/v2/glossaries/:glossary_id/entries',
-    { config, schema: { params: IdParams, response: { 200: Type.String(), ...errorResponses } } },
+    {
+      config,
+      schema: {
+        params: IdParams,
+        headers: Type.Object({ accept: Type.Optional(Type.String({ description: 'Only text/tab-separated-values (the default).' })) }),
+        response: { 200: { description: 'The entries, one per line.', content: { 'text/tab-separated-values': { schema: { type: 'string' } } } }, ...errorResponses },
+      },
+    },
     async (request, reply) => {
       if (!acceptsTsv(request.headers.accept)) throw new ServiceError('unsupported_media_type', 'Unsupported Accept header: only text/tab-separated-values is supported.');
       const accountId = authOf(request).account.id;

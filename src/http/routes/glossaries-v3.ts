@@ -5,8 +5,8 @@ import { ServiceError } from '../../lib/errors.js';
 import { type GlossaryView } from '../../customization/glossaries/glossary-service.js';
 import type { Services } from '../../services.js';
 import { authOf } from '../plugins/auth.js';
-import { AnyObjectBody, errorResponses } from '../schemas/common.js';
-import { GLOSSARY_BODY_LIMIT, bodyObject, dictionariesOf, field } from './glossary-body.js';
+import { JSON_OR_FORM, errorResponses } from '../schemas/common.js';
+import { DictionaryBody, GLOSSARY_BODY_LIMIT, GlossaryPatchBody, GlossaryV3Body, bodyObject, dictionariesOf, field } from './glossary-body.js';
 
 const DictionaryInfo = Type.Object({ source_lang: Type.String(), target_lang: Type.String(), entry_count: Type.Integer() });
 const GlossaryV3 = Type.Object({
@@ -29,7 +29,7 @@ export async function glossaryV3Routes(app: FastifyInstance, { services }: { ser
   type WithId = { Params: { glossary_id: string } };
   app.post(
     '/v3/glossaries',
-    { bodyLimit: GLOSSARY_BODY_LIMIT, config, schema: { body: AnyObjectBody, response: { 201: GlossaryV3, ...errorResponses } } },
+    { bodyLimit: GLOSSARY_BODY_LIMIT, config, schema: { consumes: JSON_OR_FORM, body: GlossaryV3Body, response: { 201: GlossaryV3, ...errorResponses } } },
     async (request, reply) => {
       const body = bodyObject(request.body);
       const view = await services.glossaries.create(authOf(request).account.id, field(body, 'name'), dictionariesOf(body) ?? [], true);
@@ -44,7 +44,7 @@ export async function glossaryV3Routes(app: FastifyInstance, { services }: { ser
   );
   app.patch<WithId>(
     '/v3/glossaries/:glossary_id',
-    { bodyLimit: GLOSSARY_BODY_LIMIT, config, schema: { params: IdParams, body: AnyObjectBody, response: { 200: GlossaryV3, ...errorResponses } } },
+    { bodyLimit: GLOSSARY_BODY_LIMIT, config, schema: { params: IdParams, consumes: JSON_OR_FORM, body: GlossaryPatchBody, response: { 200: GlossaryV3, ...errorResponses } } },
     async (request) => {
       const body = bodyObject(request.body);
       return v3(await services.glossaries.patch(authOf(request).account.id, request.params.glossary_id, field(body, 'name'), dictionariesOf(body)));
@@ -56,7 +56,7 @@ export async function glossaryV3Routes(app: FastifyInstance, { services }: { ser
   });
   app.put<WithId>(
     '/v3/glossaries/:glossary_id/dictionaries',
-    { bodyLimit: GLOSSARY_BODY_LIMIT, config, schema: { params: IdParams, body: AnyObjectBody, response: { 200: DictionaryInfo, ...errorResponses } } },
+    { bodyLimit: GLOSSARY_BODY_LIMIT, config, schema: { params: IdParams, consumes: JSON_OR_FORM, body: DictionaryBody, response: { 200: DictionaryInfo, ...errorResponses } } },
     async (request) => {
       const body = bodyObject(request.body);
       return services.glossaries.putDictionary(authOf(request).account.id, request.params.glossary_id, {

@@ -1,8 +1,30 @@
 // Shared body handling of the glossary routes: form keys `dictionaries[0].source_lang` become nested objects.
+import { Type } from '@sinclair/typebox';
 import type { DictionaryInput } from '../../customization/glossaries/glossary-service.js';
+import { handlerChecked } from '../schemas/common.js';
 
 /** Glossary bodies hold up to five 10 MiB dictionaries, JSON escaping included. */
 export const GLOSSARY_BODY_LIMIT = 64 * 1024 * 1024;
+
+// Bodies are checked by the glossary service (the reference's messages); these schemas document them.
+const dictionary = {
+  source_lang: Type.String({ description: 'Source language of the entries.' }),
+  target_lang: Type.String({ description: 'Target language of the entries.' }),
+  entries: Type.String({ description: 'The entries, one per line, in entries_format.' }),
+  entries_format: Type.Union([Type.Literal('tsv'), Type.Literal('csv')], { description: 'Format of entries.' }),
+};
+const Dictionary = Type.Object(dictionary);
+const dictionaries = Type.Array(Dictionary, {
+  description: 'Dictionaries (at most 5); a form body spells them `dictionaries[0].source_lang=...`.',
+});
+
+export const GlossaryV2Body = handlerChecked({ name: Type.String({ description: 'Name of the glossary.' }), ...dictionary });
+export const GlossaryV3Body = handlerChecked({ name: Type.String({ description: 'Name of the glossary.' }), dictionaries });
+export const GlossaryPatchBody = handlerChecked({
+  name: Type.Optional(Type.String({ description: 'New name.' })),
+  dictionaries: Type.Optional(dictionaries),
+}, 'Dictionaries given are merged into the glossary: entries of the same source text are replaced.');
+export const DictionaryBody = handlerChecked(dictionary, 'Replaces the dictionary of this language pair.');
 
 const one = (v: unknown) => (Array.isArray(v) ? v[v.length - 1] : v);
 

@@ -8,7 +8,7 @@ import { GLOSSARY_LANGUAGES } from '../../customization/glossaries/glossary-serv
 import { STYLE_RULE_LANGUAGES } from '../../customization/style-rules/style-rule-service.js';
 import { TM_SOURCE_LANGUAGES } from '../../customization/memories/memory-service.js';
 import type { Services } from '../../services.js';
-import { errorResponses } from '../schemas/common.js';
+import { JSON_OR_FORM, errorResponses, handlerChecked } from '../schemas/common.js';
 
 const V2Language = Type.Object({
   language: Type.String(),
@@ -169,6 +169,23 @@ async function getBody(request: FastifyRequest): Promise<Record<string, unknown>
   }
 }
 
+// Parameters checked in the handlers (the reference's messages).
+const typeParam = { type: Type.Optional(Type.Union([Type.Literal('source'), Type.Literal('target')], { description: 'Source (default) or target languages.' })) };
+// The query is validated by its schema (a failure reads "Value for 'type' not supported.", as the handler words it);
+// a body may be absent, so the handler checks it.
+const TypeQuery = Type.Object(typeParam, { additionalProperties: true });
+const TypeBody = handlerChecked(typeParam);
+const V3Query = handlerChecked({
+  resource: Type.Union(V3_RESOURCES.map((r) => Type.Literal(r)), { description: 'The API resource whose languages to list.' }),
+  include: Type.Optional(Type.String({ description: '`beta` and/or `external`, comma-separated or repeated.' })),
+});
+const Resource = Type.Object({
+  name: Type.String(),
+  features: Type.Array(
+    Type.Object({ name: Type.String(), needs_source_support: Type.Optional(Type.Boolean()), needs_target_support: Type.Optional(Type.Boolean()) }),
+  ),
+});
+
 export async function languageRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
   app.addHook('preHandler', async (request) => {
     if (request.method === 'GET' && request.routeOptions.url === '/v2/languages' && request.body === undefined) {
@@ -185,13 +202,13 @@ export async function languageRoutes(app: FastifyInstance, { services }: { servi
     }
     return catalogue.targets.map((t) => ({ language: toApiCode(t.code), name: languageName(t.code), supports_formality: t.formality }));
   };
-  const v2Schema = { response: { 200: Type.Array(V2Language), ...errorResponses } };
+  const v2Schema = { querystring: TypeQuery, response: { 200: Type.Array(V2Language), ...errorResponses } };
   app.get('/v2/languages', { schema: v2Schema, config: { scope: 'languages' } }, v2Handler);
-  app.post('/v2/languages', { schema: v2Schema, config: { scope: 'languages' } }, v2Handler);
+  app.post('/v2/languages', { schema: { ...v2Schema, consumes: JSON_OR_FORM, body: TypeBody }, config: { scope: 'languages' } }, v2Handler);
 
   app.get(
     '/v3/languages',
-    { schema: { response: { 200: Type.Array(V3Language), ...errorResponses } }, config: { scope: 'languages' } },
+    { schema: { querystring: V3Query, response: { 200: Type.Array(V3Language), ...errorResponses } }, config: { scope: 'languages' } },
     async (request) => {
     const query = request.query as Record<string, unknown>;
     const resource = query.resource;
@@ -202,7 +219,7 @@ export async function languageRoutes(app: FastifyInstance, { services }: { servi
     return languagesFor(resource, include.includes('beta'), services);
   });
 
-  app.get('/v3/languages/resources', { config: { scope: 'languages' } }, async () =>
+  app.get('/v3/languages/resources', { schema: { response: { 200: Type.Array(Resource), ...errorResponses } }, config: { scope: 'languages' } }, async () =>
     V3_RESOURCES.map((name) => ({ name, features: RESOURCE_FEATURES[name] ?? [] })),
   );
 }

@@ -3,13 +3,19 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.js';
+import { errorResponses } from '../schemas/common.js';
+
+const METRICS_RESPONSE = {
+  description: 'The metrics in the Prometheus text format.',
+  content: { 'text/plain': { schema: { type: 'string' } } },
+};
 
 async function metrics(app: FastifyInstance, { services, route }: { services: Services; route: boolean }): Promise<void> {
   app.addHook('onResponse', async (request, reply) => {
     services.metrics.observeRequest(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000);
   });
   if (!route) return;
-  app.get('/metrics', { config: { auth: 'admin' } }, async (_request, reply) => {
+  app.get('/metrics', { config: { auth: 'admin' }, schema: { response: { 200: METRICS_RESPONSE, ...errorResponses } } }, async (_request, reply) => {
     const { contentType, body } = await services.metrics.exposition();
     return reply.type(contentType).send(body);
   });

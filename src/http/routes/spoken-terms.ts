@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox';
 import { ServiceError, invalid } from '../../lib/errors.js';
 import type { Services } from '../../services.js';
 import { authOf } from '../plugins/auth.js';
-import { AnyObjectBody, errorResponses } from '../schemas/common.js';
+import { errorResponses, handlerChecked } from '../schemas/common.js';
 
 /** Names (1024 bytes) and lists (300 characters each, JSON-escaped) fit well within this. */
 const BODY_LIMIT = 256 * 1024;
@@ -19,6 +19,16 @@ const SpokenTerms = Type.Object({
 });
 const IdParams = Type.Object({ spoken_terms_id: Type.String() });
 const LangQuery = Type.Object({ lang: Type.Optional(Type.String()) }, { additionalProperties: true });
+// Checked by the spoken terms service (the reference's messages); JSON bodies only.
+const termList = {
+  lang: Type.String({ description: 'Language of the terms.' }),
+  entries: Type.String({ description: 'The terms, one per line.' }),
+};
+const CreateBody = handlerChecked({
+  name: Type.String({ description: 'Name of the collection.' }),
+  term_lists: Type.Array(Type.Object(termList), { description: 'One list of terms per language.' }),
+});
+const TermListBody = handlerChecked(termList, 'Replaces the list of this language.');
 const EntriesResponse = Type.Object({ lang: Type.String(), entries: Type.String() });
 
 /** The reference accepts JSON only; a form body is a 415, not a silently different parse. */
@@ -37,7 +47,7 @@ export async function spokenTermsRoutes(app: FastifyInstance, { services }: { se
   type WithId = { Params: { spoken_terms_id: string } };
   app.post(
     '/v3/spoken-terms',
-    { bodyLimit: BODY_LIMIT, preValidation: requireJson, schema: { body: AnyObjectBody, response: { 201: SpokenTerms, ...errorResponses } } },
+    { bodyLimit: BODY_LIMIT, preValidation: requireJson, schema: { body: CreateBody, response: { 201: SpokenTerms, ...errorResponses } } },
     async (request, reply) => {
       const body = bodyObject(request.body);
       return reply.status(201).send(await terms.create(authOf(request).account.id, body.name, body.term_lists));
@@ -56,7 +66,7 @@ export async function spokenTermsRoutes(app: FastifyInstance, { services }: { se
   );
   app.put<WithId>(
     '/v3/spoken-terms/:spoken_terms_id/term-lists',
-    { bodyLimit: BODY_LIMIT, preValidation: requireJson, schema: { params: IdParams, body: AnyObjectBody, response: { 200: TermListInfo, ...errorResponses } } },
+    { bodyLimit: BODY_LIMIT, preValidation: requireJson, schema: { params: IdParams, body: TermListBody, response: { 200: TermListInfo, ...errorResponses } } },
     async (request) => {
       const body = bodyObject(request.body);
       return terms.putList(authOf(request).account.id, request.params.spoken_terms_id, { lang: body.lang, entries: body.entries });

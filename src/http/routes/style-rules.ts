@@ -5,7 +5,7 @@ import { invalid } from '../../lib/errors.js';
 import type { Services } from '../../services.js';
 import { authOf } from '../plugins/auth.js';
 import { queryInt, queryValue } from '../query.js';
-import { AnyObjectBody, errorResponses } from '../schemas/common.js';
+import { errorResponses, handlerChecked, pageQuery } from '../schemas/common.js';
 import { bodyObject } from './glossary-body.js';
 
 const Instruction = Type.Object({ id: Type.String(), label: Type.String(), prompt: Type.String(), source_language: Type.Optional(Type.String()) });
@@ -20,6 +20,25 @@ const StyleRule = Type.Object({
   configured_rules: Type.Optional(Rules),
   custom_instructions: Type.Optional(Type.Array(Instruction)),
 });
+// Bodies and query are checked by the style rule service and src/http/query.ts (the reference's messages).
+const ConfiguredRules = Type.Record(Type.String(), Type.Record(Type.String(), Type.String()), {
+  description: 'Options chosen per category and rule, e.g. `{"punctuation": {"quotation_mark": "use_guillemets"}}`.',
+});
+const instruction = {
+  label: Type.String({ maxLength: 100, description: 'Short name of the instruction.' }),
+  prompt: Type.String({ maxLength: 300, description: 'The instruction itself.' }),
+  source_language: Type.Optional(Type.String({ description: 'Apply only to texts in this language.' })),
+};
+const InstructionBody = handlerChecked(instruction);
+const CreateBody = handlerChecked({
+  name: Type.String({ maxLength: 1024, description: 'Name of the style rule list.' }),
+  language: Type.String({ description: 'Target language the rules apply to.' }),
+  configured_rules: Type.Optional(ConfiguredRules),
+  custom_instructions: Type.Optional(Type.Array(Type.Object(instruction))),
+});
+const RenameBody = handlerChecked({ name: Type.String({ maxLength: 1024, description: 'New name.' }) });
+const RulesBody = { ...ConfiguredRules, 'x-validated-by': 'handler', description: 'Replaces the configured rules. ' + ConfiguredRules.description };
+const ListQuery = handlerChecked({ ...pageQuery(25, 10), detailed: Type.Optional(Type.String({ description: '`true` to include rules and instructions.' })) });
 const StyleParams = Type.Object({ style_id: Type.String() });
 const InstructionParams = Type.Object({ style_id: Type.String(), instruction_id: Type.String() });
 
@@ -30,7 +49,7 @@ export async function styleRuleRoutes(app: FastifyInstance, { services }: { serv
   type PI = { Params: { style_id: string; instruction_id: string } };
   app.get<{ Querystring: Record<string, string> }>(
     '/v3/style_rules',
-    { config, schema: { response: { 200: Type.Object({ style_rules: Type.Array(StyleRule) }), ...errorResponses } } },
+    { config, schema: { querystring: ListQuery, response: { 200: Type.Object({ style_rules: Type.Array(StyleRule) }), ...errorResponses } } },
     async (request) => {
       const page = queryInt(request.query, 'page', 0, 0, 1_000_000);
       const pageSize = queryInt(request.query, 'page_size', 10, 1, 25);
@@ -39,13 +58,13 @@ export async function styleRuleRoutes(app: FastifyInstance, { services }: { serv
       return { style_rules: list.map((v) => (detailed ? v : { ...v, configured_rules: undefined, custom_instructions: undefined })) };
     },
   );
-  app.post('/v3/style_rules', { config, schema: { body: AnyObjectBody, response: { 201: StyleRule, ...errorResponses } } }, async (request, reply) =>
+  app.post('/v3/style_rules', { config, schema: { body: CreateBody, response: { 201: StyleRule, ...errorResponses } } }, async (request, reply) =>
     reply.status(201).send(await s.create(authOf(request).account.id, bodyObject(request.body))),
   );
   app.get<P>('/v3/style_rules/:style_id', { config, schema: { params: StyleParams, response: { 200: StyleRule, ...errorResponses } } }, async (request) =>
     s.get(authOf(request).account.id, request.params.style_id),
   );
-  app.patch<P>('/v3/style_rules/:style_id', { config, schema: { params: StyleParams, body: AnyObjectBody, response: { 200: StyleRule, ...errorResponses } } }, async (request) =>
+  app.patch<P>('/v3/style_rules/:style_id', { config, schema: { params: StyleParams, body: RenameBody, response: { 200: StyleRule, ...errorResponses } } }, async (request) =>
     s.rename(authOf(request).account.id, request.params.style_id, bodyObject(request.body).name),
   );
   app.delete<P>('/v3/style_rules/:style_id', { config, schema: { params: StyleParams, response: { 204: Type.Null(), ...errorResponses } } }, async (request, reply) => {
@@ -54,12 +73,12 @@ export async function styleRuleRoutes(app: FastifyInstance, { services }: { serv
   });
   app.put<P>(
     '/v3/style_rules/:style_id/configured_rules',
-    { config, schema: { params: StyleParams, body: AnyObjectBody, response: { 200: StyleRule, ...errorResponses } } },
+    { config, schema: { params: StyleParams, body: RulesBody, response: { 200: StyleRule, ...errorResponses } } },
     async (request) => s.replaceRules(authOf(request).account.id, request.params.style_id, request.body),
   );
   app.post<P>(
     '/v3/style_rules/:style_id/custom_instructions',
-    { config, schema: { params: StyleParams, body: AnyObjectBody, response: { 201: Instruction, ...errorResponses } } },
+    { config, schema: { params: StyleParams, body: InstructionBody, response: { 201: Instruction, ...errorResponses } } },
     async (request, reply) => reply.status(201).send(await s.addInstruction(authOf(request).account.id, request.params.style_id, request.body)),
   );
   app.get<PI>(
@@ -69,7 +88,7 @@ export async function styleRuleRoutes(app: FastifyInstance, { services }: { serv
   );
   app.put<PI>(
     '/v3/style_rules/:style_id/custom_instructions/:instruction_id',
-    { config, schema: { params: InstructionParams, body: AnyObjectBody, response: { 200: Instruction, ...errorResponses } } },
+    { config, schema: { params: InstructionParams, body: InstructionBody, response: { 200: Instruction, ...errorResponses } } },
     async (request) => s.updateInstruction(authOf(request).account.id, request.params.style_id, request.params.instruction_id, request.body),
   );
   app.delete<PI>(

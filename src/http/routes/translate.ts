@@ -5,8 +5,8 @@ import { parseReportingTag } from '../../accounts/reporting-tag.js';
 import { parseTranslateRequest } from '../../translate/translate-request.js';
 import type { Services } from '../../services.js';
 import { authOf } from '../plugins/auth.js';
-import { AnyObjectBody, errorResponses } from '../schemas/common.js';
-import { TranslateResponse } from '../schemas/translate.js';
+import { JSON_OR_FORM, errorResponses } from '../schemas/common.js';
+import { TranslateBody, TranslateResponse } from '../schemas/translate.js';
 import { clientSignal } from '../client-signal.js';
 
 export const TRANSLATE_BODY_LIMIT = 128 * 1024;
@@ -21,7 +21,7 @@ export async function translateRoutes(app: FastifyInstance, { services }: { serv
     {
       bodyLimit: TRANSLATE_BODY_LIMIT,
       config: { scope: 'translate' },
-      schema: { body: AnyObjectBody, response: { 200: TranslateResponse, ...errorResponses } },
+      schema: { consumes: JSON_OR_FORM, body: TranslateBody, response: { 200: TranslateResponse, ...errorResponses } },
     },
     async (request, reply) => {
       const ctx = authOf(request);

@@ -7,7 +7,7 @@ import type { Services } from '../../services.js';
 import { authOf } from '../plugins/auth.js';
 import { queryInt, queryValue } from '../query.js';
 import { publicOrigin } from '../public-origin.js';
-import { AnyObjectBody, errorResponses } from '../schemas/common.js';
+import { binaryResponse, errorResponses, handlerChecked, pageQuery } from '../schemas/common.js';
 import { bodyObject } from './glossary-body.js';
 
 const Memory = Type.Object({
@@ -32,8 +32,43 @@ const Segments = Type.Object({
   next_page_cursor: Type.Optional(Type.String()),
 });
 const MemoryParams = Type.Object({ id: Type.String() });
-const Job = Type.Object({}, { additionalProperties: true });
+const Open = (description: string) => Type.Object({}, { additionalProperties: true, description });
+const Job = Type.Object(
+  {
+    job_id: Type.String(),
+    operation: Type.Optional(Type.String({ description: '`import` or `export`.' })),
+    display_name: Type.Optional(Type.String()),
+    creation_time: Type.Optional(Type.String()),
+    updated_time: Type.Optional(Type.String()),
+    parameters: Type.Optional(Open('The request\'s parameters, echoed.')),
+    results: Type.Optional(
+      Type.Array(Open('`status` (awaiting_input, processing, completed, downloaded, failed, expired), and as they apply download_url, expires_at, translation_memory_id, skipped_segment_count, error_message.')),
+    ),
+  },
+  { additionalProperties: true },
+);
 const JobParams = Type.Object({ job_id: Type.String() });
+
+// Bodies and queries are checked by the memory service and src/http/query.ts (the reference's messages).
+const ListQuery = handlerChecked(pageQuery(25, 10));
+const SegmentsQuery = handlerChecked({
+  page_size: pageQuery(100, 50).page_size,
+  page_cursor: Type.Optional(Type.String({ description: 'Cursor from next_page_cursor of the previous page.' })),
+  filter_text: Type.Optional(Type.String({ description: 'Only segments containing this text.' })),
+  filter_case_sensitive: Type.Optional(Type.String({ description: '`true` or `false` (default) for filter_text.' })),
+});
+const ImportBody = handlerChecked({
+  source_file: Type.Object({
+    file_name: Type.Optional(Type.String({ description: 'Name of the TMX file (the display name when none is given).' })),
+    content_type: Type.Optional(Type.String({ description: 'application/xml (default) or a TMX media type.' })),
+    content_length: Type.Optional(Type.Integer({ minimum: 0, description: 'Size of the file in bytes.' })),
+  }),
+  parameters: Type.Optional(Type.Object({ display_name: Type.Optional(Type.String({ description: 'Name of the memory.' })) })),
+}, 'Starts an import: the TMX file is then PUT to the returned upload_url.');
+const SignedQuery = handlerChecked({
+  expires: Type.String({ description: 'Expiry of the signed URL (as handed out).' }),
+  signature: Type.String({ description: 'Signature of the URL (as handed out).' }),
+});
 
 
 /** Signed URLs need no API key: the signature in their query is the permission (see UrlSigner). */
@@ -52,7 +87,7 @@ export async function translationMemoryRoutes(app: FastifyInstance, { services }
   };
   app.get<{ Querystring: Record<string, string> }>(
     '/v3/translation_memories',
-    { config, schema: { response: { 200: Type.Object({ translation_memories: Type.Array(Memory), total_count: Type.Integer() }), ...errorResponses } } },
+    { config, schema: { querystring: ListQuery, response: { 200: Type.Object({ translation_memories: Type.Array(Memory), total_count: Type.Integer() }), ...errorResponses } } },
     async (request) =>
       m.list(authOf(request).account.id, queryInt(request.query, 'page', 0, 0, 1_000_000), queryInt(request.query, 'page_size', 10, 1, 25)),
   );
@@ -71,7 +106,7 @@ export async function translationMemoryRoutes(app: FastifyInstance, { services }
   );
   app.get<{ Params: { id: string }; Querystring: Record<string, string> }>(
     '/v3/translation_memories/:id/segments',
-    { config, schema: { params: MemoryParams, response: { 200: Segments, ...errorResponses } } },
+    { config, schema: { params: MemoryParams, querystring: SegmentsQuery, response: { 200: Segments, ...errorResponses } } },
     async (request) => {
       const q = request.query;
       const cs = queryValue(q, 'filter_case_sensitive');
@@ -88,7 +123,7 @@ export async function translationMemoryRoutes(app: FastifyInstance, { services }
   );
   app.post(
     '/v3/translation_memories/import',
-    { config, schema: { body: AnyObjectBody, response: { 200: Type.Object({ job_id: Type.String(), upload_url: Type.String(), expires_at: Type.String() }), ...errorResponses } } },
+    { config, schema: { body: ImportBody, response: { 200: Type.Object({ job_id: Type.String(), upload_url: Type.String(), expires_at: Type.String() }), ...errorResponses } } },
     async (request) => m.startImport(authOf(request).account.id, bodyObject(request.body), urlFor(request)),
   );
   app.post<{ Params: { id: string } }>(
@@ -106,7 +141,14 @@ export async function translationMemoryRoutes(app: FastifyInstance, { services }
   );
   app.get<{ Params: { job_id: string }; Querystring: Record<string, unknown> }>(
     '/v3/translation_memories/jobs/:job_id/download',
-    { config: SIGNED, schema: { params: JobParams } },
+    {
+      config: SIGNED,
+      schema: {
+        params: JobParams,
+        querystring: SignedQuery,
+        response: { 200: binaryResponse('The exported memory as TMX.', 'application/xml'), ...errorResponses },
+      },
+    },
     async (request, reply) => {
       assertSigned(request);
       const content = await m.download(null, request.params.job_id);
@@ -119,7 +161,14 @@ export async function translationMemoryRoutes(app: FastifyInstance, { services }
     upload.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
     upload.put<{ Params: { job_id: string }; Querystring: Record<string, unknown> }>(
       '/v3/translation_memories/jobs/:job_id/upload',
-      { bodyLimit: Number.MAX_SAFE_INTEGER, config: SIGNED, schema: { params: JobParams, response: { 204: Type.Null(), ...errorResponses } } },
+      { bodyLimit: Number.MAX_SAFE_INTEGER, config: SIGNED, schema: {
+          params: JobParams,
+          querystring: SignedQuery,
+          consumes: ['application/xml'],
+          body: { type: 'string', format: 'binary', 'x-validated-by': 'handler', description: 'The TMX file (streamed; size-limited by the service).' },
+          response: { 204: Type.Null(), ...errorResponses },
+        },
+      },
       async (request, reply) => {
         assertSigned(request);
         await m.receiveUpload(null, request.params.job_id, request.body as Readable);

@@ -8,7 +8,7 @@ import { encodeServerMessage, voiceErrors } from '../../voice/protocol.js';
 import type { StreamSink } from '../../voice/stream.js';
 import { authOf } from '../plugins/auth.js';
 import { publicOrigin } from '../public-origin.js';
-import { AnyObjectBody, errorResponses } from '../schemas/common.js';
+import { errorResponses, handlerChecked } from '../schemas/common.js';
 import { reportingTagHeader } from './translate.js';
 
 /** A connection is closed after an hour; the session itself can be reconnected. */
@@ -29,6 +29,22 @@ const WS_OPTIONS = { maxPayload: MAX_FRAME_BYTES, maxPendingAutoPongs: MAX_PENDI
 const SessionResponse = Type.Object({ streaming_url: Type.String(), token: Type.String(), session_id: Type.String() });
 const TokenQuery = Type.Object({ token: Type.Optional(Type.String()) }, { additionalProperties: true });
 
+// Checked by src/voice/session-request.ts (the reference's messages).
+const optional = (description: string) => Type.Optional(Type.String({ description }));
+const SessionBody = handlerChecked({
+  source_media_content_type: Type.String({ description: 'Media type of the audio sent, e.g. `audio/pcm;encoding=s16le;rate=16000`, `audio/ogg;codecs=opus`.' }),
+  message_format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('msgpack')], { description: 'Encoding of the stream messages (default json).' })),
+  source_language: optional('Language spoken; detected when absent in auto mode.'),
+  source_language_mode: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('fixed')], { description: 'Whether source_language is a hint or fixed.' })),
+  target_languages: Type.Optional(Type.Array(Type.String(), { maxItems: 5, description: 'Languages to translate the transcript into.' })),
+  target_media_languages: Type.Optional(Type.Array(Type.String(), { maxItems: 1, description: 'Language to synthesize speech in.' })),
+  target_media_content_type: optional('Media type of the synthesized speech.'),
+  target_media_voice: Type.Optional(Type.Union(['male', 'female', 'match'].map((v) => Type.Literal(v)), { description: 'Voice of the synthesized speech.' })),
+  spoken_terms_id: Type.Optional(Type.String({ format: 'uuid', description: 'Spoken terms guiding the transcription.' })),
+  glossary_id: Type.Optional(Type.String({ format: 'uuid', description: 'Glossary for the translations.' })),
+  formality: optional('Formality of the translations.'),
+}, 'JSON only; unknown fields are refused.');
+
 function streamingUrl(request: FastifyRequest): string {
   return `${publicOrigin(request).replace(/^http/, 'ws')}/v3/voice/realtime/connect`;
 }
@@ -45,7 +61,7 @@ export async function voiceRoutes(app: FastifyInstance, { services }: { services
 
   app.post(
     '/v3/voice/realtime',
-    { schema: { body: AnyObjectBody, response: { 200: SessionResponse, ...errorResponses } } },
+    { schema: { body: SessionBody, response: { 200: SessionResponse, ...errorResponses } } },
     async (request) => {
       const grant = await voice.requestSession(authOf(request), request.body, reportingTagHeader(request.headers));
       return { streaming_url: streamingUrl(request), token: grant.token, session_id: grant.sessionId };

@@ -4,10 +4,10 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { ServiceError, forbidden } from '../../lib/errors.js';
 import type { Services } from '../../services.js';
-import { parseWriteRequest } from '../../write/write-request.js';
+import { WRITE_TARGETS, parseWriteRequest } from '../../write/write-request.js';
 import type { Improvement } from '../../write/write-service.js';
 import { authOf } from '../plugins/auth.js';
-import { AnyObjectBody, errorResponses } from '../schemas/common.js';
+import { JSON_OR_FORM, OneOrMany, errorResponses, handlerChecked } from '../schemas/common.js';
 import { reportingTagHeader } from './translate.js';
 import { clientSignal } from '../client-signal.js';
 
@@ -24,6 +24,17 @@ const WriteResponse = Type.Object({
       detected_source_language: Type.String(),
     }),
   ),
+});
+
+const choice = (values: string[], description: string) =>
+  Type.Optional(Type.Union(['default', ...values.flatMap((v) => [v, `prefer_${v}`])].map((v) => Type.Literal(v)), { description }));
+
+// Checked by src/write/write-request.ts for the reference's messages.
+const WriteBody = handlerChecked({
+  text: OneOrMany(Type.String(), 'Texts to improve; a form body repeats the field.'),
+  target_lang: Type.Optional(Type.String({ description: `Language of the result: ${WRITE_TARGETS.join(', ')} (any case); the source language when absent.` })),
+  writing_style: choice(['academic', 'business', 'casual', 'simple'], 'Writing style (not with tone); `prefer_` falls back silently where unsupported.'),
+  tone: choice(['confident', 'diplomatic', 'enthusiastic', 'friendly'], 'Tone (not with writing_style); `prefer_` falls back silently where unsupported.'),
 });
 
 function isSupportedMediaType(contentType: string | undefined): boolean {
@@ -49,7 +60,7 @@ export async function writeRoutes(app: FastifyInstance, { services }: { services
       if (!isSupportedMediaType(request.headers['content-type'])) throw new ServiceError('unsupported_media_type', UNSUPPORTED_MEDIA_TYPE);
     },
     config: { scope: 'write' as const },
-    schema: { body: AnyObjectBody, response: { 200: WriteResponse, ...errorResponses } },
+    schema: { consumes: JSON_OR_FORM, body: WriteBody, response: { 200: WriteResponse, ...errorResponses } },
   };
 
   for (const mode of ['rephrase', 'correct'] as const) {
