@@ -3,7 +3,8 @@
 // find_similar_ambiguity_class assigns through a reference), so every later block would be tagged differently. With -d
 // it reports that on stderr. The relay checks every block's output against what a fresh tagger would give (see
 // sameAsFresh); when it cannot be sure, it switches to a fresh tagger started in advance and feeds that one the block
-// and every later one the old tagger had received.
+// and every later one the old tagger had received. Taggers are started by a small shell (tagger-spawner.ts), not by
+// forking this process. A switch still costs one tagger start (~4 ms CPU, mostly loading its libraries).
 
 import { execFileSync } from 'node:child_process';
 import { closeSync, constants, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
@@ -61,7 +62,8 @@ export interface TaggerRelayOptions {
 export class TaggerRelay {
   private readonly spawner: TaggerSpawner;
   private active: SpawnedTagger;
-  private spare: SpawnedTagger;
+  /** Started after a switch once the re-fed block is through, so its start does not delay that block. */
+  private spare: SpawnedTagger | undefined;
   private readonly stderrFd: { read: number; write: number };
   private readonly readBuf = Buffer.alloc(16_384);
   /** Input from the previous stage not yet cut into a whole block. */
@@ -88,7 +90,7 @@ export class TaggerRelay {
   }
 
   get pids(): number[] {
-    return [this.active.pid, this.spare.pid].filter((p): p is number => typeof p === 'number');
+    return [this.active.pid, this.spare?.pid].filter((p): p is number => typeof p === 'number');
   }
 
   private spawnTagger(): SpawnedTagger {
@@ -143,6 +145,7 @@ export class TaggerRelay {
       }
       for (const c of met) this.absorbed.add(c);
       this.opts.sink.write(block);
+      this.spare ??= this.spawnTagger();
     }
     if (start < chunk.length) this.partialOut.push(chunk.subarray(start));
   }
@@ -192,8 +195,8 @@ export class TaggerRelay {
 
   private replaceTagger(): void {
     const old = this.active;
-    this.active = this.spare;
-    this.spare = this.spawnTagger();
+    this.active = this.spare ?? this.spawnTagger();
+    this.spare = undefined;
     old.kill();
     this.restarts++;
     this.partialOut = [];
