@@ -2,6 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { chmod, copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -136,6 +137,17 @@ describe('apertium engine (real pipelines)', () => {
     const out = await engine.translate({ source: 'es', target: 'pt' }, ['La casa es grande.'], {});
     assert.match(out[0]!, /casa/);
     assert.ok(!engine.childPids('es-pt').includes(pids[pids.length - 1]!));
+  });
+
+  it('replaces a pipeline whose tagger (started by the relay, not by this process) is killed from outside', async () => {
+    await engine.translate({ source: 'en', target: 'es' }, ['The house is big.'], {});
+    // stage order: the analyser, then the relay's taggers (the one in use first)
+    const tagger = engine.childPids('en-es')[1]!;
+    assert.match(readFileSync(`/proc/${tagger}/cmdline`, 'utf8'), /apertium-tagger/);
+    process.kill(tagger, 'SIGKILL');
+    const [out] = await engine.translate({ source: 'en', target: 'es' }, ['The house is big.'], {});
+    assert.equal(out, 'La casa es grande.');
+    assert.ok(!engine.childPids('en-es').includes(tagger));
   });
 
   it('gives the same output whatever was translated before, also with requests interleaved', async () => {

@@ -3,13 +3,15 @@
 // find_similar_ambiguity_class assigns through a reference), so every later block would be tagged differently. With -d
 // it reports that on stderr. The relay checks every block's output against what a fresh tagger would give (see
 // sameAsFresh); when it cannot be sure, it switches to a fresh tagger started in advance and feeds that one the block
-// and every later one the old tagger had received.
+// and every later one the old tagger had received. Taggers are started by a small shell (tagger-spawner.ts), not by
+// forking this process. A switch still costs one tagger start (~4 ms CPU, mostly loading its libraries).
 
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { closeSync, constants, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
+import { TaggerSpawner, type SpawnedTagger } from './tagger-spawner.js';
 
 /** The line of the tagger's -d report that names a missing ambiguity class (tagger_utils.cc). */
 const CLASS_LINE = /New ambiguity class: (\{[^\n]*\})\n/g;
@@ -58,8 +60,10 @@ export interface TaggerRelayOptions {
 }
 
 export class TaggerRelay {
-  private active: ChildProcess;
-  private spare: ChildProcess;
+  private readonly spawner: TaggerSpawner;
+  private active: SpawnedTagger;
+  /** Started after a switch once the re-fed block is through, so its start does not delay that block. */
+  private spare: SpawnedTagger | undefined;
   private readonly stderrFd: { read: number; write: number };
   private readonly readBuf = Buffer.alloc(16_384);
   /** Input from the previous stage not yet cut into a whole block. */
@@ -74,37 +78,33 @@ export class TaggerRelay {
   private readonly absorbed = new Set<string>();
   private closed = false;
   /** Every tagger started and not yet gone (replaced ones included), for close. */
-  private readonly running = new Map<ChildProcess, Promise<void>>();
+  private readonly running = new Set<SpawnedTagger>();
   /** Taggers replaced because their state changed (diagnostics, tests). */
   restarts = 0;
 
   constructor(private readonly opts: TaggerRelayOptions) {
     this.stderrFd = openStderrFifo();
+    this.spawner = new TaggerSpawner(opts.argv, opts.env, this.stderrFd.write, (reason) => opts.onFatal(reason));
     this.active = this.spawnTagger();
     this.spare = this.spawnTagger();
   }
 
   get pids(): number[] {
-    return [this.active.pid, this.spare.pid].filter((p): p is number => typeof p === 'number');
+    return [this.active.pid, this.spare?.pid].filter((p): p is number => typeof p === 'number');
   }
 
-  private spawnTagger(): ChildProcess {
-    const [cmd, ...args] = this.opts.argv;
-    const child = spawn(cmd!, args, { stdio: ['pipe', 'pipe', this.stderrFd.write], env: this.opts.env });
-    child.stdin!.on('error', () => {});
-    this.running.set(child, new Promise((resolve) => child.once('close', () => {
-      this.running.delete(child);
-      resolve();
-    })));
-    child.stdout!.on('data', (chunk: Buffer) => {
-      if (child === this.active) this.onOutput(chunk);
-    });
-    const fatal = (reason: string) => {
-      if (!this.closed && (child === this.active || child === this.spare)) this.opts.onFatal(`tagger ${reason}`);
-    };
-    child.once('error', (err: Error) => fatal(`failed to start: ${err.message}`));
-    child.once('exit', (code, signal) => fatal(`exited (code ${code}, signal ${signal})`));
-    return child;
+  private spawnTagger(): SpawnedTagger {
+    const tagger: SpawnedTagger = this.spawner.start(
+      (chunk) => {
+        if (tagger === this.active) this.onOutput(chunk);
+      },
+      (reason) => {
+        if (!this.closed && (tagger === this.active || tagger === this.spare)) this.opts.onFatal(`tagger ${reason}`);
+      },
+    );
+    this.running.add(tagger);
+    void tagger.closed.then(() => this.running.delete(tagger));
+    return tagger;
   }
 
   /** Output of the stage before the tagger. */
@@ -125,7 +125,7 @@ export class TaggerRelay {
     const blocks = this.queue;
     this.queue = [];
     this.sent.push(...blocks);
-    this.active.stdin!.write(blocks.length === 1 ? blocks[0]! : Buffer.concat(blocks));
+    this.active.write(blocks.length === 1 ? blocks[0]! : Buffer.concat(blocks));
   }
 
   private onOutput(chunk: Buffer): void {
@@ -145,6 +145,7 @@ export class TaggerRelay {
       }
       for (const c of met) this.absorbed.add(c);
       this.opts.sink.write(block);
+      this.spare ??= this.spawnTagger();
     }
     if (start < chunk.length) this.partialOut.push(chunk.subarray(start));
   }
@@ -194,9 +195,9 @@ export class TaggerRelay {
 
   private replaceTagger(): void {
     const old = this.active;
-    this.active = this.spare;
-    this.spare = this.spawnTagger();
-    old.kill('SIGKILL');
+    this.active = this.spare ?? this.spawnTagger();
+    this.spare = undefined;
+    old.kill();
     this.restarts++;
     this.partialOut = [];
     this.stderrText = '';
@@ -209,15 +210,14 @@ export class TaggerRelay {
   kill(): void {
     if (this.closed) return;
     this.closed = true;
-    for (const child of [this.active, this.spare]) {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    }
+    for (const tagger of this.running) tagger.kill();
+    this.spawner.close();
     closeSync(this.stderrFd.read);
     closeSync(this.stderrFd.write);
   }
 
   /** One promise per tagger still running, resolved when it is gone. */
   exited(): Promise<void>[] {
-    return [...this.running.values()];
+    return [this.spawner.exited, ...[...this.running].map((t) => t.closed)];
   }
 }
