@@ -30,6 +30,8 @@ export interface DetectionOutcome {
    * detected.
    */
   confidence: number;
+  /** n-gram evidence behind `confidence` (relative margin × letters); absent for script-decided text. */
+  evidence?: number;
 }
 
 export interface LanguageDetector {
@@ -55,6 +57,15 @@ export interface EldLanguageDetectorOptions {
   scriptShortcuts?: boolean;
   /** Re-rank close candidates by alphabet compatibility and da/nb function words. Default true. */
   neighbourHints?: boolean;
+  /** Apply SHORT_MARGINS below 20 letters. Default true. */
+  shortMargins?: boolean;
+  /** eld database size. Default 'small': the large one adds ≈300 MB and 2 s of start-up for no measurable gain (docs/benchmarks.md). */
+  database?: 'extrasmall' | 'small' | 'medium' | 'large';
+  /**
+   * Share taken off the n-gram score of languages outside DETECTION_LANGUAGES (Azerbaijani, Serbian, Croatian…),
+   * which otherwise win short snippets of their neighbours. Default 0.05.
+   */
+  foreignPenalty?: number;
 }
 
 /** Minimal shape of an eld instance (the package's own interfaces are not exported). */
@@ -83,6 +94,23 @@ const SHORTCUT_SHARE = 0.6;
 /** Evidence (relative margin × letters) that maps to confidence 1 − 1/e. */
 const EVIDENCE_SCALE = 0.1;
 
+/**
+ * Relative margin (best − runner-up) / best the n-gram winner needs on short text, by letters analysed: eld is
+ * confidently wrong between neighbours (da/nb, ru/bg/uk, cs/sk) on a few words. Fit on FLORES dev sentences 0–499
+ * cut to 10/20/50 characters for ≥ 99 % precision of `success` (bench/detect.ts checks it on 500–996); from
+ * SHORT_TEXT_LETTERS letters on, minConfidence alone decides.
+ */
+const SHORT_MARGINS: ReadonlyArray<readonly [letters: number, margin: number]> = [
+  [8, 1],
+  [12, 0.24],
+  [16, 0.145],
+  [20, 0.096],
+];
+
+function shortMargin(letters: number): number | undefined {
+  return SHORT_MARGINS.find(([below]) => letters < below)?.[1];
+}
+
 /** The model-fit check needs this many letters; shorter text scores low for every language. */
 const FIT_MIN_LETTERS = 30;
 
@@ -104,7 +132,7 @@ function outcome(raw: string, confidence: number, lowConfidence: boolean): Detec
 }
 
 /**
- * Language detector backed by eld's small n-gram database (60 languages).
+ * Language detector backed by eld's n-gram databases (60 languages; the small one by default).
  *
  * Construct once with `await EldLanguageDetector.create()` and share the instance; `detect()` is
  * synchronous and safe to call concurrently. The eld package keeps one unused default instance at
@@ -119,6 +147,8 @@ export class EldLanguageDetector implements LanguageDetector {
   private readonly minFit: number;
   private readonly scriptShortcuts: boolean;
   private readonly neighbourHints: boolean;
+  private readonly foreignPenalty: number;
+  private readonly shortMargins: boolean;
 
   private constructor(
     private readonly eld: EldInstance,
@@ -130,13 +160,15 @@ export class EldLanguageDetector implements LanguageDetector {
     this.minFit = options.minFit ?? 0.6;
     this.scriptShortcuts = options.scriptShortcuts ?? true;
     this.neighbourHints = options.neighbourHints ?? true;
+    this.foreignPenalty = options.foreignPenalty ?? 0.05;
+    this.shortMargins = options.shortMargins ?? true;
   }
 
-  /** Loads eld's small database (≈0.25 s, ≈50 MB) and returns a ready detector. */
+  /** Loads eld's database (small by default, ≈0.25 s, ≈50 MB) and returns a ready detector. */
   static async create(options: EldLanguageDetectorOptions = {}): Promise<EldLanguageDetector> {
     const mod = (await import('eld')) as unknown as { eld: EldLoadable };
     const instance = mod.eld.newInstance();
-    await instance.load('small');
+    await instance.load(options.database ?? 'small');
     return new EldLanguageDetector(instance, options);
   }
 
@@ -164,7 +196,10 @@ export class EldLanguageDetector implements LanguageDetector {
     }
 
     const result = this.eld.detect(cleaned);
-    const ranked = Object.entries(result.getScores()).sort((a, b) => b[1] - a[1]);
+    const keep = 1 - this.foreignPenalty;
+    const ranked = Object.entries(result.getScores())
+      .map(([lang, score]): [string, number] => [lang, SUPPORTED.has(fromEldCode(lang)) ? score : score * keep])
+      .sort((a, b) => b[1] - a[1]);
     const first = ranked[0];
     if (first === undefined) {
       // Letters, but not a single n-gram the model knows.
@@ -178,10 +213,16 @@ export class EldLanguageDetector implements LanguageDetector {
     const top = best[1];
     const margin = top <= 0 ? 0 : Math.max(0, (top - runnerUp) / top);
     const confidence = 1 - Math.exp(-(margin * profile.letters) / EVIDENCE_SCALE);
-    const fewLetters = !DENSE_SCRIPTS.has(dominant) && profile.letters < this.minLetters;
+    const alphabetic = !DENSE_SCRIPTS.has(dominant);
+    const fewLetters = alphabetic && profile.letters < this.minLetters;
     const average = ELD_AVERAGE_SCORES[best[0]] ?? 0.8;
     const poorFit = profile.letters >= FIT_MIN_LETTERS && top < this.minFit * average;
-    return outcome(fromEldCode(best[0]), confidence, fewLetters || poorFit || confidence < this.minConfidence);
+    const shortNeed = this.shortMargins && alphabetic ? shortMargin(profile.letters) : undefined;
+    const ambiguous = shortNeed !== undefined && margin < shortNeed;
+    const low = fewLetters || poorFit || ambiguous || confidence < this.minConfidence;
+    // Reported confidence stays below the success line when the short-text margin is not met.
+    const calibrated = ambiguous ? Math.min(confidence, (0.5 * margin) / shortNeed) : confidence;
+    return { ...outcome(fromEldCode(best[0]), calibrated, low), evidence: margin * profile.letters };
   }
 
   /**
