@@ -26,12 +26,10 @@ export interface DetectionOutcome {
   /**
    * 0–1. For n-gram decisions, 1 − exp(−evidence / 0.1) where evidence = relative margin of the best
    * language over the runner-up ((top − second) / top of eld's scores) × letters analysed, so it
-   * grows with both separation and length. 1 for script-decided languages, 0 when nothing was
-   * detected.
+   * grows with both separation and length; below 0.5 (insufficient_confidence) on short text whose
+   * margin misses SHORT_MARGINS. 1 for script-decided languages, 0 when nothing was detected.
    */
   confidence: number;
-  /** n-gram evidence behind `confidence` (relative margin × letters); absent for script-decided text. */
-  evidence?: number;
 }
 
 export interface LanguageDetector {
@@ -222,7 +220,7 @@ export class EldLanguageDetector implements LanguageDetector {
     const low = fewLetters || poorFit || ambiguous || confidence < this.minConfidence;
     // Reported confidence stays below the success line when the short-text margin is not met.
     const calibrated = ambiguous ? Math.min(confidence, (0.5 * margin) / shortNeed) : confidence;
-    return { ...outcome(fromEldCode(best[0]), calibrated, low), evidence: margin * profile.letters };
+    return outcome(fromEldCode(best[0]), calibrated, low);
   }
 
   /**
