@@ -1,5 +1,5 @@
 // Why: one place turns raw text into a detection status + language for both /v3/detect/language and source-less translation, wrapping eld with script shortcuts, neighbour tie-breaks and measured confidence thresholds.
-import { danishOrNorwegian, isCompatible, nonAsciiLetterCounts } from './alphabet-hints.js';
+import { danishOrNorwegian, hasSignatureLetter, isCompatible, nonAsciiLetterCounts } from './alphabet-hints.js';
 import { ELD_AVERAGE_SCORES } from './eld-average-scores.js';
 import { profileScripts } from './script-profile.js';
 
@@ -107,6 +107,9 @@ const SHORT_MARGINS: ReadonlyArray<readonly [letters: number, margin: number]> =
   [20, 0.06],
 ];
 
+/** A signature letter (alphabet-hints) settles short text from this many letters on. */
+const SIGNATURE_MIN_LETTERS = 8;
+
 function shortMargin(letters: number): number | undefined {
   return SHORT_MARGINS.find(([below]) => letters < below)?.[1];
 }
@@ -207,7 +210,8 @@ export class EldLanguageDetector implements LanguageDetector {
     }
 
     let bestIndex = 0;
-    if (this.neighbourHints) bestIndex = this.rerank(ranked, cleaned.toLowerCase(), profile.letters);
+    const lowerText = cleaned.toLowerCase();
+    if (this.neighbourHints) bestIndex = this.rerank(ranked, lowerText, profile.letters);
     const best = ranked[bestIndex] ?? first;
     const runnerUp = ranked[bestIndex + 1]?.[1] ?? 0;
     const top = best[1];
@@ -218,12 +222,16 @@ export class EldLanguageDetector implements LanguageDetector {
     const average = ELD_AVERAGE_SCORES[best[0]] ?? 0.8;
     const poorFit = profile.letters >= FIT_MIN_LETTERS && top < this.minFit * average;
     const shortNeed = this.shortMargins && alphabetic ? shortMargin(profile.letters) : undefined;
-    const ambiguous = shortNeed !== undefined && (margin < shortNeed || top < SHORT_FIT * average);
+    const raw = fromEldCode(best[0]);
+    const ambiguous =
+      shortNeed !== undefined &&
+      (margin < shortNeed || top < SHORT_FIT * average) &&
+      !(profile.letters >= SIGNATURE_MIN_LETTERS && hasSignatureLetter(raw, lowerText));
     const low = fewLetters || poorFit || ambiguous || confidence < this.minConfidence;
     // Reported confidence stays below the success line when the short-text margin is not met.
     const shortShare = shortNeed === undefined ? 1 : Math.min(1, margin / shortNeed, top / (SHORT_FIT * average));
     const calibrated = ambiguous ? Math.min(confidence, 0.5 * shortShare) : confidence;
-    return outcome(fromEldCode(best[0]), calibrated, low);
+    return outcome(raw, calibrated, low);
   }
 
   /**

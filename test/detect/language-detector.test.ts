@@ -8,6 +8,7 @@ import {
   EldLanguageDetector,
   type DetectionOutcome,
 } from '../../src/detect/language-detector.js';
+import { hasSignatureLetter } from '../../src/detect/alphabet-hints.js';
 import { FLORES_DIR, floresLines, truncateAtWord } from '../helpers/flores.js';
 
 function flores(lang: string): string[] {
@@ -191,6 +192,14 @@ describe('EldLanguageDetector on short text', () => {
       assert.equal(o.status, 'insufficient_confidence', `${text} → ${JSON.stringify(o)}`);
       assert.ok(o.confidence < 0.5, `${text}: confidence ${o.confidence}`);
     }
+  });
+
+  it('signature letters belong to one of the 33 only (ø and ä are shared, so they settle nothing)', () => {
+    assert.equal(hasSignatureLetter('pl', 'ładna pogoda'), true);
+    assert.equal(hasSignatureLetter('es', 'mañana'), true);
+    assert.equal(hasSignatureLetter('pt', 'mañana'), false);
+    assert.equal(hasSignatureLetter('da', 'bør'), false);
+    assert.equal(hasSignatureLetter('sv', 'där'), false);
   });
 
   // Held-out sentences (thresholds are fit on 0–499), every 10th: 50 per language and length.
