@@ -101,17 +101,6 @@ function engineErrorToServiceError(err: unknown): unknown {
   }
 }
 
-/**
- * Below this many letters a detection only decides the source of a translation when it is near-certain: eld's n-gram
- * scores for single words ("Hello" scores Italian first) are too close to trust.
- */
-const SHORT_TEXT_LETTERS = 20;
-const SHORT_TEXT_CONFIDENCE = 0.999;
-
-function countLetters(text: string): number {
-  return text.match(/\p{L}/gu)?.length ?? 0;
-}
-
 function buildCatalogue(router: EngineRouter): LanguageCatalogue {
   const pairs = router.pairs();
   const sources = [...new Set(pairs.map((p) => p.source))].sort();
@@ -239,10 +228,8 @@ export async function buildServices(config: Config, options: BuildServicesOption
     detectSource(text, target) {
       const outcome = detector.detect(text);
       const guess = outcome.rawLanguage;
-      const decisive =
-        (outcome.status === 'success' || outcome.status === 'unsupported_language') &&
-        (outcome.confidence >= SHORT_TEXT_CONFIDENCE || countLetters(text) >= SHORT_TEXT_LETTERS);
-      if (decisive) return guess;
+      // The detector calibrates short texts itself, so /v3/detect/language and translation agree.
+      if (outcome.status === 'success' || outcome.status === 'unsupported_language') return guess;
       if (outcome.status === 'no_language_detected' || guess === undefined) return undefined;
       // Too short or ambiguous to decide (single words): the configured default source wins when it can be
       // translated to the target, as short greetings and labels are mostly in it; else the detector's best guess.

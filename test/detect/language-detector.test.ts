@@ -8,7 +8,8 @@ import {
   EldLanguageDetector,
   type DetectionOutcome,
 } from '../../src/detect/language-detector.js';
-import { FLORES_DIR, floresLines } from '../helpers/flores.js';
+import { hasSignatureLetter } from '../../src/detect/alphabet-hints.js';
+import { FLORES_DIR, floresLines, truncateAtWord } from '../helpers/flores.js';
 
 function flores(lang: string): string[] {
   const file = join(FLORES_DIR, `flores-dev.${lang}`);
@@ -175,11 +176,58 @@ describe('EldLanguageDetector robustness', () => {
   });
 
   it('separate detectors are independent and agree', async () => {
-    const other = await EldLanguageDetector.create({ minConfidence: 0 });
-    // 'die' is German/Dutch-ambiguous: below the default threshold, above a zero threshold.
+    const other = await EldLanguageDetector.create({ minConfidence: 0, shortMargins: false });
+    // 'die' is German/Dutch-ambiguous: below the default thresholds, a success with none.
     assert.equal(detector.detect('die').status, 'insufficient_confidence');
     assert.equal(other.detect('die').status, 'success');
     const text = flores('fr')[20] ?? '';
     assert.deepEqual(other.detect(text), detector.detect(text));
+  });
+});
+
+describe('EldLanguageDetector on short text', () => {
+  it('does not claim a wrong language for short snippets (issue examples)', () => {
+    for (const text of ['proton beam', 'Protonenstrahl', 'haz de protones', 'Hello']) {
+      const o = detector.detect(text);
+      assert.equal(o.status, 'insufficient_confidence', `${text} → ${JSON.stringify(o)}`);
+      assert.ok(o.confidence < 0.5, `${text}: confidence ${o.confidence}`);
+    }
+  });
+
+  it('signature letters belong to one of the 33 only (ø and ä are shared, so they settle nothing)', () => {
+    assert.equal(hasSignatureLetter('pl', 'ładna pogoda'), true);
+    assert.equal(hasSignatureLetter('es', 'mañana'), true);
+    assert.equal(hasSignatureLetter('pt', 'mañana'), false);
+    assert.equal(hasSignatureLetter('da', 'bør'), false);
+    assert.equal(hasSignatureLetter('sv', 'där'), false);
+  });
+
+  // Held-out sentences (thresholds are fit on 0–499), every 10th: 50 per language and length.
+  const sample = (lang: string): string[] => flores(lang).slice(500).filter((_, i) => i % 10 === 0);
+  function score(max: number): { accuracy: number; precision: number } {
+    let n = 0;
+    let success = 0;
+    let right = 0;
+    for (const lang of DETECTION_LANGUAGES) {
+      for (const line of sample(lang)) {
+        const o = detector.detect(max === Infinity ? line : truncateAtWord(line, max));
+        n++;
+        if (o.status !== 'success') continue;
+        success++;
+        if (o.language === lang) right++;
+      }
+    }
+    return { accuracy: right / n, precision: right / success };
+  }
+
+  it('is at least 99 % precise on 20-character FLORES prefixes', () => {
+    const { accuracy, precision } = score(20);
+    assert.ok(precision >= 0.99, `precision ${precision}`);
+    assert.ok(accuracy >= 0.6, `accuracy ${accuracy}`);
+  });
+
+  it('is at least 98.5 % accurate on 50-character prefixes and 99.5 % on whole sentences', () => {
+    assert.ok(score(50).accuracy >= 0.985, `≤50 ${JSON.stringify(score(50))}`);
+    assert.ok(score(Infinity).accuracy >= 0.995, `full ${JSON.stringify(score(Infinity))}`);
   });
 });

@@ -15,3 +15,13 @@ export function floresLines(lang: string): string[] {
     .split('\n')
     .filter((line) => line.trim() !== '');
 }
+
+/** Cuts at the last whitespace within `max` characters (code points); hard cut when there is none (zh, ja, th). */
+export function truncateAtWord(text: string, max: number): string {
+  const cps = [...text];
+  if (cps.length <= max) return text;
+  const head = cps.slice(0, max + 1).join('');
+  const cut = head.search(/\s\S*$/u);
+  if (cut > 0) return head.slice(0, cut).trim();
+  return cps.slice(0, max).join('');
+}
