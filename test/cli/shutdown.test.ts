@@ -56,7 +56,8 @@ it('SIGTERM: accepted requests answered, document job handed back and finished a
 
     // A burst of translations, every request received by the server (its debug line "incoming request") before the
     // signal: then each must be answered.
-    const texts = Array.from({ length: 24 }, (_, i) => `Request ${i}: the cat sleeps in the warm kitchen.`);
+    // Each text is long enough (40 sentences) that the burst is still being translated when the signal comes.
+    const texts = Array.from({ length: 24 }, (_, i) => `Request ${i}: ` + 'The cat sleeps in the warm kitchen. '.repeat(40).trim());
     const json = { ...auth, 'content-type': 'application/json' };
     const burst = texts.map((t) => post(port, '/v2/translate', json, JSON.stringify({ text: [t], source_lang: 'EN', target_lang: 'ES' })));
     await Promise.all(burst.map((b) => b.written));
