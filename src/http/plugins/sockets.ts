@@ -67,23 +67,27 @@ export function onDelivered(request: FastifyRequest, reply: FastifyReply, callba
 /** Node sets `upgrade` on requests it handed to the server's 'upgrade' listeners rather than to its HTTP handler. */
 const cameAsUpgrade = (request: FastifyRequest) => (request.raw as { upgrade?: boolean }).upgrade === true;
 
+// Hooks in callback style: they run on every request, and an async hook costs a promise each time.
 async function sockets(app: FastifyInstance): Promise<void> {
   // The client's next request on a connection settles the delivery before it runs (so it sees the usage charged).
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     const settle = pending.get(request.raw.socket);
-    if (settle) await settle();
+    if (settle) void settle().then(() => done(), done);
+    else done();
   });
   // A request with `Connection: Upgrade` reaches a route through the server's 'upgrade' event, which detaches the
   // socket from the HTTP server: nothing would ever close it once the plain HTTP answer is sent.
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (cameAsUpgrade(request)) void reply.header('connection', 'close');
+    done(null, payload);
   });
-  app.addHook('onResponse', async (request) => {
-    if (!cameAsUpgrade(request)) return;
+  app.addHook('onResponse', (request, _reply, done) => {
     const socket = request.raw.socket;
-    if (socket.destroyed) return;
-    socket.end();
-    setTimeout(() => socket.destroy(), UPGRADE_LINGER_MS).unref();
+    if (cameAsUpgrade(request) && !socket.destroyed) {
+      socket.end();
+      setTimeout(() => socket.destroy(), UPGRADE_LINGER_MS).unref();
+    }
+    done();
   });
 }
 

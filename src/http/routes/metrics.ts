@@ -11,8 +11,9 @@ const METRICS_RESPONSE = {
 };
 
 async function metrics(app: FastifyInstance, { services, route }: { services: Services; route: boolean }): Promise<void> {
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     services.metrics.observeRequest(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
   if (!route) return;
   app.get('/metrics', { config: { auth: 'admin' }, schema: { response: { 200: METRICS_RESPONSE, ...errorResponses } } }, async (_request, reply) => {
