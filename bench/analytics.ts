@@ -13,13 +13,9 @@ import { AccountsService, type Account } from '../src/accounts/accounts-service.
 import { AnalyticsService } from '../src/admin/analytics-service.js';
 import { AdminRepository } from '../src/store/admin-repository.js';
 import { DAY_MS } from '../src/store/admin-rollups-migration.js';
+import { benchArgs } from './args.js';
 
-const args = new Map(
-  process.argv.slice(2).map((a) => {
-    const [k, v] = a.replace(/^--/, '').split('=');
-    return [k!, v ?? ''] as const;
-  }),
-);
+const args = benchArgs();
 const ROWS = Number(args.get('rows') ?? 1_000_000);
 const RUNS = Number(args.get('runs') ?? 7);
 const ONLY = (args.get('only') ?? 'sqlite,postgres').split(',');

@@ -9,8 +9,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { benchArgs } from './args.js';
 
-const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string]));
+const args = benchArgs();
 const BASELINE = args.get('baseline');
 const ROUNDS = Number(args.get('rounds') ?? 8);
 const BATCH = Number(args.get('batch') ?? 1500);

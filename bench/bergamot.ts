@@ -3,31 +3,30 @@
 // 8 concurrent one-sentence requests; memory per loaded model, cold-load time, worst event-loop delay.
 //
 // Run: npm run bench:bergamot [-- --duration=4000 --workers=N]
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { mkdtempSync } from 'node:fs';
 import { loadConfig } from '../src/config.js';
 import { buildServices } from '../src/services.js';
 import { buildApp } from '../src/app.js';
 import { BergamotEngine } from '../src/engines/bergamot/index.js';
 import { modelsDirWith } from '../test/helpers/bergamot-models.js';
+import { benchArgs } from './args.js';
+import { floresLines } from '../test/helpers/flores.js';
 
-const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string]));
+const args = benchArgs();
 const DURATION_MS = Number(args.get('duration') ?? 4000);
 const WORKERS = Number(args.get('workers') ?? availableParallelism());
 const ROUNDS = Number(args.get('rounds') ?? 3);
 const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
-const here = fileURLToPath(new URL('.', import.meta.url));
-const flores = resolve(here, '../../../shared/data/flores-dev/flores-dev.en');
 const SENTENCES = (() => {
   try {
     // Sentences of 16–22 words (about 25 pieces): the generated model ends its translations after about 25 pieces,
     // so output lengths are those of a real model for these sentences.
-    return readFileSync(flores, 'utf8').split('\n').map((s) => s.trim()).filter((s) => words(s) >= 16 && words(s) <= 22).slice(0, 200);
+    return floresLines('en').map((s) => s.trim()).filter((s) => words(s) >= 16 && words(s) <= 22).slice(0, 200);
   } catch {
     return ['The house is big.', 'Where is the train station?', 'I have two dogs and a cat.', 'The weather is nice today.'];
   }

@@ -3,10 +3,9 @@
 //
 // Run: npm run bench:documents [-- --lines=600 --runs=3]
 
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config.js';
 import { buildServices } from '../src/services.js';
 import { buildApp } from '../src/app.js';
@@ -15,17 +14,13 @@ import { textRequest } from '../src/documents/document-request.js';
 import { multipart } from '../test/documents/multipart.js';
 import { minimalDocx } from '../test/helpers/zip.js';
 import { docxFormat } from '../src/documents/formats/ooxml.js';
+import { benchArgs } from './args.js';
+import { floresLines } from '../test/helpers/flores.js';
 
-const args = new Map(
-  process.argv.slice(2).map((a) => {
-    const [k, v] = a.replace(/^--/, '').split('=');
-    return [k!, v ?? 'true'] as const;
-  }),
-);
+const args = benchArgs();
 const LINES = Number(args.get('lines') ?? 600);
 const RUNS = Number(args.get('runs') ?? 3);
-const here = path.dirname(fileURLToPath(import.meta.url));
-const flores = readFileSync(path.resolve(here, '../../../shared/data/flores-dev/flores-dev.en'), 'utf8').split('\n').filter(Boolean);
+const flores = floresLines('en');
 // ~20 pages: paragraphs of 3 sentences separated by blank lines, ~600 sentences (~75 KB)
 const lines = Array.from({ length: LINES }, (_, i) => flores[i % flores.length]!);
 const text = lines.map((l, i) => (i % 3 === 2 ? `${l}\n` : l)).join('\n') + '\n';

@@ -104,7 +104,7 @@ for (const [label, env] of [
     }
     cold = times.join(', ');
   }
-  rows.push(`| ${label} | ${ready.engines[0]?.pairs ?? 0} | ${ready.warm_pairs.length} | ${s.startMs} | ${idle.processes} | ${idle.mb} | ${cold} |`);
+  rows.push(`| ${label} | ${ready.engines.reduce((n, e) => n + e.pairs, 0)} | ${ready.warm_pairs.length} | ${s.startMs} | ${idle.processes} | ${idle.mb} | ${cold} |`);
   await s.stop();
 }
 console.log('| start | pairs listed | pairs warm | start to listening, ms | processes | idle RSS, MiB | first request to a cold pair |');

@@ -8,13 +8,9 @@ import { DocumentFormats, type DocumentFormat } from '../src/documents/formats/i
 import { parseMarkup } from '../src/translate/markup/index.js';
 import { minimalDocx } from '../test/helpers/zip.js';
 import { idmlParts, zipParts } from '../test/documents/idml-fixture.js';
+import { benchArgs } from './args.js';
 
-const args = new Map(
-  process.argv.slice(2).map((a) => {
-    const [k, v] = a.replace(/^--/, '').split('=');
-    return [k!, v ?? 'true'] as const;
-  }),
-);
+const args = benchArgs();
 const N = Number(args.get('n') ?? 2000);
 const ONLY = args.get('only');
 const formats = new DocumentFormats();

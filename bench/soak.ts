@@ -18,13 +18,9 @@ import { buildServices } from '../src/services.js';
 import { multipart } from '../test/documents/multipart.js';
 import { freePort } from '../test/helpers/harness.js';
 import { prng } from '../test/helpers/prng.js';
+import { benchArgs } from './args.js';
 
-const args = new Map(
-  process.argv.slice(2).map((a) => {
-    const [k, v] = a.replace(/^--/, '').split('=');
-    return [k!, v ?? 'true'] as const;
-  }),
-);
+const args = benchArgs();
 const MINUTES = Number(args.get('minutes') ?? 10);
 const CLIENTS = Number(args.get('clients') ?? 4);
 const PAUSE_MS = Number(args.get('pause-ms') ?? 50);

@@ -15,6 +15,7 @@ import pino from 'pino';
 import { ApertiumEngine } from '../src/engines/apertium/index.js';
 import { hasWrk, runWrk, type WrkTarget } from './wrk.js';
 import { floresLines } from '../test/helpers/flores.js';
+import { benchArgs } from './args.js';
 
 type Translate = (text: string) => Promise<string>;
 
@@ -39,12 +40,7 @@ interface Row {
   cpuMsPerRequest: number;
 }
 
-const args = new Map(
-  process.argv.slice(2).map((a) => {
-    const [k, v] = a.replace(/^--/, '').split('=');
-    return [k!, v ?? 'true'] as const;
-  }),
-);
+const args = benchArgs();
 const DURATION_MS = Number(args.get('duration') ?? 3000);
 /** Every variant runs this long under the cell's load before it is measured, so each is measured JIT-warm. */
 const WARMUP_MS = Number(args.get('warmup') ?? 5000);

@@ -13,8 +13,9 @@ import { promisify } from 'node:util';
 import { chromium, type Page } from 'playwright-core';
 import { loadConfig } from '../src/config.js';
 import { startServer } from '../src/server.js';
+import { benchArgs } from './args.js';
 
-const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string]));
+const args = benchArgs();
 const ROUNDS = Number(args.get('rounds') ?? 5);
 const CHROMIUM = process.env.TOLK_CHROMIUM ?? '/usr/bin/chromium';
 const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));

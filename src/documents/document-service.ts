@@ -124,6 +124,7 @@ export class DocumentService {
 
   /** Streams an upload to disk, encrypted as it arrives; never holds the file in memory. */
   async receiveFile(file: Readable, maxBytes: number): Promise<ReceivedFile> {
+    this.worker.prepare();
     const id = newDocumentId();
     const key = newDocumentKey();
     let bytes = 0;

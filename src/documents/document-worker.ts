@@ -78,13 +78,20 @@ export class DocumentWorker {
   start(): void {
     if (this.running || this.o.concurrency <= 0) return;
     this.running = true;
-    this.threads.warm(); // the first job need not wait for a thread to load the formats
     this.timer = setInterval(() => this.wake(), this.o.pollIntervalMs);
     this.timer.unref();
     this.wake();
   }
 
   /** Looks for work now (called on upload, so a small document is done before the client's first poll). */
+  /**
+   * A document is arriving: start a format thread now, while its bytes are received, so its job need not wait for
+   * one to load the formats. Not done at start: an idle thread holding every format costs ~50 MiB.
+   */
+  prepare(): void {
+    if (this.running) this.threads.warm();
+  }
+
   wake(): void {
     if (!this.running) return;
     if (this.claiming) {
