@@ -23,9 +23,9 @@ module.exports = {
       'Engines never see HTTP, the database or the services that call them.'),
     onlyImports('store-knows-only-store', '^dist/src/store/', ['^dist/src/lib/'],
       'Repositories and migrations never call services, engines or HTTP.'),
-    onlyImports('markup-knows-only-markup', '^dist/src/translate/markup/', ['^dist/src/lib/'],
+    onlyImports('markup-knows-only-markup', '^dist/src/markup/', ['^dist/src/lib/'],
       'The markup layer is a library used by the translation core and the formats.'),
-    onlyImports('formats-know-no-services', '^dist/src/documents/formats/', ['^dist/src/lib/', '^dist/src/translate/markup/', '^dist/src/documents/ocr/'],
+    onlyImports('formats-know-no-services', '^dist/src/documents/formats/', ['^dist/src/lib/', '^dist/src/markup/', '^dist/src/documents/ocr/'],
       'A document format reads and writes files; it never sees HTTP, the database or the job queue.'),
     {
       name: 'services-never-import-http',

@@ -11,8 +11,7 @@ import { sql } from 'kysely';
 import { Store } from '../src/store/store.js';
 import { AccountsService, type Account } from '../src/accounts/accounts-service.js';
 import { AnalyticsService } from '../src/admin/analytics-service.js';
-import { AdminRepository } from '../src/store/admin-repository.js';
-import { DAY_MS } from '../src/store/admin-rollups-migration.js';
+import { DAY_MS } from '../src/store/schema.js';
 import { benchArgs } from './args.js';
 
 const args = benchArgs();
@@ -107,7 +106,7 @@ async function chargeCost(store: Store, accountId: string, keyId: string): Promi
     (
       await time(async () => {
         for (let i = 0; i < n; i++) {
-          await store.charge(
+          await store.repositories.usage.charge(
             { accountId, keyId, product: 'text_translation', units: 10, reportingTag: i % 2 ? 'bench' : null, at: at++, periodStart: END },
             { accountCharacterLimit: null, keyCharacterLimit: null, keySpeechToTextMsLimit: null },
           );
@@ -145,7 +144,7 @@ async function benchDatabase(name: 'sqlite' | 'postgres'): Promise<void> {
     const keyIds: string[] = [];
     for (let i = 0; i < KEYS; i++) keyIds.push((await accounts.createKey(account.id, { label: `key ${i}` })).key.id);
     const loadMs = await load(store, account, keyIds);
-    const repo = new AdminRepository(store);
+    const repo = store.repositories.admin;
     const analytics = new AnalyticsService(store, repo);
     const rollupRows = await store.db.selectFrom('usage_daily_keys').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
     const tagRows = await store.db.selectFrom('usage_daily_tags').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();

@@ -168,9 +168,10 @@ log();
 log(`| Variant | ${BUCKETS.map((b) => b.name).join(' | ')} |`);
 log(`|---|${BUCKETS.map(() => '---:').join('|')}|`);
 const variants: Array<[string, EldLanguageDetectorOptions]> = [
-  ['default (small, foreignPenalty 0.05, short margins, minConfidence 0.5, minLetters 3, minFit 0.6)', {}],
+  ['default (small, foreignPenalty 0.05, short margins, n-gram model, minConfidence 0.5, minLetters 3, minFit 0.6)', {}],
   ['large database', { database: 'large' }],
   ['medium database', { database: 'medium' }],
+  ['no n-gram model (eld and the short-text rules alone)', { ngramModel: false }],
   ['no short-text margins', { shortMargins: false }],
   ['no foreign penalty', { foreignPenalty: 0 }],
   ['no script shortcuts', { scriptShortcuts: false }],

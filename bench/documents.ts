@@ -1,5 +1,5 @@
 // Document benchmark: a ~20-page txt and a ~20-page docx through the whole pipeline (upload → queue → translate →
-// encrypted result → download) against the raw engine time for the same text (TranslateService.translate), en→es.
+// encrypted result → download) against the raw engine time for the same text (TranslationCore.translateSegments), en→es.
 //
 // Run: npm run bench:documents [-- --lines=600 --runs=3]
 
@@ -10,7 +10,7 @@ import { loadConfig } from '../src/config.js';
 import { buildServices } from '../src/services.js';
 import { buildApp } from '../src/app.js';
 import { ApertiumEngine } from '../src/engines/apertium/index.js';
-import { textRequest } from '../src/documents/document-request.js';
+import { documentSpec } from '../src/documents/document-request.js';
 import { multipart } from '../test/documents/multipart.js';
 import { minimalDocx } from '../test/helpers/zip.js';
 import { docxFormat } from '../src/documents/formats/ooxml.js';
@@ -54,8 +54,9 @@ async function main() {
   const headers = { authorization: `Service-Auth-Key ${key.secret}` };
   const segments = lines;
 
+  const enEs = await services.translate.prepare(account.id, documentSpec({ targetLang: 'es', sourceLang: 'en', formality: 'default' }));
   // warm-up: both paths once
-  await services.translate.translate(textRequest(segments.slice(0, 50), { targetLang: 'es', sourceLang: 'en', formality: 'default' }), segments.slice(0, 50).map(() => 'en'));
+  await services.translate.translateSegments(enEs, segments.slice(0, 50));
 
   const engineMs: number[] = [];
   const chunkedMs: number[] = [];
@@ -88,14 +89,14 @@ async function main() {
   };
   for (let run = 0; run < RUNS; run++) {
     let t = performance.now();
-    await services.translate.translate(textRequest(segments, { targetLang: 'es', sourceLang: 'en', formality: 'default' }), segments.map(() => 'en'));
+    await services.translate.translateSegments(enEs, segments);
     engineMs.push(performance.now() - t);
 
     // the same engine work in the pipeline's chunks (40 lines), one after another
     t = performance.now();
     for (let i = 0; i < segments.length; i += 40) {
       const chunk = segments.slice(i, i + 40);
-      await services.translate.translate(textRequest(chunk, { targetLang: 'es', sourceLang: 'en', formality: 'default' }), chunk.map(() => 'en'));
+      await services.translate.translateSegments(enEs, chunk);
     }
     chunkedMs.push(performance.now() - t);
 
@@ -105,16 +106,10 @@ async function main() {
 
     // docx: the raw engine on its paragraphs (one call), then the whole pipeline
     t = performance.now();
-    await services.translate.translate(
-      { ...textRequest(paragraphs, { targetLang: 'es', sourceLang: 'en', formality: 'default' }), splitSentences: 'nonewlines' },
-      paragraphs.map(() => 'en'),
-    );
+    await services.translate.translateSegments(enEs, paragraphs, { splitSentences: 'nonewlines' });
     docxEngineMs.push(performance.now() - t);
     t = performance.now();
-    await services.translate.translate(
-      { ...textRequest(sent, { targetLang: 'es', sourceLang: 'en', formality: 'default' }), splitSentences: 'nonewlines' },
-      sent.map(() => 'en'),
-    );
+    await services.translate.translateSegments(enEs, sent, { splitSentences: 'nonewlines' });
     docxSentMs.push(performance.now() - t);
     t = performance.now();
     await roundTrip('report.docx', docx);

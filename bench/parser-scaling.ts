@@ -5,7 +5,7 @@
 // Run: npm run bench:scaling [-- --n=2000 --only=idml]
 
 import { DocumentFormats, type DocumentFormat } from '../src/documents/formats/index.js';
-import { parseMarkup } from '../src/translate/markup/index.js';
+import { parseMarkup } from '../src/markup/index.js';
 import { minimalDocx } from '../test/helpers/zip.js';
 import { idmlParts, zipParts } from '../test/documents/idml-fixture.js';
 import { benchArgs } from './args.js';

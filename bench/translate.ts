@@ -1,13 +1,12 @@
 // Translate benchmark: Tolk's /v2/translate vs the raw warm Apertium pipeline (the limit) vs apertium-apy (the peer), en→es.
 // The bare Fastify variant (bench/bare-fastify-server.ts) shows what any Fastify server over this engine can reach.
 //
-// Run: npm run bench:translate [-- --duration=3000 --only=engine,apy,tolk,bare] [--baseline=OTHER_BUILT_CHECKOUT]
+// Run: npm run bench:translate [-- --duration=3000 --only=engine,engine-off,engine-relay,apy,tolk,bare] [--baseline=OTHER_BUILT_CHECKOUT]
 // Each request carries one sentence; every cell runs for --duration ms after a short warm-up.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { Agent, request as httpRequest } from 'node:http';
-import { createServer } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,28 +15,16 @@ import { ApertiumEngine } from '../src/engines/apertium/index.js';
 import { hasWrk, runWrk, type WrkTarget } from './wrk.js';
 import { floresLines } from '../test/helpers/flores.js';
 import { benchArgs } from './args.js';
-
-type Translate = (text: string) => Promise<string>;
+import { fmt, freePort, percentile, post, processCpuMs, SHORT, v2TranslateClient, type Row, type Translate } from './translate-helpers.js';
 
 interface Variant {
   name: string;
   translate: Translate;
   /** HTTP variants: driven by wrk from outside the server's process when --client=wrk. */
   http?: WrkTarget;
+  /** CPU ms used so far by the engine's child processes (the Apertium stages), where the bench can see them. */
+  stageCpuMs?: () => number;
   close(): Promise<void>;
-}
-
-interface Row {
-  variant: string;
-  mode: string;
-  kind: string;
-  requests: number;
-  seconds: number;
-  p50: number;
-  p95: number;
-  p99: number;
-  /** CPU time of this Node process (bench client, Tolk server, engine glue; not the Apertium stages) per request. */
-  cpuMsPerRequest: number;
 }
 
 const args = benchArgs();
@@ -63,68 +50,11 @@ const CLIENT = args.get('client') ?? (hasWrk() ? 'wrk' : 'node');
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '..', '..');
 
-const SHORT = [
-  'The house is big.',
-  'Where is the train station?',
-  'I have two dogs and a cat.',
-  'Thank you very much.',
-  'The weather is nice today.',
-  'Can you help me, please?',
-  'She reads a book every week.',
-  'We are going to the beach tomorrow.',
-];
-
-/** POST over a keep-alive connection pool (one socket per concurrent client), resolving with status and body. */
-function post(agent: Agent, url: URL, headers: Record<string, string>, body: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      url,
-      { method: 'POST', agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } },
-      (res) => {
-        let data = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => (data += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: data }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
 /** The bench's request to Tolk: one sentence, English to Spanish. */
 const tolkBody = (text: string) => JSON.stringify({ text: [text], source_lang: 'EN', target_lang: 'ES' });
 
-/** A keep-alive client for a `/v2/translate` server (Tolk or the bare Fastify route): the first translation's text. */
-function v2TranslateClient(label: string, url: URL, headers: Record<string, string>, bodyFor: (text: string) => string): { translate: Translate; agent: Agent } {
-  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-  const translate: Translate = async (text) => {
-    const res = await post(agent, url, headers, bodyFor(text));
-    if (res.status !== 200) throw new Error(`${label} ${res.status}: ${res.body}`);
-    return (JSON.parse(res.body) as { translations: { text: string }[] }).translations[0]?.text ?? '';
-  };
-  return { translate, agent };
-}
-
 function loadFlores(): string[] {
   return floresLines('en').map((s) => s.trim());
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
-    });
-  });
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 async function measure(variant: Variant, mode: 'sequential' | '8 concurrent', kind: string, texts: string[], warm: boolean): Promise<Row> {
@@ -135,7 +65,7 @@ async function measure(variant: Variant, mode: 'sequential' | '8 concurrent', ki
     if (warmupMs > 0) await runWrk(variant.http, texts, workers, warmupMs);
     const r = await runWrk(variant.http, texts, workers, DURATION_MS);
     if (r.errors > 0) throw new Error(`${variant.name}: ${r.errors} non-2xx responses under load`);
-    return { variant: `${variant.name} [wrk]`, mode, kind, requests: r.requests, seconds: r.seconds, p50: r.p50, p95: NaN, p99: r.p99, cpuMsPerRequest: NaN };
+    return { variant: `${variant.name} [wrk]`, mode, kind, requests: r.requests, seconds: r.seconds, p50: r.p50, p95: NaN, p99: r.p99, cpuMsPerRequest: NaN, stageCpuMsPerRequest: NaN };
   }
   let next = 0;
   const warmEnd = performance.now() + warmupMs;
@@ -146,6 +76,7 @@ async function measure(variant: Variant, mode: 'sequential' | '8 concurrent', ki
   );
   const latencies: number[] = [];
   const cpu0 = process.cpuUsage();
+  const stage0 = variant.stageCpuMs?.() ?? NaN;
   const start = performance.now();
   const end = start + DURATION_MS;
   await Promise.all(
@@ -162,6 +93,7 @@ async function measure(variant: Variant, mode: 'sequential' | '8 concurrent', ki
   const seconds = (performance.now() - start) / 1000;
   const cpu = process.cpuUsage(cpu0);
   const cpuMsPerRequest = (cpu.user + cpu.system) / 1000 / latencies.length;
+  const stageCpuMsPerRequest = ((variant.stageCpuMs?.() ?? NaN) - stage0) / latencies.length;
   latencies.sort((a, b) => a - b);
   return {
     variant: variant.name,
@@ -173,16 +105,21 @@ async function measure(variant: Variant, mode: 'sequential' | '8 concurrent', ki
     p95: percentile(latencies, 95),
     p99: percentile(latencies, 99),
     cpuMsPerRequest,
+    stageCpuMsPerRequest,
   };
 }
 
-/** (a) The engine itself, no HTTP: the ceiling for Tolk. */
-async function engineVariant(): Promise<Variant> {
-  const engine = new ApertiumEngine(ENGINE_OPTS);
+/**
+ * (a) The engine itself, no HTTP: the ceiling for Tolk. `reset` (--only=engine-off / engine-relay) runs it with another
+ * way of keeping the tagger stateless, or none: what determinism costs, measured in the same run.
+ */
+async function engineVariant(reset?: 'off' | 'relay'): Promise<Variant> {
+  const engine = new ApertiumEngine({ ...ENGINE_OPTS, ...(reset ? { taggerReset: reset } : {}) });
   await engine.start();
   return {
-    name: 'apertium pipeline (no HTTP)',
+    name: reset ? `engine, tagger reset ${reset} (no HTTP)` : `apertium pipeline (no HTTP, tagger ${engine.taggerReset.kind})`,
     translate: async (text) => (await engine.translate({ source: 'en', target: 'es' }, [text], {}))[0]!,
+    stageCpuMs: () => processCpuMs(engine.childPids('en-es')),
     close: () => engine.close(),
   };
 }
@@ -204,7 +141,7 @@ async function bareFastifyVariant(): Promise<Variant> {
   const url = new URL(`http://127.0.0.1:${port}/v2/translate`);
   const headers = { 'content-type': 'application/json' };
   const bodyFor = (text: string) => JSON.stringify({ text: [text] });
-  const { translate, agent } = v2TranslateClient('bare Fastify', url, headers, bodyFor);
+  const { translate, agent } = v2TranslateClient('bare Fastify', url, headers, bodyFor, CONCURRENCY);
   return {
     name: 'bare Fastify route over the engine (HTTP, own process)',
     translate,
@@ -297,7 +234,7 @@ async function tolkProcessVariant(root = repoRoot, name = 'tolk /v2/translate (H
   child.stderr!.on('data', (d: Buffer) => (log = (log + d.toString()).slice(-2000)));
   const url = new URL(`http://127.0.0.1:${port}/v2/translate`);
   const headers = { 'content-type': 'application/json', authorization: `DeepL-Auth-Key ${adminKey}` };
-  const { translate, agent } = v2TranslateClient('tolk', url, headers, tolkBody);
+  const { translate, agent } = v2TranslateClient('tolk', url, headers, tolkBody, CONCURRENCY);
   const deadline = Date.now() + 30_000;
   for (;;) {
     try {
@@ -343,7 +280,7 @@ async function tolkInProcessVariant(): Promise<Variant> {
   await app.listen({ host: '127.0.0.1', port });
   const url = new URL(`http://127.0.0.1:${port}/v2/translate`);
   const headers = { 'content-type': 'application/json', authorization: `DeepL-Auth-Key ${adminKey}` };
-  const { translate, agent } = v2TranslateClient('tolk', url, headers, tolkBody);
+  const { translate, agent } = v2TranslateClient('tolk', url, headers, tolkBody, CONCURRENCY);
   return {
     name: 'tolk /v2/translate (HTTP)',
     translate,
@@ -354,10 +291,6 @@ async function tolkInProcessVariant(): Promise<Variant> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-function fmt(n: number, digits = 1): string {
-  return Number.isFinite(n) ? n.toFixed(digits) : '-';
 }
 
 /** Median of the rows' request rates (rows of one variant and cell over the rounds). */
@@ -372,7 +305,9 @@ async function main(): Promise<void> {
   if (TEXTS.has('short')) kinds.push(['short', SHORT]);
   if (TEXTS.has('flores')) kinds.push([`FLORES (${flores.length})`, flores]);
   const builders: [string, () => Promise<Variant>][] = [
-    ['engine', engineVariant],
+    ['engine', () => engineVariant()],
+    ['engine-off', () => engineVariant('off')],
+    ['engine-relay', () => engineVariant('relay')],
     ['tolk', tolkVariant],
     ['bare', bareFastifyVariant],
     ['apy', apyVariant],
@@ -401,10 +336,15 @@ async function main(): Promise<void> {
           for (const variant of order) {
             const row = await measure(variant, mode, kind, texts, round === 0);
             perVariant.get(variant)!.push(row);
-            console.error(`round ${round + 1} | ${row.variant} | ${mode} | ${kind}: ${fmt(row.requests / row.seconds)} req/s, node CPU ${fmt(row.cpuMsPerRequest, 3)} ms/req`);
+            console.error(`round ${round + 1} | ${row.variant} | ${mode} | ${kind}: ${fmt(row.requests / row.seconds)} req/s, node CPU ${fmt(row.cpuMsPerRequest, 3)} ms/req, stages ${fmt(row.stageCpuMsPerRequest, 3)} ms/req`);
           }
         }
-        for (const v of variants) rows.push(medianRow(perVariant.get(v)!));
+        for (const v of variants) {
+          const rounds = perVariant.get(v)!;
+          // stage CPU per request is steadier than requests/s under load: its own median over the rounds
+          const cpu = rounds.map((r) => r.stageCpuMsPerRequest).sort((a, b) => a - b);
+          rows.push({ ...medianRow(rounds), stageCpuMsPerRequest: cpu[Math.floor(cpu.length / 2)] ?? NaN });
+        }
       }
     }
   } finally {
@@ -412,11 +352,11 @@ async function main(): Promise<void> {
   }
   console.log(`\nen→es, one sentence per request, ${DURATION_MS} ms per cell after ${WARMUP_MS} ms of warm-up, median of ${ROUNDS} alternating rounds, ${CONCURRENCY} concurrent clients in the concurrent mode\n`);
   console.log(`HTTP client: ${CLIENT}\n`);
-  console.log('| variant | mode | text | requests/s | sentences/s | p50 ms | p99 ms |');
-  console.log('|---|---|---|---:|---:|---:|---:|');
+  console.log('| variant | mode | text | requests/s | sentences/s | p50 ms | p99 ms | node CPU ms/req | stage CPU ms/req |');
+  console.log('|---|---|---|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) {
     const rps = r.requests / r.seconds;
-    console.log(`| ${r.variant} | ${r.mode} | ${r.kind} | ${fmt(rps, 0)} | ${fmt(rps, 0)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} |`);
+    console.log(`| ${r.variant} | ${r.mode} | ${r.kind} | ${fmt(rps, 0)} | ${fmt(rps, 0)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.cpuMsPerRequest, 3)} | ${fmt(r.stageCpuMsPerRequest, 3)} |`);
   }
   const rate = (variant: string, mode: string, kind: string) => {
     const r = rows.find((x) => x.variant.startsWith(variant) && x.mode === mode && x.kind === kind);
@@ -427,6 +367,12 @@ async function main(): Promise<void> {
     const tolk = rate('tolk', '8 concurrent', kind);
     const apy = rate('apertium-apy', '8 concurrent', kind);
     const bare = rate('bare Fastify', '8 concurrent', kind);
+    for (const mode of MODES) {
+      const raw = rate('apertium pipeline', mode, kind);
+      const off = rate('engine, tagger reset off', mode, kind);
+      const relay = rate('engine, tagger reset relay', mode, kind);
+      if (Number.isFinite(off)) console.log(`\n${mode}, ${kind}: engine/engine without tagger reset = ${fmt(raw / off, 3)}, relay/without = ${fmt(relay / off, 3)}`);
+    }
     console.log(`\n8 concurrent, ${kind}: tolk/raw = ${fmt(tolk / engine, 2)}, tolk/apy = ${fmt(tolk / apy, 1)}x, bare Fastify/raw = ${fmt(bare / engine, 2)}, tolk/bare Fastify = ${fmt(tolk / bare, 2)}`);
   }
 }

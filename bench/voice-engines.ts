@@ -72,12 +72,12 @@ export async function measureEngine(engine: SpeechToTextEngine, samples: Int16Ar
   return { loadMs, loadRssMb, rtfWall, rtfCpu, latencies, text: texts.join(' ') };
 }
 
-/** Whisper on a generated model of ggml-tiny.en.bin's shape (cached in the temp dir: writing it takes a while). */
-export function tinyShapedWhisper(): WhisperEngine {
+/** Whisper (encoder sized to the utterance, or `fullWindow`: whisper.cpp's fixed 30 s) on a generated model of ggml-tiny.en.bin's shape (cached in the temp dir: writing it takes a while). */
+export function tinyShapedWhisper(opts: { fullWindow?: boolean } = {}): WhisperEngine {
   const path = join(tmpdir(), 'tolk-bench-ggml-tiny.en-shape.bin');
   if (!existsSync(path)) {
     writeWhisperModel(`${path}.part`, TINY_EN);
     renameSync(`${path}.part`, path);
   }
-  return new WhisperEngine({ modelPath: path });
+  return new WhisperEngine({ modelPath: path, fullWindow: opts.fullWindow ?? false });
 }

@@ -158,12 +158,13 @@ async function main(): Promise<void> {
   console.log(`baseline (batch decode after the utterance ended): p50 ${p50(batch).toFixed(0)} ms, p90 ${p90(batch).toFixed(0)} ms`);
 
   // The engines alone on the same audio: PocketSphinx, and Whisper on a generated model of tiny.en's shape (speed
-  // only: its weights are random, so its words mean nothing).
+  // only: its weights are random, so its words mean nothing), its encoder sized to the utterance and, as the
+  // baseline, over whisper.cpp's default 30 s window.
   const samples = new Int16Array(pcm.buffer, pcm.byteOffset, pcm.length / 2);
   const reference = UTTERANCES.join(' ');
-  const engines = (process.env.TOLK_BENCH_VOICE_ENGINES ?? 'pocketsphinx,whisper-tiny-shape').split(',');
+  const engines = (process.env.TOLK_BENCH_VOICE_ENGINES ?? 'pocketsphinx,whisper-tiny-shape,whisper-tiny-shape-30s').split(',');
   for (const name of engines) {
-    const e = name === 'pocketsphinx' ? new PocketSphinxEngine() : tinyShapedWhisper();
+    const e = name === 'pocketsphinx' ? new PocketSphinxEngine() : tinyShapedWhisper({ fullWindow: name.endsWith('-30s') });
     const f = await measureEngine(e, samples, ends);
     await e.close();
     const wer = name === 'pocketsphinx' ? `WER ${(wordErrorRate(reference, f.text) * 100).toFixed(1)}%, ` : '';

@@ -22,6 +22,8 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; AS_POSTGRES=(sudo -u postgres); fi
 DEBIAN_PACKAGES=(apertium apertium-eng-spa apertium-es-pt apertium-fr-es apertium-spa-ita apertium-es-ro
   apertium-swe-dan apertium-dan-nor apertium-swe-nor apertium-rus-ukr apertium-eng-cat apertium-spa-cat)
 [ "$WITH_BENCH" = 1 ] && DEBIAN_PACKAGES+=(apertium-apy wrk)
+# A C++ compiler builds the tagger shim once (src/engines/apertium/tagger-shim.ts); without it the slower relay is used.
+DEBIAN_PACKAGES+=(g++)
 # Voice: PocketSphinx and its English model (speech-to-text, loaded through koffi), espeak-ng and flite (translated
 # speech), ffmpeg (audio containers). --no-install-recommends below keeps ffmpeg to its codec libraries.
 DEBIAN_PACKAGES+=(libpocketsphinx3 pocketsphinx-en-us espeak-ng flite ffmpeg)
@@ -32,6 +34,8 @@ DEBIAN_PACKAGES+=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-spa tesseract-oc
 [ "$WITH_TEST" = 1 ] && DEBIAN_PACKAGES+=(libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui libxml2-utils poppler-utils)
 # The web page's end-to-end tests drive Debian's Chromium (headless) with playwright-core.
 [ "$WITH_TEST" = 1 ] && DEBIAN_PACKAGES+=(chromium)
+# The cluster test puts HAProxy in front of two Tolk nodes.
+[ "$WITH_TEST" = 1 ] && DEBIAN_PACKAGES+=(haproxy)
 # /v2/write/correct: Hunspell and its dictionaries, one warm `hunspell -a` process per language.
 DEBIAN_PACKAGES+=(hunspell hunspell-en-us hunspell-en-gb hunspell-de-de hunspell-es hunspell-fr hunspell-it
   hunspell-pt-pt hunspell-pt-br)

@@ -12,6 +12,7 @@ import { traceIdPlugin } from './http/plugins/trace-id.js';
 import { loggedRequest } from './http/log-redaction.js';
 import { authenticationPlugin } from './http/plugins/auth.js';
 import { socketsPlugin } from './http/plugins/sockets.js';
+import { rateLimitStore } from './http/plugins/rate-limit-store.js';
 import { translateRoutes } from './http/routes/translate.js';
 import { languageRoutes } from './http/routes/languages.js';
 import { usageRoutes } from './http/routes/usage.js';
@@ -124,6 +125,10 @@ export async function buildApp({ config, services, logger, loggerInstance }: Bui
     hook: 'preHandler',
     max: config.rateLimitPerMinute,
     timeWindow: 60_000,
+    // Counted once for the cluster (services.rateWindows); an unreachable counter lets requests through rather than
+    // failing them all.
+    store: rateLimitStore(services.rateWindows, app.log),
+    skipOnError: true,
     keyGenerator: (request) => request.auth?.key.id ?? request.ip,
     errorResponseBuilder: (_request, context) =>
       new ServiceError('too_many_requests', 'Too many requests. Please wait and resend your request.', {

@@ -16,6 +16,7 @@ const EnvSchema = Type.Object({
   TOLK_FREE_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   TOLK_LOG_LEVEL: Type.Optional(Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)))),
   TOLK_RATE_LIMIT_PER_MINUTE: Type.Optional(Positive),
+  TOLK_REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
   TOLK_ENGINE_TIMEOUT_MS: Type.Optional(Positive),
   TOLK_ENGINE_ROUTES: Type.Optional(Type.String()),
   TOLK_APERTIUM_MODES_DIR: Type.Optional(Type.String({ minLength: 1 })),
@@ -27,6 +28,8 @@ const EnvSchema = Type.Object({
   TOLK_DOCUMENT_WORKERS: Type.Optional(Type.Integer({ minimum: 0, maximum: 64 })),
   TOLK_DOCUMENT_RETENTION_HOURS: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
   TOLK_DOCUMENT_FORMAT_TIMEOUT_MS: Type.Optional(Positive),
+  TOLK_DOCUMENT_STORE: Type.Optional(Type.Union([Type.Literal('disk'), Type.Literal('database')])),
+  TOLK_DOCUMENT_LEASE_MS: Type.Optional(Type.Integer({ minimum: 1000 })),
   TOLK_LLM_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   TOLK_LLM_MODEL: Type.Optional(Type.String({ minLength: 1 })),
   TOLK_LLM_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
@@ -38,6 +41,7 @@ const EnvSchema = Type.Object({
   TOLK_BERGAMOT_WORKERS: Type.Optional(Type.Integer({ minimum: 0, maximum: 256 })),
   TOLK_BERGAMOT_MEMORY_MB: Type.Optional(Positive),
   TOLK_MODELS_INDEX_URL: Type.Optional(Type.String({ pattern: '^(https?|file)://' })),
+  TOLK_WHISPER_MODELS_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   TOLK_STT_ENGINE: Type.Optional(Type.Union(['auto', 'pocketsphinx', 'whisper'].map((l) => Type.Literal(l)))),
   TOLK_HUNSPELL_PROCESSES: Type.Optional(Type.Integer({ minimum: 1, maximum: 32 })),
   TOLK_TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
@@ -63,6 +67,8 @@ export interface Config {
   /** Fastify's trustProxy: true, or the proxies' addresses/CIDRs; X-Forwarded-Proto/-Host then shape the URLs Tolk hands out. */
   trustProxy: boolean | string;
   rateLimitPerMinute: number;
+  /** Redis counting the rate limit for every node; unset: the PostgreSQL database, or memory on SQLite (one node). */
+  redisUrl: string | undefined;
   engineTimeoutMs: number;
   /** Source language assumed for texts too short or ambiguous to detect (when it can reach the target). */
   defaultSourceLang: string;
@@ -83,7 +89,15 @@ export interface Config {
    * Document translation: concurrent jobs per node (0 = none here), hours before undownloaded documents are purged,
    * and the time one job's format work (parsing, rebuilding; in worker threads) may take before it ends in `error`.
    */
-  documents: { workers: number; retentionHours: number; formatTimeoutMs: number };
+  documents: {
+    workers: number;
+    retentionHours: number;
+    formatTimeoutMs: number;
+    /** Where uploads and results live (TOLK_DOCUMENT_STORE): the node's disk, or the database every node reads. */
+    store: 'disk' | 'database';
+    /** How long a job stays with a node that stopped renewing it (died) before another node takes it. */
+    leaseMs: number;
+  };
   /** The language-model engine (OpenAI-compatible Chat Completions), when TOLK_LLM_URL is set. */
   llm:
     | { url: string; model: string; apiKey: string | undefined; languages: string[] | undefined; timeoutMs: number; concurrency: number }
@@ -100,6 +114,8 @@ export interface Config {
   modelsDir: string;
   /** Speech-to-text engine: auto = Whisper when a model is installed, else PocketSphinx. */
   sttEngine: 'auto' | 'pocketsphinx' | 'whisper';
+  /** Where `tolk models install whisper-NAME` downloads ggml-NAME.bin from (default: whisper.cpp's Hugging Face repository). */
+  whisperModelsUrl: string | undefined;
   /** Warm Hunspell checkers per dictionary, shared round-robin between accounts. */
   hunspellProcesses: number;
   /** Port of a separate listener for /metrics (no key); undefined: /metrics on the API, admin key required. */
@@ -146,6 +162,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = e.TOLK_PORT ?? 8080;
   const freePort = e.TOLK_FREE_PORT ?? (port === 0 ? 0 : port + 1);
   const dataDir = resolve(e.TOLK_DATA_DIR ?? './data');
+  const databaseUrl = e.TOLK_DATABASE_URL ?? resolve(dataDir, 'tolk.db');
   const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   return {
     host,
@@ -154,10 +171,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     baseUrl: e.TOLK_BASE_URL ?? `http://${urlHost}:${port}`,
     freeBaseUrl: e.TOLK_FREE_BASE_URL ?? `http://${urlHost}:${freePort}`,
     dataDir,
-    databaseUrl: e.TOLK_DATABASE_URL ?? resolve(dataDir, 'tolk.db'),
+    databaseUrl,
     logLevel: e.TOLK_LOG_LEVEL ?? 'info',
     trustProxy: e.TOLK_TRUST_PROXY === undefined || e.TOLK_TRUST_PROXY === 'false' ? false : e.TOLK_TRUST_PROXY === 'true' ? true : e.TOLK_TRUST_PROXY,
     rateLimitPerMinute: e.TOLK_RATE_LIMIT_PER_MINUTE ?? 120_000,
+    redisUrl: e.TOLK_REDIS_URL,
     engineTimeoutMs: e.TOLK_ENGINE_TIMEOUT_MS ?? 10_000,
     engineRoutes: parseRoutes(e.TOLK_ENGINE_ROUTES),
     defaultSourceLang: e.TOLK_DEFAULT_SOURCE_LANG ?? 'en',
@@ -172,6 +190,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       workers: e.TOLK_DOCUMENT_WORKERS ?? 2,
       retentionHours: e.TOLK_DOCUMENT_RETENTION_HOURS ?? 24,
       formatTimeoutMs: e.TOLK_DOCUMENT_FORMAT_TIMEOUT_MS ?? 120_000,
+      // PostgreSQL means several nodes may share the queue: files go where all of them can read them
+      store: e.TOLK_DOCUMENT_STORE ?? (/^postgres(ql)?:\/\//.test(databaseUrl) ? 'database' : 'disk'),
+      leaseMs: e.TOLK_DOCUMENT_LEASE_MS ?? 30_000,
     },
     llm: e.TOLK_LLM_URL
       ? {
@@ -193,6 +214,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     modelsDir: resolve(e.TOLK_MODELS_DIR ?? resolve(dataDir, 'models')),
     sttEngine: (e.TOLK_STT_ENGINE ?? 'auto') as 'auto' | 'pocketsphinx' | 'whisper',
+    whisperModelsUrl: e.TOLK_WHISPER_MODELS_URL,
     hunspellProcesses: e.TOLK_HUNSPELL_PROCESSES ?? 2,
     metricsPort: e.TOLK_METRICS_PORT,
   };

@@ -2,7 +2,6 @@
 import type { Config } from './config.js';
 import { AccountsService } from './accounts/accounts-service.js';
 import { UsageService } from './accounts/usage-service.js';
-import { AdminRepository } from './store/admin-repository.js';
 import { DeveloperKeysService } from './admin/developer-keys-service.js';
 import { AnalyticsService } from './admin/analytics-service.js';
 import { Store } from './store/store.js';
@@ -11,26 +10,23 @@ import { BergamotEngine } from './engines/bergamot/index.js';
 import { LlmEngine, isTextImprover, type TextImprover } from './engines/llm/index.js';
 import { Hunspell } from './write/hunspell.js';
 import { WriteService } from './write/write-service.js';
-import { EngineError, type TranslationEngine } from './engines/engine.js';
+import type { TranslationEngine } from './engines/engine.js';
 import { EngineRouter } from './translate/engine-router.js';
-import { TranslateService, type PairRouter, type SourceDetector } from './translate/translate-service.js';
-import { DocumentService } from './documents/document-service.js';
+import { TranslationCore } from './translate/translation-core.js';
+import type { LanguageCatalogue } from './translate/language-catalogue.js';
+import { DocumentService, type DocumentServiceOptions } from './documents/document-service.js';
 import { join } from 'node:path';
 import { EldLanguageDetector, type LanguageDetector } from './detect/language-detector.js';
-import { ServiceError } from './lib/errors.js';
 import { silentLogger, type Logger } from './lib/logger.js';
-import { DEFAULT_TARGET_VARIANT, baseLang } from './translate/languages.js';
+import { DEFAULT_TARGET_VARIANT } from './translate/languages.js';
 import { UrlSigner } from './lib/url-signer.js';
 import { buildCustomization, type Customization } from './customization/index.js';
 import { buildVoiceService, SpokenTermsService, type VoiceService } from './voice/index.js';
-import { SpokenTermsRepository } from './store/spoken-terms-repository.js';
 import { HealthService } from './ops/health-service.js';
 import { Metrics } from './ops/metrics.js';
+import { DatabaseRateWindows, MemoryRateWindows, RedisRateWindows, type RateWindows } from './store/rate-windows.js';
 
-export interface LanguageCatalogue {
-  sources: string[];
-  targets: { code: string; formality: boolean }[];
-}
+export type { LanguageCatalogue } from './translate/language-catalogue.js';
 
 export interface Services {
   store: Store;
@@ -41,7 +37,8 @@ export interface Services {
   analytics: AnalyticsService;
   router: EngineRouter;
   detector: LanguageDetector;
-  translate: TranslateService;
+  /** The translation core: text translation for routes, prepared translations for documents and voice. */
+  translate: TranslationCore;
   /** Document translation: uploads, the job queue and its workers, downloads (issue 7). */
   documents: DocumentService;
   /** Glossaries, style rules and translation memories (issue 6). */
@@ -61,6 +58,8 @@ export interface Services {
   health: HealthService;
   /** Prometheus metrics for /metrics (issue 23). */
   metrics: Metrics;
+  /** Where the per-key request rate is counted: Redis, the PostgreSQL database, or memory (SQLite, one node). */
+  rateWindows: RateWindows;
   /** Languages the engines can translate from/to (pivots included), computed once after start. */
   languages(): LanguageCatalogue;
   /** Source languages the detector can recognise (for the auto_detection feature). */
@@ -76,44 +75,15 @@ export interface BuildServicesOptions {
   engineOverride?: TranslationEngine[];
   pgSchema?: string;
   now?: () => number;
+  /** Document queue timing: how long a status request waits for its job, how often idle workers poll (tests). */
+  documents?: Pick<DocumentServiceOptions, 'statusWaitMs' | 'pollIntervalMs'>;
 }
 
-/** Maps engine failures to API errors: a timeout is 504, a full queue 529, anything else 500. */
-function engineErrorToServiceError(err: unknown): unknown {
-  if (!(err instanceof EngineError)) return err;
-  switch (err.kind) {
-    case 'timeout':
-      return new ServiceError('engine_timeout', 'The translation engine did not answer in time. Please try again.', {
-        retryAfterSeconds: 1,
-      });
-    case 'overloaded':
-      return new ServiceError('overloaded', 'Too many requests: the translation engines are busy. Please try again later.', {
-        retryAfterSeconds: 1,
-      });
-    case 'unsupported_pair':
-      return new ServiceError('invalid_request', err.message);
-    case 'unavailable':
-      return new ServiceError('not_ready', 'The language-model server is not reachable. Please try again later.', {
-        retryAfterSeconds: 5,
-      });
-    default:
-      return new ServiceError('internal', 'The translation engine failed. Please try again.');
-  }
-}
-
-function buildCatalogue(router: EngineRouter): LanguageCatalogue {
-  const pairs = router.pairs();
-  const sources = [...new Set(pairs.map((p) => p.source))].sort();
-  const targets = new Map<string, boolean>();
-  for (const p of pairs) targets.set(p.target, (targets.get(p.target) ?? false) || p.formality);
-  // A bare target with variants the engines lack is still requestable through its default variant name, and English
-  // through both (EN-US routes to a plain English engine as EN-GB does; the clients ask for EN-US).
-  for (const [base, variant] of Object.entries(DEFAULT_TARGET_VARIANT)) {
-    for (const v of base === 'en' ? [variant, 'en-us'] : [variant]) {
-      if (targets.has(base) && !targets.has(v)) targets.set(v, targets.get(base)!);
-    }
-  }
-  return { sources, targets: [...targets].sort(([a], [b]) => a.localeCompare(b)).map(([code, formality]) => ({ code, formality })) };
+/** Counts the rate limit once for the cluster: Redis when configured, else a PostgreSQL database all nodes share. */
+async function rateWindowsFor(config: Config, store: Store, pgSchema: string | undefined): Promise<RateWindows> {
+  // Schemas sharing a database (tests, tenants) keep their own counts in a shared Redis too.
+  if (config.redisUrl) return RedisRateWindows.connect(config.redisUrl, { prefix: `tolk:rate:${pgSchema ? `${pgSchema}:` : ''}` });
+  return store.dialect === 'postgres' ? new DatabaseRateWindows(store.db) : new MemoryRateWindows();
 }
 
 export async function buildServices(config: Config, options: BuildServicesOptions = {}): Promise<Services> {
@@ -123,9 +93,16 @@ export async function buildServices(config: Config, options: BuildServicesOption
     backgroundCheckpoints: true,
     ...(options.pgSchema ? { pgSchema: options.pgSchema } : {}),
   });
+  let rateWindows: RateWindows;
+  try {
+    rateWindows = await rateWindowsFor(config, store, options.pgSchema);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
   const accounts = new AccountsService(store, options.now ? { now: options.now } : {});
   const usage = new UsageService(store, accounts);
-  const adminRepository = new AdminRepository(store);
+  const adminRepository = store.repositories.admin;
   const adminKeys = new DeveloperKeysService(store, accounts, adminRepository);
   const analytics = new AnalyticsService(store, adminRepository);
   let pairsChanged = () => {};
@@ -176,70 +153,45 @@ export async function buildServices(config: Config, options: BuildServicesOption
     await Promise.all(engines.map((e) => e.start()));
   } catch (err) {
     await Promise.all(engines.map((e) => e.close().catch(() => {})));
+    await rateWindows.close();
     await store.close();
     throw err;
   }
   const apertium = engines.find((e): e is ApertiumEngine => e instanceof ApertiumEngine);
   let voiceSessionsOpen = () => 0;
-  const metrics = new Metrics({ store, apertium: () => apertium?.stats() ?? [], voiceSessionsOpen: () => voiceSessionsOpen() });
+  const metrics = new Metrics({ pool: store.connection, jobs: store.repositories.jobStats, apertium: () => apertium?.stats() ?? [], voiceSessionsOpen: () => voiceSessionsOpen() });
   // The router sees metered engines: every engine call counts its characters by engine and pair.
   const router = new EngineRouter(engines.map((e) => metrics.meter(e)), { routing: config.engineRoutes, logger, defaultVariants: DEFAULT_TARGET_VARIANT });
   const detector = await EldLanguageDetector.create();
-  let catalogue = buildCatalogue(router);
-  const detectableSources = new Set<string>();
-  const refreshLanguages = () => {
-    detectableSources.clear();
-    for (const s of catalogue.sources) if (detector.languages.has(s)) detectableSources.add(s);
-  };
+  const customization = await buildCustomization(store, {
+    dataDir: config.dataDir,
+    logger,
+    files: config.documents.store,
+    leaseMs: config.documents.leaseMs,
+    ...(options.now ? { now: options.now } : {}),
+  });
+  const translate = new TranslationCore({
+    router,
+    detector,
+    usage,
+    customization: customization.customization,
+    defaultSourceLang: config.defaultSourceLang,
+    logger,
+  });
   // Pairs found working on first use (Apertium) or models installed/removed while running (Bergamot) change what
   // can be translated: routes and the language lists follow.
-  pairsChanged = () => {
-    router.refresh();
-    catalogue = buildCatalogue(router);
-    refreshLanguages();
-  };
+  pairsChanged = () => translate.languages.refresh();
   for (const engine of engines) engine.onPairsChanged?.(() => pairsChanged());
-  refreshLanguages();
   const hunspell = new Hunspell({ dictionaryDir: config.hunspellDir, processes: config.hunspellProcesses, logger, timeoutMs: config.engineTimeoutMs });
   const write = new WriteService({
     improver: engines.find((e) => isTextImprover(e)) as (TranslationEngine & TextImprover) | undefined,
     dictionaries: hunspell,
     detector: { detect: (text) => detector.detect(text).language },
     logger,
-    mapEngineError: engineErrorToServiceError,
+    usage,
     timeoutMs: config.engineTimeoutMs,
   });
 
-  const pairRouter: PairRouter = {
-    canTranslate: (source, target) => router.resolve(source, target) !== null,
-    supportsFormality: (source, target) => router.resolve(source, target)?.formality ?? false,
-    capabilities: (source, target) => router.capabilities(source, target),
-    translate: async (source, target, segments, opts) => {
-      try {
-        return await router.translate(source, target, segments, opts);
-      } catch (err) {
-        throw engineErrorToServiceError(err);
-      }
-    },
-  };
-  const canTranslate = (source: string, target: string) =>
-    router.resolve(source, target) !== null || router.resolve(source, baseLang(target)) !== null;
-  const sourceDetector: SourceDetector = {
-    detectSource(text, target) {
-      const outcome = detector.detect(text);
-      const guess = outcome.rawLanguage;
-      // The detector calibrates short texts itself, so /v3/detect/language and translation agree.
-      if (outcome.status === 'success' || outcome.status === 'unsupported_language') return guess;
-      if (outcome.status === 'no_language_detected' || guess === undefined) return undefined;
-      // Too short or ambiguous to decide (single words): the configured default source wins when it can be
-      // translated to the target, as short greetings and labels are mostly in it; else the detector's best guess.
-      const fallback = config.defaultSourceLang;
-      if (fallback && baseLang(target) !== fallback && canTranslate(fallback, target)) return fallback;
-      return guess;
-    },
-  };
-  const customization = await buildCustomization(store, { dataDir: config.dataDir, logger, ...(options.now ? { now: options.now } : {}) });
-  const translate = new TranslateService({ router: pairRouter, detector: sourceDetector, logger, customization: customization.customization });
   const documents = new DocumentService({
     store,
     accounts,
@@ -249,17 +201,21 @@ export async function buildServices(config: Config, options: BuildServicesOption
     workers: options.engines === false ? 0 : config.documents.workers,
     retentionMs: config.documents.retentionHours * 3_600_000,
     formatTimeoutMs: config.documents.formatTimeoutMs,
+    documentStore: config.documents.store,
+    leaseMs: config.documents.leaseMs,
     logger,
     ...(options.now ? { now: options.now } : {}),
+    ...options.documents,
   });
   await documents.start();
-  const spokenTerms = new SpokenTermsService(new SpokenTermsRepository(store.db), options.now);
+  const spokenTerms = new SpokenTermsService(store.repositories.spokenTerms, options.now);
   const voice = buildVoiceService({
     usage,
-    router: pairRouter,
+    translation: translate,
     spokenTerms,
-    customization: customization.customization,
     stt: { engine: config.sttEngine, modelsDir: config.modelsDir },
+    sessionStore: { repository: store.repositories.voiceSessions, changes: store.changes },
+    keyContext: (keyId) => accounts.contextForKey(keyId),
     logger,
   });
   voiceSessionsOpen = () => voice.sessions.size;
@@ -282,17 +238,20 @@ export async function buildServices(config: Config, options: BuildServicesOption
     write,
     voice,
     spokenTerms,
-    urlSigner: new UrlSigner(await store.serverSecret('url_signing')),
+    urlSigner: new UrlSigner(await store.repositories.serverSecrets.serverSecret('url_signing')),
     health,
     metrics,
-    languages: () => catalogue,
-    detectableSources,
+    rateWindows,
+    languages: () => translate.languages.catalogue(),
+    detectableSources: translate.languages.detectableSources,
     async close(closeOptions = {}) {
       await documents.close();
+      customization.memories.stop();
       await customization.memories.idle();
       await Promise.all(engines.map((e) => e.close().catch((err) => logger.error({ err }, 'engine close failed'))));
       hunspell.close();
       await voice.close();
+      await rateWindows.close();
       await store.close(closeOptions);
     },
   };

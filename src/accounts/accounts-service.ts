@@ -49,7 +49,10 @@ export interface CreateAccountInput {
 }
 
 export interface AccountsServiceOptions {
-  /** How long a verified key stays cached in memory; deactivation on another node takes effect after at most this. */
+  /**
+   * How long a verified key stays cached in memory: a change on another node arrives through the store's change feed
+   * (PostgreSQL); this bounds the staleness when that feed is down.
+   */
   authCacheTtlMs?: number;
   authCacheMaxEntries?: number;
   now?: () => number;
@@ -95,6 +98,11 @@ export class AccountsService {
     this.ttl = options.authCacheTtlMs ?? 5_000;
     this.maxEntries = options.authCacheMaxEntries ?? 10_000;
     this.now = options.now ?? Date.now;
+    store.changes.subscribe((change) => {
+      if (change.kind === 'key') this.forgetKey(change.id);
+      else if (change.kind === 'account') this.forgetAccount(change.id);
+      else if (change.kind === 'reset') this.cache.clear();
+    });
   }
 
   async createAccount(input: CreateAccountInput): Promise<{ account: Account; adminKey: string; adminKeyId: string }> {
@@ -112,13 +120,13 @@ export class AccountsService {
       character_limit: characterLimit,
       created_at: this.now(),
     };
-    await this.store.insertAccount(row);
+    await this.store.repositories.accounts.insertAccount(row);
     const admin = await this.insertKey(toAccount(row), 'admin', 'Admin key');
     return { account: toAccount(row), adminKey: admin.secret, adminKeyId: admin.key.id };
   }
 
   async getAccount(id: string): Promise<Account | undefined> {
-    const row = await this.store.getAccount(id);
+    const row = await this.store.repositories.accounts.getAccount(id);
     return row && toAccount(row);
   }
 
@@ -130,7 +138,7 @@ export class AccountsService {
 
   private async insertKey(account: Account, kind: KeyKind, label: string, scopes: string[] | null = null) {
     const { row, secret } = this.prepareKey(account, kind, label, scopes);
-    await this.store.insertKey(row);
+    await this.store.repositories.accounts.insertKey(row);
     return { key: toKey(row), secret };
   }
 
@@ -160,12 +168,12 @@ export class AccountsService {
     const now = this.now();
     const cached = this.cache.get(hash);
     if (cached && cached.expires > now && constantTimeEqualHex(cached.storedHash, hash)) return cached.ctx;
-    const keyRow = await this.store.findKeyByHash(hash);
+    const keyRow = await this.store.repositories.accounts.findKeyByHash(hash);
     if (!keyRow || !constantTimeEqualHex(keyRow.key_hash, hash) || keyRow.deactivated_at !== null) {
       this.cache.delete(hash);
       return null;
     }
-    const accountRow = await this.store.getAccount(keyRow.account_id);
+    const accountRow = await this.store.repositories.accounts.getAccount(keyRow.account_id);
     if (!accountRow) return null;
     const ctx = { account: toAccount(accountRow), key: toKey(keyRow) };
     if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value as string);
@@ -173,9 +181,22 @@ export class AccountsService {
     return ctx;
   }
 
+  /** A key's context as stored now (not cached), or null when the key is deactivated or gone. */
+  async contextForKey(keyId: string): Promise<AuthContext | null> {
+    const keyRow = await this.store.repositories.accounts.getKey(keyId);
+    if (!keyRow || keyRow.deactivated_at !== null) return null;
+    const accountRow = await this.store.repositories.accounts.getAccount(keyRow.account_id);
+    return accountRow ? { account: toAccount(accountRow), key: toKey(keyRow) } : null;
+  }
+
   /** Drops cached auth for a key after it changed (deactivation, limits, scopes). */
   forgetKey(keyId: string): void {
     for (const [hash, entry] of this.cache) if (entry.ctx.key.id === keyId) this.cache.delete(hash);
+  }
+
+  /** Drops cached auth for every key of an account after the account changed (limit, plan, features). */
+  forgetAccount(accountId: string): void {
+    for (const [hash, entry] of this.cache) if (entry.ctx.account.id === accountId) this.cache.delete(hash);
   }
 
   billingPeriod(account: Account, now = this.now()): BillingPeriod {

@@ -32,8 +32,8 @@ export class UsageService {
     if (ctx.account.characterLimit === null && ctx.key.characterLimit === null) return;
     const { start } = this.accounts.billingPeriod(ctx.account);
     const [account, key] = await Promise.all([
-      this.store.usageTotals(ctx.account.id, start),
-      this.store.usageTotals(ctx.key.id, start),
+      this.store.repositories.usage.usageTotals(ctx.account.id, start),
+      this.store.repositories.usage.usageTotals(ctx.key.id, start),
     ]);
     if (
       (ctx.account.characterLimit !== null && account.characters + units > ctx.account.characterLimit) ||
@@ -48,7 +48,7 @@ export class UsageService {
   async assertSpeechToTextAvailable(ctx: AuthContext): Promise<void> {
     if (ctx.key.speechToTextMsLimit === null) return;
     const { start } = this.accounts.billingPeriod(ctx.account);
-    const key = await this.store.usageTotals(ctx.key.id, start);
+    const key = await this.store.repositories.usage.usageTotals(ctx.key.id, start);
     if (key.speechToTextMs >= ctx.key.speechToTextMsLimit) throw new ServiceError('quota_exceeded', QUOTA_EXCEEDED_MESSAGE);
   }
 
@@ -57,7 +57,7 @@ export class UsageService {
     if (units <= 0) return;
     const now = this.accounts.now();
     const { start } = this.accounts.billingPeriod(ctx.account, now);
-    const outcome = await this.store.charge(
+    const outcome = await this.store.repositories.usage.charge(
       { accountId: ctx.account.id, keyId: ctx.key.id, product, units, reportingTag, at: now, periodStart: start },
       {
         accountCharacterLimit: ctx.account.characterLimit,
@@ -71,10 +71,10 @@ export class UsageService {
   async summary(ctx: AuthContext): Promise<UsageSummary> {
     const { start, end } = this.accounts.billingPeriod(ctx.account);
     const [account, key, accountByProduct, keyByProduct] = await Promise.all([
-      this.store.usageTotals(ctx.account.id, start),
-      this.store.usageTotals(ctx.key.id, start),
-      this.store.usageByProduct(ctx.account.id, start),
-      this.store.usageByProduct(ctx.account.id, start, ctx.key.id),
+      this.store.repositories.usage.usageTotals(ctx.account.id, start),
+      this.store.repositories.usage.usageTotals(ctx.key.id, start),
+      this.store.repositories.usage.usageByProduct(ctx.account.id, start),
+      this.store.repositories.usage.usageByProduct(ctx.account.id, start, ctx.key.id),
     ]);
     const products: UsageSummary['products'] = (
       ['text_translation', 'document_translation', 'text_improvement', 'speech_to_text'] as const

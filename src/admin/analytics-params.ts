@@ -1,7 +1,7 @@
 // Query parameters of the analytics endpoints: UTC dates (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS), the 366-day cap, and
 // the choice parameters with the reference's exact messages.
 import { invalid } from '../lib/errors.js';
-import { DAY_MS } from '../store/admin-rollups-migration.js';
+import { DAY_MS } from '../store/schema.js';
 
 export const MAX_RANGE_DAYS = 366;
 

@@ -1,9 +1,9 @@
 // Usage analytics for an organization's admin: totals per range, per key, per key and day, and per reporting tag,
 // read from the ledger's daily rollups. Keys are shown masked (first and last four characters).
 import type { Account } from '../accounts/accounts-service.js';
-import type { AdminRepository, UsageSumRow } from '../store/admin-repository.js';
+import type { AdminRepository, UsageSumRow } from '../store/repositories/admin-repository.js';
 import type { Store } from '../store/store.js';
-import { DAY_MS } from '../store/admin-rollups-migration.js';
+import { DAY_MS } from '../store/schema.js';
 import { parseAnalyticsRange, parseChoice, parsePage, type AnalyticsRange } from './analytics-params.js';
 
 export const GROUP_BY_VALUES = ['', 'key', 'key_and_day'] as const;
@@ -96,7 +96,7 @@ export class AnalyticsService {
     };
     if (groupBy) {
       // Every key of the account (admin keys too: they can translate), in creation order.
-      const keys = await this.store.listKeys(account.id);
+      const keys = await this.store.repositories.accounts.listKeys(account.id);
       const order = new Map(keys.map((k, i) => [k.id, i]));
       const byId = new Map(keys.map((k) => [k.id, k]));
       const sorted = rows.sort(

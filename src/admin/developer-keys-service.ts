@@ -2,7 +2,7 @@
 // scope and deactivate (permanent). Every change drops the key from the auth cache so it takes effect at once.
 import { ServiceError, invalid, notFound } from '../lib/errors.js';
 import { DEFAULT_KEY_LABEL, toKey, type Account, type AccountsService, type ApiKey } from '../accounts/accounts-service.js';
-import type { AdminRepository } from '../store/admin-repository.js';
+import type { AdminRepository } from '../store/repositories/admin-repository.js';
 import type { ApiKeyRow, Store } from '../store/store.js';
 import { bodyOf, missing, parseKeyId, parseLabel, parseLimit, parseScopes } from './key-params.js';
 
@@ -42,7 +42,7 @@ export class DeveloperKeysService {
 
   /** All developer keys of the account, active and deactivated, oldest first. */
   async list(account: Account): Promise<ApiKey[]> {
-    return (await this.store.listKeys(account.id, 'developer')).map(toKey);
+    return (await this.store.repositories.accounts.listKeys(account.id, 'developer')).map(toKey);
   }
 
   /** Permanent: a deactivated key never authenticates again; deactivating it twice keeps the first time. */
@@ -58,7 +58,7 @@ export class DeveloperKeysService {
     if (body.label === undefined || body.label === null) throw missing('label');
     const label = parseLabel(body.label);
     const row = await this.find(account, keyId);
-    await this.store.updateKey(row.id, { label });
+    await this.store.repositories.accounts.updateKey(row.id, { label });
     return this.changed(account, row.id);
   }
 
@@ -72,7 +72,7 @@ export class DeveloperKeysService {
       throw invalid("Parameter 'characters' or 'speech_to_text_milliseconds' not specified");
     }
     const row = await this.find(account, keyId);
-    await this.store.updateKey(row.id, {
+    await this.store.repositories.accounts.updateKey(row.id, {
       ...(characters !== undefined ? { character_limit: characters } : {}),
       ...(speech !== undefined ? { speech_to_text_ms_limit: speech } : {}),
     });
@@ -86,7 +86,7 @@ export class DeveloperKeysService {
     const scopes = parseScopes(body);
     if (scopes === undefined) throw missing('scopes');
     const row = await this.find(account, keyId);
-    await this.store.updateKey(row.id, { scopes: scopes === null ? null : JSON.stringify(scopes) });
+    await this.store.repositories.accounts.updateKey(row.id, { scopes: scopes === null ? null : JSON.stringify(scopes) });
     return this.changed(account, row.id);
   }
 

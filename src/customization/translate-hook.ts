@@ -8,7 +8,7 @@ import type { StyleRuleService, StyleRuleView } from './style-rules/style-rule-s
 import { applyStyleRules, isDeterministic } from './style-rules/deterministic-rules.js';
 import type { MemoryService } from './memories/memory-service.js';
 
-/** The request fields customization needs (a subset of TranslateRequest). */
+/** What customization needs of a translation: its languages and the ids of the resources it applies. */
 export interface CustomizationRequest {
   sourceLang: string | undefined;
   targetLang: string;

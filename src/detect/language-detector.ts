@@ -1,6 +1,7 @@
 // Why: one place turns raw text into a detection status + language for both /v3/detect/language and source-less translation, wrapping eld with script shortcuts, neighbour tie-breaks and measured confidence thresholds.
 import { danishOrNorwegian, hasSignatureLetter, isCompatible, nonAsciiLetterCounts } from './alphabet-hints.js';
 import { ELD_AVERAGE_SCORES } from './eld-average-scores.js';
+import { FEW_LETTERS, NgramModel } from './ngram-model.js';
 import { profileScripts } from './script-profile.js';
 
 /** Languages the detection endpoint may report as `detected_language` (Tolk lower-case codes). */
@@ -64,6 +65,14 @@ export interface EldLanguageDetectorOptions {
    * which otherwise win short snippets of their neighbours. Default 0.05.
    */
   foreignPenalty?: number;
+  /**
+   * Short alphabetic text (under 20 letters) is decided with the character n-gram model (ngram-model.ts) added to
+   * eld's scores. Default true; false leaves short text to eld and the short-text rules alone.
+   */
+  ngramModel?: boolean;
+  /** Override the model's calibrated leads for short-text success (the training script sweeps them). */
+  ngramMinMargin?: number;
+  ngramMinMarginFew?: number;
 }
 
 /** Minimal shape of an eld instance (the package's own interfaces are not exported). */
@@ -152,11 +161,19 @@ export class EldLanguageDetector implements LanguageDetector {
   private readonly neighbourHints: boolean;
   private readonly foreignPenalty: number;
   private readonly shortMargins: boolean;
+  private readonly ngramMinMargin: number;
+  private readonly ngramMinMarginFew: number;
+  /** Index of each model language in the model's order. */
+  private readonly ngramIndex: ReadonlyMap<string, number>;
 
   private constructor(
     private readonly eld: EldInstance,
     options: EldLanguageDetectorOptions,
+    private readonly ngram: NgramModel | undefined,
   ) {
+    this.ngramMinMargin = options.ngramMinMargin ?? ngram?.minMargin ?? Infinity;
+    this.ngramMinMarginFew = options.ngramMinMarginFew ?? ngram?.minMarginFew ?? this.ngramMinMargin;
+    this.ngramIndex = new Map(ngram?.langs.map((l, i) => [l, i]));
     this.maxChars = options.maxChars ?? 1000;
     this.minLetters = options.minLetters ?? 3;
     this.minConfidence = options.minConfidence ?? 0.5;
@@ -172,7 +189,7 @@ export class EldLanguageDetector implements LanguageDetector {
     const mod = (await import('eld')) as unknown as { eld: EldLoadable };
     const instance = mod.eld.newInstance();
     await instance.load(options.database ?? 'small');
-    return new EldLanguageDetector(instance, options);
+    return new EldLanguageDetector(instance, options, options.ngramModel === false ? undefined : NgramModel.load());
   }
 
   detect(text: string): DetectionOutcome {
@@ -228,10 +245,46 @@ export class EldLanguageDetector implements LanguageDetector {
       (margin < shortNeed || top < SHORT_FIT * average) &&
       !(profile.letters >= SIGNATURE_MIN_LETTERS && hasSignatureLetter(raw, lowerText));
     const low = fewLetters || poorFit || ambiguous || confidence < this.minConfidence;
+    // Short text the rules above leave undecided is decided by the n-gram model with eld's scores, when it leads by
+    // the calibrated margin (the rules' own successes are 99.5 % right: they stand).
+    if (shortNeed !== undefined && this.ngram && !fewLetters && low) {
+      const vote = this.ngramVote(cleaned, profile.letters, ranked);
+      const need = profile.letters <= FEW_LETTERS ? this.ngramMinMarginFew : this.ngramMinMargin;
+      if (vote.margin >= need && !vote.foreignFirst) {
+        return outcome(vote.language, Math.min(0.99, 1 - 0.5 * (need / vote.margin)), false);
+      }
+    }
     // Reported confidence stays below the success line when the short-text margin is not met.
     const shortShare = shortNeed === undefined ? 1 : Math.min(1, margin / shortNeed, top / (SHORT_FIT * average));
     const calibrated = ambiguous ? Math.min(confidence, 0.5 * shortShare) : confidence;
     return outcome(raw, calibrated, low);
+  }
+
+  /**
+   * The n-gram model's best language with eld's scores added (weighted by length), its lead over the runner-up, and
+   * whether eld ranks a language outside the 33 first (the model, which knows only the 33, must not overrule that).
+   */
+  private ngramVote(text: string, letters: number, ranked: ReadonlyArray<readonly [string, number]>): { language: string; margin: number; foreignFirst: boolean } {
+    const model = this.ngram!;
+    const scores = model.logLikelihoods(text);
+    const eldScores = new Float64Array(scores.length).fill(1e-3);
+    for (const [code, score] of ranked) {
+      const i = this.ngramIndex.get(fromEldCode(code));
+      if (i !== undefined) eldScores[i] = Math.max(eldScores[i]!, score);
+    }
+    let best = 0;
+    let second = -Infinity;
+    let top = -Infinity;
+    for (let i = 0; i < scores.length; i++) {
+      const v = scores[i]! + model.eldWeight * letters * Math.log(eldScores[i]!);
+      if (v > top) {
+        second = top;
+        top = v;
+        best = i;
+      } else if (v > second) second = v;
+    }
+    const first = ranked[0]?.[0];
+    return { language: model.langs[best]!, margin: top - second, foreignFirst: first !== undefined && !SUPPORTED.has(fromEldCode(first)) };
   }
 
   /**

@@ -1,47 +1,31 @@
-// Where a document's encrypted files live (TOLK_DATA_DIR/documents), and the server's key-encryption key beside them.
-import { mkdirSync, readFileSync, writeFileSync, readdirSync, statSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+// Where a document's encrypted files live: a node's own disk (TOLK_DATA_DIR/documents, the default on SQLite) or the
+// database (the default on PostgreSQL, so nodes share no disk); and the key-encryption key each keeps beside them.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { DatabaseByteStore, type ByteStore } from '../store/byte-store.js';
+import { DiskByteStore } from '../store/disk-byte-store.js';
+import type { Store } from '../store/store.js';
 import { kekFromSecret } from './crypto.js';
 
-export class DocumentFiles {
+export { StoredFileMissing, type StoredFileKind } from '../store/byte-store.js';
+
+export type DocumentStoreKind = 'disk' | 'database';
+
+/** The files of documents, and the key that wraps the document keys of pending jobs (the same for every node). */
+export interface DocumentStore extends ByteStore {
+  keyEncryptionKey(): Promise<Buffer>;
+}
+
+/** Files in TOLK_DATA_DIR/documents; the key-encryption key is a file beside them (shared by nodes sharing the folder). */
+export class DiskDocumentStore extends DiskByteStore implements DocumentStore {
   private kek: Buffer | undefined;
-  private created = false;
-
-  constructor(readonly dir: string) {}
-
-  /** Created on first use, so services that never see a document leave no directory behind. */
-  private ensureDir(): void {
-    if (this.created) return;
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    this.created = true;
-  }
-
-  partPath(id: string): string {
-    this.ensureDir();
-    return join(this.dir, `${id}.part`);
-  }
-
-  uploadPath(id: string): string {
-    this.ensureDir();
-    return join(this.dir, `${id}.upload`);
-  }
-
-  resultPath(id: string): string {
-    this.ensureDir();
-    return join(this.dir, `${id}.result`);
-  }
-
-  async remove(id: string, which: ('part' | 'upload' | 'result')[] = ['part', 'upload', 'result']): Promise<void> {
-    await Promise.all(which.map((w) => rm(join(this.dir, `${id}.${w}`), { force: true })));
-  }
 
   /**
-   * The key-encryption key: generated once (0600) in the documents directory, shared by every node that shares the
-   * directory, so any node can resume a job after a restart.
+   * Generated once (0600) in the documents directory, shared by every node that shares the directory, so any node
+   * can resume a job after a restart.
    */
-  keyEncryptionKey(): Buffer {
+  async keyEncryptionKey(): Promise<Buffer> {
     if (this.kek) return this.kek;
     this.ensureDir();
     const path = join(this.dir, '.key-encryption-key');
@@ -53,29 +37,25 @@ export class DocumentFiles {
     this.kek = kekFromSecret(readFileSync(path, 'utf8').trim());
     return this.kek;
   }
+}
 
-  /** Partial uploads a crashed request left behind. */
-  async removeStaleParts(olderThanMs: number): Promise<number> {
-    if (!this.created) {
-      try {
-        statSync(this.dir);
-      } catch {
-        return 0;
-      }
-    }
-    let removed = 0;
-    for (const name of readdirSync(this.dir)) {
-      if (!name.endsWith('.part')) continue;
-      const path = join(this.dir, name);
-      try {
-        if (Date.now() - statSync(path).mtimeMs > olderThanMs) {
-          await rm(path, { force: true });
-          removed++;
-        }
-      } catch {
-        // raced with its own request finishing
-      }
-    }
-    return removed;
+/** Files in the database; the key-encryption key is a server secret (migration 0018), so every node unwraps keys. */
+export class DatabaseDocumentStore extends DatabaseByteStore implements DocumentStore {
+  private kek: Buffer | undefined;
+
+  constructor(
+    private readonly store: Store,
+    now?: () => number,
+  ) {
+    super(store.db, now);
   }
+
+  async keyEncryptionKey(): Promise<Buffer> {
+    this.kek ??= kekFromSecret(await this.store.repositories.serverSecrets.serverSecret('document_key_encryption'));
+    return this.kek;
+  }
+}
+
+export function createDocumentStore(kind: DocumentStoreKind, store: Store, dir: string, now?: () => number): DocumentStore {
+  return kind === 'database' ? new DatabaseDocumentStore(store, now) : new DiskDocumentStore(dir);
 }

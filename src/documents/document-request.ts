@@ -1,7 +1,8 @@
-// Parses the fields of a /v2/document upload with the same rules and messages as /v2/translate; features not built yet
-// (glossaries, style rules, translation memories) are refused by TranslateService.plan at upload, as for text.
+// Parses the fields of a /v2/document upload with the same rules and messages as /v2/translate; the translation core
+// validates the languages and loads the glossaries, style rules and memory at upload (prepare), as for text.
 import { invalid, unsupportedValue } from '../lib/errors.js';
-import { glossaryIdsOf, optionalBoolean, parseSourceLang, parseTargetLang, type Formality, type TranslateRequest } from '../translate/translate-request.js';
+import { textOptions, type TranslationSpec } from '../translate/translate-job.js';
+import { glossaryIdsOf, optionalBoolean, parseSourceLang, parseTargetLang, type Formality } from '../translate/translate-request.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const FORMALITIES: readonly Formality[] = ['default', 'more', 'less', 'prefer_more', 'prefer_less'];
@@ -80,31 +81,21 @@ export function parseDocumentRequest(fields: Fields): DocumentRequest {
   };
 }
 
-/** A /v2/translate-shaped request for the document's segments, so text and documents share one validation path. */
-export function textRequest(
-  texts: string[],
-  doc: Pick<DocumentRequest, 'targetLang' | 'sourceLang' | 'formality'> & Partial<Pick<DocumentRequest, 'glossaryIds' | 'styleId' | 'translationMemoryId' | 'translationMemoryThreshold'>>,
-): TranslateRequest {
+/** What the translation core is asked for a document: its languages, formality and resources; layout is kept. */
+export function documentSpec(
+  doc: Pick<DocumentRequest, 'targetLang' | 'sourceLang' | 'formality'> &
+    Partial<Pick<DocumentRequest, 'glossaryIds' | 'styleId' | 'translationMemoryId' | 'translationMemoryThreshold'>>,
+): TranslationSpec {
   return {
-    texts,
-    targetLang: doc.targetLang,
     sourceLang: doc.sourceLang,
-    context: undefined,
-    showBilledCharacters: false,
-    splitSentences: '1',
-    preserveFormatting: true,
-    formality: doc.formality,
-    modelType: undefined,
-    glossaryIds: doc.glossaryIds ?? [],
-    styleId: doc.styleId,
-    translationMemoryId: doc.translationMemoryId,
-    translationMemoryThreshold: doc.translationMemoryThreshold,
-    customInstructions: [],
-    tagHandling: undefined,
-    tagHandlingVersion: undefined,
-    outlineDetection: true,
-    nonSplittingTags: [],
-    splittingTags: [],
-    ignoreTags: [],
+    targetLang: doc.targetLang,
+    options: textOptions({ formality: doc.formality, preserveFormatting: true }),
+    customization: {
+      glossaryIds: doc.glossaryIds ?? [],
+      styleId: doc.styleId,
+      translationMemoryId: doc.translationMemoryId,
+      translationMemoryThreshold: doc.translationMemoryThreshold,
+      customInstructions: [],
+    },
   };
 }

@@ -1,7 +1,5 @@
 // Document translation: upload (streamed and encrypted while it arrives), status, download once with billing, the
 // job queue's lifecycle (start, recovery, retention purge). The HTTP layer only parses requests and writes replies.
-import { createWriteStream } from 'node:fs';
-import { open, rename, type FileHandle } from 'node:fs/promises';
 import { Transform, pipeline as pipelineStreams, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { randomBytes } from 'node:crypto';
@@ -11,11 +9,11 @@ import type { AccountsService, AuthContext } from '../accounts/accounts-service.
 import { toKey } from '../accounts/accounts-service.js';
 import type { UsageService } from '../accounts/usage-service.js';
 import type { Store } from '../store/store.js';
-import { DocumentRepository, type DocumentRow } from '../store/document-repository.js';
-import type { TranslateService } from '../translate/translate-service.js';
+import type { DocumentRepository, DocumentRow } from '../store/repositories/document-repository.js';
+import type { TranslationCore } from '../translate/translation-core.js';
 import { decryptStream, encryptStream, keyVerifier, newDocumentId, newDocumentKey, verifyKey, wrapKey } from './crypto.js';
-import { DocumentFiles } from './document-files.js';
-import { textRequest, type DocumentRequest } from './document-request.js';
+import { createDocumentStore, StoredFileMissing, type DocumentStore, type DocumentStoreKind } from './document-files.js';
+import { documentSpec, type DocumentRequest } from './document-request.js';
 import { DocumentWorker } from './document-worker.js';
 import { DocumentFormats, type DocumentFormat } from './formats/index.js';
 
@@ -27,9 +25,11 @@ export interface DocumentServiceOptions {
   store: Store;
   accounts: AccountsService;
   usage: UsageService;
-  translate: TranslateService;
-  /** TOLK_DATA_DIR/documents */
+  translate: TranslationCore;
+  /** TOLK_DATA_DIR/documents: where the disk store keeps files */
   dir: string;
+  /** Where uploads and results live: this node's disk, or the database (shared by every node). Default disk. */
+  documentStore?: DocumentStoreKind;
   /** Concurrent translation jobs on this node (0 = this node never translates documents). */
   workers: number;
   /** Documents not downloaded are purged this long after upload. */
@@ -81,7 +81,7 @@ function outputFormatFor(format: DocumentFormat, requested: string | undefined):
 export class DocumentService {
   readonly formats: DocumentFormats;
   readonly repository: DocumentRepository;
-  readonly files: DocumentFiles;
+  readonly files: DocumentStore;
   private readonly worker: DocumentWorker;
   private readonly now: () => number;
   private readonly leaseMs: number;
@@ -89,9 +89,9 @@ export class DocumentService {
 
   constructor(private readonly o: DocumentServiceOptions) {
     this.formats = o.formats ?? new DocumentFormats();
-    this.repository = new DocumentRepository(o.store.db, o.store.dialect);
-    this.files = new DocumentFiles(o.dir);
+    this.repository = o.store.repositories.documents;
     this.now = o.now ?? Date.now;
+    this.files = createDocumentStore(o.documentStore ?? 'disk', o.store, o.dir, this.now);
     this.leaseMs = o.leaseMs ?? 30_000;
     this.worker = new DocumentWorker({
       repository: this.repository,
@@ -122,7 +122,7 @@ export class DocumentService {
     await this.worker.close();
   }
 
-  /** Streams an upload to disk, encrypted as it arrives; never holds the file in memory. */
+  /** Streams an upload to the document store, encrypted as it arrives; never holds the file in memory. */
   async receiveFile(file: Readable, maxBytes: number): Promise<ReceivedFile> {
     this.worker.prepare();
     const id = newDocumentId();
@@ -136,7 +136,7 @@ export class DocumentService {
       },
     });
     try {
-      await pipeline(file, counter, encryptStream(key, 'upload'), createWriteStream(this.files.partPath(id), { mode: 0o600 }));
+      await pipeline(file, counter, encryptStream(key, 'upload'), (encrypted: AsyncIterable<Buffer>) => this.files.write(id, 'part', encrypted));
     } catch (err) {
       await this.files.remove(id);
       throw err;
@@ -170,9 +170,7 @@ export class DocumentService {
     const outputFormat = outputFormatFor(format, req.outputFormat);
     // Same validation as text: language pair, formality; glossaries, style rule list and memory exist and fit the
     // pair (404/400 at upload, not later as a failed job).
-    const text = textRequest(req.sourceLang === undefined ? [] : [''], req);
-    const plan = this.o.translate.plan(text);
-    await this.o.translate.customize(ctx.account.id, text, plan.sources);
+    await this.o.translate.prepare(ctx.account.id, documentSpec(req));
     await this.o.usage.assertCharactersAvailable(ctx, Math.max(1, format.minimumBilledCharacters));
     const now = this.now();
     const row: DocumentRow = {
@@ -192,12 +190,13 @@ export class DocumentService {
       translation_memory_threshold: req.translationMemoryThreshold ?? null,
       reporting_tag: reportingTag,
       key_verifier: keyVerifier(file.key, file.id),
-      wrapped_key: wrapKey(this.files.keyEncryptionKey(), file.key, file.id),
+      wrapped_key: wrapKey(await this.files.keyEncryptionKey(), file.key, file.id),
       upload_bytes: file.bytes,
       result_bytes: null,
       billed_characters: null,
       charged: 0,
       error_message: null,
+      notice: null,
       attempts: 0,
       lease_owner: null,
       lease_expires_at: null,
@@ -207,7 +206,7 @@ export class DocumentService {
       started_at: null,
       finished_at: null,
     };
-    await rename(this.files.partPath(file.id), this.files.uploadPath(file.id));
+    await this.files.rename(file.id, 'part', 'upload');
     await this.repository.insert(row);
     this.worker.wake();
     return { document_id: file.id, document_key: file.key };
@@ -234,7 +233,8 @@ export class DocumentService {
         return { ...view, status: 'translating', seconds_remaining: this.secondsRemaining(row) };
       case 'done':
       case 'downloading':
-        return { ...view, status: 'done', billed_characters: row.billed_characters ?? 0 };
+        // a notice (text kept untranslated) is told in `message`; error_message stays for failures
+        return { ...view, status: 'done', billed_characters: row.billed_characters ?? 0, ...(row.notice ? { message: row.notice } : {}) };
       default: {
         const message = row.error_message ?? 'The document could not be translated.';
         return { ...view, status: 'error', error_message: message, message };
@@ -290,32 +290,44 @@ export class DocumentService {
     if (row.status === 'queued' || row.status === 'translating') throw new ServiceError('not_ready', DOCUMENT_NOT_DONE);
     if (row.status === 'error') throw new ServiceError('conflict', `Document translation failed: ${row.error_message ?? 'unknown error'}`);
     const owner = `d-${randomBytes(6).toString('hex')}`;
-    if (row.status !== 'done' || !(await this.repository.claimDownload(row.id, owner, this.now(), this.leaseMs))) {
+    const abandoned = row.status === 'downloading' && (row.lease_expires_at ?? 0) < this.now();
+    if ((row.status !== 'done' && !abandoned) || !(await this.repository.claimDownload(row.id, owner, this.now(), this.leaseMs))) {
       throw notFound(DOCUMENT_NOT_FOUND);
     }
-    const release = () => this.repository.releaseDownload(row.id, owner);
+    // Renewed until the client has it or is gone (a slow client can take longer than a lease): only a download whose
+    // node died is ever taken over by another request.
+    const beat = setInterval(() => {
+      void this.repository.renewDownload(row.id, owner, this.now() + this.leaseMs).catch(() => {});
+    }, Math.max(50, Math.floor(this.leaseMs / 3)));
+    beat.unref();
+    const release = () => {
+      clearInterval(beat);
+      return this.repository.releaseDownload(row.id, owner);
+    };
     let payer = ctx;
-    let file: FileHandle;
+    let file: Readable;
     try {
       payer = (await this.contextForKey(row.account_id, row.key_id)) ?? ctx;
       // 456 now rather than a download that cannot be charged once received
       if (!row.charged) await this.o.usage.assertCharactersAvailable(payer, row.billed_characters ?? 0);
-      file = await open(this.files.resultPath(row.id), 'r');
+      file = await this.files.read(row.id, 'result');
     } catch (err) {
       await release();
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      // e.g. a node that does not share the documents directory: nothing is charged, the client may retry elsewhere
+      if (!(err instanceof StoredFileMissing)) throw err;
+      // e.g. a disk store on a node that does not share the documents directory: nothing is charged, the client may
+      // retry elsewhere
       this.o.logger.error({ documentId: row.id }, 'document result file missing');
       throw new ServiceError('not_ready', 'The translated document is not available on this server.', { retryAfterSeconds: 5 });
     }
     const format = this.formats.byId(row.output_format);
     // pipeline(), not pipe(): a read error ends the response instead of being an unhandled 'error' event
-    const stream = pipelineStreams(file.createReadStream(), decryptStream(key as string, 'result'), () => {});
+    const stream = pipelineStreams(file, decryptStream(key as string, 'result'), () => {});
     return {
       stream,
       contentType: format?.contentType ?? 'application/octet-stream',
       bytes: row.result_bytes ?? 0,
       complete: async () => {
+        clearInterval(beat);
         if (!row.charged) {
           await this.o.usage.charge(payer, 'document_translation', row.billed_characters ?? 0, row.reporting_tag);
           await this.repository.markCharged(row.id);
@@ -329,7 +341,7 @@ export class DocumentService {
 
   /** The uploading key's current account and limits (they may have changed since the upload). */
   private async contextForKey(accountId: string, keyId: string): Promise<AuthContext | undefined> {
-    const [account, keyRow] = await Promise.all([this.o.accounts.getAccount(accountId), this.o.store.getKey(keyId)]);
+    const [account, keyRow] = await Promise.all([this.o.accounts.getAccount(accountId), this.o.store.repositories.accounts.getKey(keyId)]);
     if (!account || !keyRow) return undefined;
     return { account, key: toKey(keyRow) };
   }

@@ -2,20 +2,18 @@
 // alive while translating, and always ends a job in `done` or `error`; expired leases are reclaimed after a crash.
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { rename } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ServiceError } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
-import type { DocumentRepository, DocumentRow } from '../store/document-repository.js';
-import type { TranslateService } from '../translate/translate-service.js';
+import type { DocumentRepository, DocumentRow } from '../store/repositories/document-repository.js';
+import type { PreparedTranslation, TranslationCore } from '../translate/translation-core.js';
 import { baseLang, toApiCode } from '../translate/languages.js';
 import type { Formality } from '../translate/translate-request.js';
 import { decryptStream, encryptStream, unwrapKey } from './crypto.js';
-import type { DocumentFiles } from './document-files.js';
-import { textRequest } from './document-request.js';
-import { FormatThreads } from './format-threads.js';
+import type { DocumentStore } from './document-files.js';
+import { documentSpec } from './document-request.js';
+import { FormatThreads, type ThreadDocument } from './format-threads.js';
 import { DocumentFormatError, type DocumentFormat, type DocumentFormats, type ExtractedDocument } from './formats/index.js';
 
 /** A job is given up after this many claims (each crash of its worker costs one). */
@@ -30,9 +28,9 @@ const DETECTION_SAMPLE = 2000;
 
 export interface DocumentWorkerOptions {
   repository: DocumentRepository;
-  files: DocumentFiles;
+  files: DocumentStore;
   formats: DocumentFormats;
-  translate: TranslateService;
+  translate: TranslationCore;
   logger: Logger;
   now: () => number;
   concurrency: number;
@@ -48,10 +46,14 @@ const FORMAT_THREAD_HEAP_MB = 2048;
 
 class JobFailure extends Error {}
 
-/** Reads and decrypts a stored file; a missing or damaged file rejects (pipeline forwards every stage's error). */
-async function readDecrypted(path: string, documentKey: string): Promise<Buffer> {
+type Progress = { done: number; total: number };
+/** Translates a document's texts in order, with the sentence splitting its format asks for. */
+type SegmentTranslator = (splitSentences: '1' | 'nonewlines') => (texts: string[]) => Promise<string[]>;
+
+/** Reads and decrypts a stored upload; a missing or damaged file rejects (pipeline forwards every stage's error). */
+async function readDecrypted(files: DocumentStore, id: string, documentKey: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  await pipeline(createReadStream(path), decryptStream(documentKey, 'upload'), async (source: AsyncIterable<Buffer>) => {
+  await pipeline(await files.read(id, 'upload'), decryptStream(documentKey, 'upload'), async (source: AsyncIterable<Buffer>) => {
     for await (const c of source) chunks.push(c);
   });
   return Buffer.concat(chunks);
@@ -78,12 +80,13 @@ export class DocumentWorker {
   start(): void {
     if (this.running || this.o.concurrency <= 0) return;
     this.running = true;
+    // names the lease owner in the documents table, so an operator can tell which node holds a job
+    this.o.logger.info({ worker: this.owner }, 'document worker started');
     this.timer = setInterval(() => this.wake(), this.o.pollIntervalMs);
     this.timer.unref();
     this.wake();
   }
 
-  /** Looks for work now (called on upload, so a small document is done before the client's first poll). */
   /**
    * A document is arriving: start a format thread now, while its bytes are received, so its job need not wait for
    * one to load the formats. Not done at start: an idle thread holding every format costs ~50 MiB.
@@ -92,6 +95,7 @@ export class DocumentWorker {
     if (this.running) this.threads.warm();
   }
 
+  /** Looks for work now (called on upload, so a small document is done before the client's first poll). */
   wake(): void {
     if (!this.running) return;
     if (this.claiming) {
@@ -156,6 +160,7 @@ export class DocumentWorker {
         status: 'done',
         result_bytes: result.bytes,
         billed_characters: result.billed,
+        notice: result.notice ?? null,
         segments_done: progress.total,
         segments_total: progress.total,
         finished_at: this.o.now(),
@@ -193,58 +198,66 @@ export class DocumentWorker {
     return 'The document could not be translated because of an internal error.';
   }
 
-  private async translateJob(
-    row: DocumentRow,
-    progress: { done: number; total: number },
-    signal: AbortSignal,
-  ): Promise<{ bytes: number; billed: number }> {
+  /**
+   * One job, step by step: check it can run, read the upload, extract its text (format thread), prepare the
+   * translation through the core, translate and rebuild, store the encrypted result.
+   */
+  private async translateJob(row: DocumentRow, progress: Progress, signal: AbortSignal): Promise<{ bytes: number; billed: number; notice?: string }> {
+    const format = this.runnableFormat(row);
+    const { documentKey, input } = await this.openUpload(row);
+    const doc = await this.extract(row, format, input, signal);
+    try {
+      if (doc.segments.length === 0 || doc.characters === 0) throw new JobFailure('The document contains no text to translate.');
+      progress.total = doc.segments.length;
+      const prepared = await this.prepareTranslation(row, doc);
+      const output = await this.translateDocument(row, format, doc, this.segmentTranslator(prepared, progress, signal));
+      await this.storeResult(row, documentKey, output);
+      const billed = doc.billedCharacters ?? Math.max(doc.characters, format.minimumBilledCharacters);
+      return { bytes: output.length, billed, ...(doc.notice !== undefined ? { notice: doc.notice } : {}) };
+    } finally {
+      doc.release();
+    }
+  }
+
+  /** The job's format, when the job may still run (attempts left, key kept, format installed). */
+  private runnableFormat(row: DocumentRow): DocumentFormat {
     if (row.attempts > MAX_ATTEMPTS) {
       throw new JobFailure('Translation was interrupted too many times (server restarts). Please upload the document again.');
     }
     if (!row.wrapped_key) throw new JobFailure('The document key is no longer available. Please upload the document again.');
     const format = this.o.formats.byId(row.format);
     if (!format) throw new JobFailure(`The document format '${row.format}' is not supported by this server.`);
+    return format;
+  }
+
+  /** The document key unwrapped and the upload decrypted. */
+  private async openUpload(row: DocumentRow): Promise<{ documentKey: string; input: Buffer }> {
     let documentKey: string;
     try {
-      documentKey = unwrapKey(this.o.files.keyEncryptionKey(), row.wrapped_key, row.id);
+      documentKey = unwrapKey(await this.o.files.keyEncryptionKey(), row.wrapped_key!, row.id);
     } catch (err) {
       throw new JobFailure(`The document could not be decrypted: ${(err as Error).message}. Please upload it again.`);
     }
-    let input: Buffer;
     try {
-      input = await readDecrypted(this.o.files.uploadPath(row.id), documentKey);
+      return { documentKey, input: await readDecrypted(this.o.files, row.id, documentKey) };
     } catch {
       throw new JobFailure('The uploaded document could not be read. Please upload it again.');
     }
-    const target = row.target_lang;
-    const langAttribute = toApiCode(target).replace(/^([A-Z]+)/u, (l) => l.toLowerCase());
-    // Parsing and rebuilding run in a worker thread under the job's time budget; translation stays here.
-    const doc = await this.threads.extract(
-      format.id,
-      input,
-      { targetLang: langAttribute, watermark: row.watermark === 1, ...(row.source_lang ? { sourceLang: row.source_lang } : {}) },
-      signal,
-    );
-    try {
-      return await this.translateExtracted(row, format, doc, documentKey, progress, signal);
-    } finally {
-      doc.release();
-    }
   }
 
-  private async translateExtracted(
-    row: DocumentRow,
-    format: DocumentFormat,
-    doc: ExtractedDocument,
-    documentKey: string,
-    progress: { done: number; total: number },
-    signal: AbortSignal,
-  ): Promise<{ bytes: number; billed: number }> {
-    const target = row.target_lang;
-    if (doc.segments.length === 0 || doc.characters === 0) throw new JobFailure('The document contains no text to translate.');
-    progress.total = doc.segments.length;
+  /** Parsing (and later rebuilding) run in a worker thread under the job's time budget; translation stays here. */
+  private extract(row: DocumentRow, format: DocumentFormat, input: Buffer, signal: AbortSignal): Promise<ThreadDocument> {
+    const langAttribute = toApiCode(row.target_lang).replace(/^([A-Z]+)/u, (l) => l.toLowerCase());
+    const options = { targetLang: langAttribute, watermark: row.watermark === 1, ...(row.source_lang ? { sourceLang: row.source_lang } : {}) };
+    return this.threads.extract(format.id, input, options, signal);
+  }
 
-    const formality = row.formality as Formality;
+  /**
+   * The same validation as /v2/translate (source detected from the document's beginning when not given, pair,
+   * formality), then the upload's glossaries, style rule list and translation memory, loaded once for the document.
+   */
+  private async prepareTranslation(row: DocumentRow, doc: ExtractedDocument): Promise<PreparedTranslation> {
+    const target = row.target_lang;
     let source = row.source_lang ?? undefined;
     if (source === undefined) {
       let sample = '';
@@ -252,27 +265,30 @@ export class DocumentWorker {
         if (sample.length >= DETECTION_SAMPLE) break;
         sample += `${s.text}\n`;
       }
-      source = this.o.translate.plan(textRequest([sample], { targetLang: target, sourceLang: undefined, formality: 'default' })).sources[0]!;
+      source = this.o.translate.detectSource(sample, target);
     }
     if (source === baseLang(target)) throw new JobFailure(SOURCE_EQUALS_TARGET);
-    // The same validation as /v2/translate: supported pair, formality; then the upload's glossaries, style rule list
-    // and translation memory, loaded once for the whole document.
-    const customization = {
+    const spec = documentSpec({
+      targetLang: target,
+      sourceLang: source,
+      formality: row.formality as Formality,
       glossaryIds: JSON.parse(row.glossary_ids) as string[],
       styleId: row.style_id ?? undefined,
       translationMemoryId: row.translation_memory_id ?? undefined,
       translationMemoryThreshold: row.translation_memory_threshold ?? undefined,
-    };
-    const checked = textRequest([''], { targetLang: target, sourceLang: source, formality, ...customization });
-    this.o.translate.plan(checked);
-    const hook = await this.o.translate.customize(row.account_id, checked, [source]).catch((err: unknown) => {
+    });
+    return this.o.translate.prepare(row.account_id, spec).catch((err: unknown) => {
       // a glossary, style rule list or memory deleted since the upload: the job ends with the reason
       throw err instanceof ServiceError ? new JobFailure(err.message) : err;
     });
+  }
 
-    // Plain-text translation in bounded chunks with progress; markup formats call it for their tagged units.
-    // A few chunks are in flight at once, so every warm pipeline of the pair is busy; results keep their order.
-    const translator = (splitSentences: '1' | 'nonewlines') => async (texts: string[]) => {
+  /**
+   * Plain-text translation in bounded chunks with progress; markup formats call it for their tagged units. A few
+   * chunks are in flight at once, so every warm pipeline of the pair is busy; results keep their order.
+   */
+  private segmentTranslator(prepared: PreparedTranslation, progress: Progress, signal: AbortSignal): SegmentTranslator {
+    return (splitSentences) => async (texts) => {
       const pending = [...chunks(texts)];
       const results: string[][] = new Array(pending.length);
       let next = 0;
@@ -280,9 +296,7 @@ export class DocumentWorker {
         for (let i = next++; i < pending.length; i = next++) {
           if (signal.aborted) throw new JobFailure('Translation was cancelled.');
           const chunk = pending[i]!;
-          const req = { ...textRequest(chunk, { targetLang: target, sourceLang: source, formality, ...customization }), splitSentences };
-          const res = await this.withRetries(() => this.o.translate.translate(req, chunk.map(() => source!), { signal, hook, requester: row.account_id }));
-          results[i] = res.results.map((r) => r.text);
+          results[i] = await this.withRetries(() => this.o.translate.translateSegments(prepared, chunk, { splitSentences, signal }));
           progress.done += chunk.length;
           progress.total = Math.max(progress.total, progress.done);
         }
@@ -290,18 +304,21 @@ export class DocumentWorker {
       await Promise.all(Array.from({ length: Math.min(CHUNKS_IN_FLIGHT, pending.length) }, lane));
       return results.flat();
     };
+  }
+
+  /** The translated document: rebuilt from translated segments, by the format itself (markup), or converted. */
+  private async translateDocument(row: DocumentRow, format: DocumentFormat, doc: ExtractedDocument, translator: SegmentTranslator): Promise<Buffer> {
     // output_format names another format (a conversion the format declared at upload): its segments, then rebuildAs
     const convertTo = row.output_format !== format.id ? row.output_format : undefined;
     if (convertTo !== undefined && !doc.rebuildAs) throw new JobFailure(`Conversion from '${format.id}' to '${convertTo}' is not supported.`);
-    const output = convertTo !== undefined
-      ? await doc.rebuildAs!(convertTo, await translator('1')(doc.segments.map((s) => s.text)))
-      : doc.translateWith
-        ? await doc.translateWith(translator('nonewlines'))
-        : await doc.rebuild(await translator('1')(doc.segments.map((s) => s.text)));
-    const part = this.o.files.partPath(`${row.id}-result`);
-    await pipeline(Readable.from([output]), encryptStream(documentKey, 'result'), createWriteStream(part, { mode: 0o600 }));
-    await rename(part, this.o.files.resultPath(row.id));
-    return { bytes: output.length, billed: doc.billedCharacters ?? Math.max(doc.characters, format.minimumBilledCharacters) };
+    const texts = () => doc.segments.map((s) => s.text);
+    if (convertTo !== undefined) return doc.rebuildAs!(convertTo, await translator('1')(texts()));
+    if (doc.translateWith) return doc.translateWith(translator('nonewlines'));
+    return doc.rebuild(await translator('1')(texts()));
+  }
+
+  private async storeResult(row: DocumentRow, documentKey: string, output: Buffer): Promise<void> {
+    await pipeline(Readable.from([output]), encryptStream(documentKey, 'result'), (sealed: AsyncIterable<Buffer>) => this.o.files.write(row.id, 'result', sealed));
   }
 
   /** Busy or slow engines are retried a few times before the job fails. */

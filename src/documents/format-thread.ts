@@ -14,7 +14,7 @@ export type ToThread =
   | { op: 'abort' };
 
 export type FromThread =
-  | { kind: 'extracted'; segments: ExtractedDocument['segments']; characters: number; billedCharacters?: number; translateWith: boolean; rebuildAs: boolean }
+  | { kind: 'extracted'; segments: ExtractedDocument['segments']; characters: number; billedCharacters?: number; notice?: string; translateWith: boolean; rebuildAs: boolean }
   | { kind: 'output'; bytes: Uint8Array }
   | { kind: 'translate'; id: number; texts: string[] }
   | { kind: 'failed'; formatError: boolean; message: string; stack?: string };
@@ -59,6 +59,7 @@ async function handle(m: Exclude<ToThread, { op: 'translated' } | { op: 'abort' 
       segments: doc.segments,
       characters: doc.characters,
       ...(doc.billedCharacters !== undefined ? { billedCharacters: doc.billedCharacters } : {}),
+      ...(doc.notice !== undefined ? { notice: doc.notice } : {}),
       translateWith: doc.translateWith !== undefined,
       rebuildAs: doc.rebuildAs !== undefined,
     });

@@ -47,6 +47,7 @@ export class FormatThreads {
         segments: r.segments,
         characters: r.characters,
         ...(r.billedCharacters !== undefined ? { billedCharacters: r.billedCharacters } : {}),
+        ...(r.notice !== undefined ? { notice: r.notice } : {}),
         rebuild: (translations) => output({ op: 'rebuild', translations }),
         ...(r.rebuildAs ? { rebuildAs: (outputFormat: string, translations: string[]) => output({ op: 'rebuildAs', outputFormat, translations }) } : {}),
         ...(r.translateWith

@@ -5,11 +5,13 @@ import { scanModelsDir } from '../engines/bergamot/index.js';
 import { installModel, ModelInstallError, removeModel, verifyModels, type Progress } from './install.js';
 import { ModelIndexError } from './model-index.js';
 import { ArchiveError } from './archive.js';
+import { installSpeechModel, listSpeechModels, removeSpeechModel, speechModelName, verifySpeechModels } from './speech-models.js';
 
-export const MODELS_USAGE = `  tolk models list [--json]                    installed neural (Bergamot) models, and directories that are refused
+export const MODELS_USAGE = `  tolk models list [--json]                    installed neural (Bergamot) models, directories that are refused, speech models
   tolk models install DIR|ARCHIVE|URL|PAIR     install a model directory, a .tar.gz/.zip, a URL, or a direction (en-de) from the public index
-  tolk models remove PAIR                      remove the model of a direction
-  tolk models verify [PAIR]                    check files and the hashes recorded at install
+  tolk models install whisper-NAME             install a Whisper speech model (tiny, tiny.en, base, base.en, small, …; SHA-1 checked)
+  tolk models remove PAIR|whisper-NAME         remove the model of a direction, or a speech model
+  tolk models verify [PAIR]                    check files and the hashes recorded at install (speech models: whisper.cpp's SHA-1)
 `;
 
 /** Errors the CLI prints as one line (exit 1), without a stack. */
@@ -41,12 +43,15 @@ export async function modelsCommand(sub: string | undefined, argv: string[], con
   const out = (s: string) => process.stdout.write(s);
   if (sub === 'list') {
     const { models, bad } = await scanModelsDir(modelsDir);
+    const speech = await listSpeechModels(modelsDir);
     if (values.json) {
-      out(`${JSON.stringify({ models_dir: modelsDir, models: models.map((m) => ({ pair: `${m.source}-${m.target}`, version: m.version ?? null, dir: m.dir, bytes: m.bytes })), refused: bad })}\n`);
+      const speechJson = speech.map((m) => ({ name: `whisper-${m.name}`, path: m.path, bytes: m.bytes }));
+      out(`${JSON.stringify({ models_dir: modelsDir, models: models.map((m) => ({ pair: `${m.source}-${m.target}`, version: m.version ?? null, dir: m.dir, bytes: m.bytes })), refused: bad, speech_models: speechJson })}\n`);
       return 0;
     }
     out(`models directory: ${modelsDir}\n`);
-    if (models.length === 0 && bad.length === 0) out('no models installed (tolk models install en-de)\n');
+    if (models.length === 0 && bad.length === 0 && speech.length === 0) out('no models installed (tolk models install en-de)\n');
+    for (const m of speech) out(`${`whisper-${m.name}`.padEnd(19)} ${mb(m.bytes).padStart(9)}  ${m.path}\n`);
     for (const m of models) out(`${`${m.source}-${m.target}`.padEnd(8)} ${(m.version ?? '-').padEnd(10)} ${mb(m.bytes).padStart(9)}  ${m.dir}\n`);
     for (const b of bad) out(`refused  ${b.dir}: ${b.reason}\n`);
     return 0;
@@ -54,6 +59,12 @@ export async function modelsCommand(sub: string | undefined, argv: string[], con
   if (sub === 'install') {
     if (positionals.length !== 1) throw usageError('tolk models install takes one directory, archive, URL or pair (en-de)');
     const progress = terminalProgress();
+    const speechName = speechModelName(positionals[0]!);
+    if (speechName) {
+      const m = await installSpeechModel(speechName, { modelsDir, ...(config.whisperModelsUrl ? { baseUrl: config.whisperModelsUrl } : {}), ...(progress ? { progress } : {}) });
+      out(`installed whisper-${m.name} (${mb(m.bytes)}) in ${m.path}\n`);
+      return 0;
+    }
     const info = await installModel(positionals[0]!, {
       modelsDir,
       ...(config.bergamot.indexUrl ? { indexUrl: config.bergamot.indexUrl } : {}),
@@ -64,14 +75,22 @@ export async function modelsCommand(sub: string | undefined, argv: string[], con
   }
   if (sub === 'remove') {
     if (positionals.length !== 1) throw usageError('tolk models remove takes one pair (en-de)');
-    out(`removed ${await removeModel(modelsDir, positionals[0]!)}\n`);
+    const speechName = speechModelName(positionals[0]!);
+    out(`removed ${speechName ? await removeSpeechModel(modelsDir, speechName) : await removeModel(modelsDir, positionals[0]!)}\n`);
     return 0;
   }
   if (sub === 'verify') {
+    const speechName = positionals[0] ? speechModelName(positionals[0]) : null;
+    const speech = (await verifySpeechModels(modelsDir)).filter((m) => !positionals[0] || m.name === speechName);
+    for (const m of speech) out(`${m.ok ? 'ok     ' : 'FAILED '} whisper-${m.name} ${m.path}${m.problem ? `\n  ${m.problem}` : ''}\n`);
+    if (speechName) {
+      if (speech.length === 0) throw new ModelInstallError(`no speech model whisper-${speechName} is installed in ${modelsDir}`);
+      return speech.some((m) => !m.ok) ? 1 : 0;
+    }
     const results = await verifyModels(modelsDir, positionals[0]);
     if (positionals[0] && results.length === 0) throw new ModelInstallError(`no ${positionals[0]} model is installed in ${modelsDir}`);
     for (const r of results) out(`${r.ok ? 'ok     ' : 'FAILED '} ${r.pair ?? '?'} ${r.dir}${r.problems.map((p) => `\n  ${p}`).join('')}\n`);
-    return results.some((r) => !r.ok) ? 1 : 0;
+    return results.some((r) => !r.ok) || speech.some((m) => !m.ok) ? 1 : 0;
   }
   throw usageError(`unknown models command: ${sub ?? '(none)'}`);
 }

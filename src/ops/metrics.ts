@@ -3,10 +3,12 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { TranslationEngine } from '../engines/engine.js';
 import type { ApertiumPairStats } from '../engines/apertium/index.js';
-import type { Store } from '../store/store.js';
+import type { StoreConnection } from '../store/connection.js';
+import type { JobStatsRepository } from '../store/repositories/job-stats-repository.js';
 
 export interface MetricsSources {
-  store: Pick<Store, 'poolStats' | 'jobStats'>;
+  pool: Pick<StoreConnection, 'poolStats'>;
+  jobs: Pick<JobStatsRepository, 'jobStats'>;
   apertium: () => ApertiumPairStats[];
   voiceSessionsOpen: () => number;
   now?: () => number;
@@ -63,14 +65,14 @@ export class Metrics {
       },
     });
     // One store query per scrape for both job gauges: the first collect starts it, the second reuses it.
-    let jobStats: ReturnType<MetricsSources['store']['jobStats']> = Promise.resolve([]);
+    let jobStats: ReturnType<MetricsSources['jobs']['jobStats']> = Promise.resolve([]);
     new Gauge({
       name: 'tolk_jobs',
       help: 'Document and translation-memory jobs in the store, by kind and status.',
       labelNames: ['kind', 'status'],
       registers,
       async collect() {
-        jobStats = sources.store.jobStats();
+        jobStats = sources.jobs.jobStats();
         const stats = await jobStats;
         this.reset();
         for (const s of stats) this.set({ kind: s.kind, status: s.status }, s.count);
@@ -101,7 +103,7 @@ export class Metrics {
       labelNames: ['state'],
       registers,
       collect() {
-        const p = sources.store.poolStats();
+        const p = sources.pool.poolStats();
         this.set({ state: 'total' }, p.total);
         this.set({ state: 'idle' }, p.idle);
         this.set({ state: 'waiting' }, p.waiting);

@@ -53,6 +53,9 @@ export interface UsageCountersTable {
   speech_to_text_ms: number;
 }
 
+/** Milliseconds per UTC day: `created_at / DAY_MS` (integer division) is the day number of a ledger row. */
+export const DAY_MS = 86_400_000;
+
 /** The ledger's products as rollup columns: characters per product and speech milliseconds. */
 export interface UsageRollupColumns {
   text_characters: number;
@@ -144,6 +147,10 @@ export interface TmJobsTable {
   created_at: number;
   updated_at: number;
   expires_at: number | null;
+  /** The node's runner holding a `processing` job (migration 0019); taken over when the lease expired. */
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  attempts: number;
 }
 
 export interface DocumentsTable {
@@ -171,6 +178,8 @@ export interface DocumentsTable {
   billed_characters: number | null;
   charged: number;
   error_message: string | null;
+  /** A done job's note on text kept untranslated (migration 0017). */
+  notice: string | null;
   attempts: number;
   lease_owner: string | null;
   lease_expires_at: number | null;
@@ -215,10 +224,58 @@ export interface Database {
   spoken_terms: SpokenTermsTable;
   spoken_term_lists: SpokenTermListsTable;
   server_secrets: ServerSecretsTable;
+  document_chunks: DocumentChunksTable;
+  rate_limit_windows: RateLimitWindowsTable;
+  voice_sessions: VoiceSessionsTable;
+  voice_session_tokens: VoiceSessionTokensTable;
+}
+
+/** Rows of stored files (src/store/byte-store.ts); created by migration 0018. */
+export interface DocumentChunksTable {
+  file_id: string;
+  kind: string;
+  seq: number;
+  data: Buffer;
+  created_at: number;
 }
 
 /** Keys the server holds (e.g. `url_signing`), hex; created by migration 0011. */
 export interface ServerSecretsTable {
   name: string;
   value: string;
+}
+
+/** One fixed request-rate window per bucket (API key or address); migration 0015. */
+export interface RateLimitWindowsTable {
+  bucket: string;
+  window_start: number;
+  hits: number;
+}
+
+/** A voice session any node can serve (migration 0016); the live connection itself is on one node. */
+export interface VoiceSessionsTable {
+  id: string;
+  account_id: string;
+  key_id: string;
+  /** JSON of the validated session request. */
+  config: string;
+  reporting_tag: string | null;
+  /** SHA-256 of the token that may connect next (null once used), and until when. */
+  token_hash: string | null;
+  token_expires_at: number;
+  /** SHA-256 of the most recently issued token: the one a reconnect request must present. */
+  latest_hash: string;
+  /** Bumped by each reconnect: a live connection of an older generation has been replaced. */
+  generation: number;
+  /** 1 while a node holds a live connection (such sessions are never swept). */
+  connected: number;
+  /** Why the session ended ('token_reused', 'ended'); null while it lives. */
+  ended: string | null;
+  last_activity: number;
+}
+
+/** Every token a voice session was issued: presenting a spent one again ends the session. */
+export interface VoiceSessionTokensTable {
+  hash: string;
+  session_id: string;
 }

@@ -2,6 +2,7 @@
 // with the reference API's exact messages. Form bodies repeat `text` and join tag lists with commas.
 import { ServiceError, invalid, unsupportedValue } from '../lib/errors.js';
 import { normalizeLangCode } from './languages.js';
+import type { TranslationSpec } from './translate-job.js';
 
 export type SplitSentences = '0' | '1' | 'nonewlines';
 export type Formality = 'default' | 'more' | 'less' | 'prefer_more' | 'prefer_less';
@@ -208,4 +209,31 @@ export function glossaryIdsOf(glossaryId: string | undefined, glossaryIdList: st
     throw invalid('Use of a glossary requires the source_lang parameter to be specified');
   }
   return glossaryIds;
+}
+
+/** The request's languages, options and resources as the translation core takes them. */
+export function translationSpecOf(req: TranslateRequest): TranslationSpec {
+  return {
+    sourceLang: req.sourceLang,
+    targetLang: req.targetLang,
+    options: {
+      formality: req.formality,
+      splitSentences: req.splitSentences,
+      preserveFormatting: req.preserveFormatting,
+      context: req.context,
+      tagHandling: req.tagHandling,
+      tagHandlingVersion: req.tagHandlingVersion,
+      outlineDetection: req.outlineDetection,
+      nonSplittingTags: req.nonSplittingTags,
+      splittingTags: req.splittingTags,
+      ignoreTags: req.ignoreTags,
+    },
+    customization: {
+      glossaryIds: req.glossaryIds,
+      styleId: req.styleId,
+      translationMemoryId: req.translationMemoryId,
+      translationMemoryThreshold: req.translationMemoryThreshold,
+      customInstructions: req.customInstructions,
+    },
+  };
 }

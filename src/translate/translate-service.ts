@@ -1,11 +1,13 @@
-// Text translation: language resolution and detection, segmentation, engine routing, billing.
+// The engine side of the translation core: validates a spec against the installed engines (plan), loads its
+// customization, and translates planned texts (segmentation, markup, identifiers, engine routing). Called only by
+// TranslationCore (translation-core.ts), which owns the order and the billing.
 import { ServiceError, invalid } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
 import type { EngineTranslateOptions } from '../engines/engine.js';
 import { DEFAULT_TARGET_VARIANT, baseLang, toApiCode } from './languages.js';
-import type { TranslateRequest } from './translate-request.js';
+import type { TextOptions, TranslationSpec } from './translate-job.js';
 import { restoreFormatting, segmentText } from './segmentation.js';
-import { parseMarkup, translateKeepingIdentifiers, type InlineStrategy, type MarkupPlan } from './markup/index.js';
+import { parseMarkup, translateKeepingIdentifiers, type InlineStrategy, type MarkupPlan } from '../markup/index.js';
 import type { EngineCapabilities, SegmentHook, TranslateCustomization } from '../customization/translate-hook.js';
 
 /** Which inline-tag strategy each tag_handling_version applies (measured in docs/benchmarks.md, "Markup"). */
@@ -40,6 +42,15 @@ export interface TranslationResult {
   tagHandlingVersion?: 'v1' | 'v2';
 }
 
+/** A spec's texts checked against the engines: the source of each text, tagged texts parsed once, the bill. */
+export interface TextPlan {
+  texts: string[];
+  sources: string[];
+  /** The parsed text of each input when tag handling is on. */
+  markup: MarkupPlan[] | undefined;
+  billedCharacters: number;
+}
+
 export interface TranslateOutcome {
   results: TranslationResult[];
   billedCharacters: number;
@@ -60,7 +71,7 @@ export interface TranslateServiceDeps {
   customization?: TranslateCustomization;
 }
 
-/** What one translation run carries besides the request: cancellation, the customization hook, who asked. */
+/** What one translation run carries besides the texts: cancellation, the customization hook, who asked. */
 export interface TranslateRun {
   signal?: AbortSignal | undefined;
   hook?: SegmentHook | undefined;
@@ -82,7 +93,7 @@ export class TranslateService {
   }
 
   /** Without customization, its parameters are refused rather than silently ignored. */
-  private rejectUnavailableFeatures(req: TranslateRequest): void {
+  private rejectUnavailableFeatures({ customization: req }: TranslationSpec): void {
     if (this.deps.customization) return;
     const unavailable = (param: string, feature: string) =>
       new ServiceError('feature_not_available', `Parameter '${param}' is not supported by this server yet: ${feature} are not available.`);
@@ -93,54 +104,55 @@ export class TranslateService {
   }
 
   /**
-   * Validates the request against the installed engines before any work or billing, and returns the source language
-   * per text (detected where source_lang was omitted).
+   * Validates the spec against the installed engines before any work or billing, and returns the source language
+   * per text (detected where the spec has none).
    */
-  plan(req: TranslateRequest): { sources: string[]; billedCharacters: number } {
-    this.rejectUnavailableFeatures(req);
+  plan(spec: TranslationSpec, texts: string[]): TextPlan {
+    this.rejectUnavailableFeatures(spec);
     const { router, detector } = this.deps;
-    const targetBase = baseLang(req.targetLang);
+    const { sourceLang, targetLang, options } = spec;
+    const { formality } = options;
+    const targetBase = baseLang(targetLang);
     // With tag handling, a malformed XML text is a 400 before any work; detection and billing see text content only.
-    const markup = req.tagHandling !== undefined ? req.texts.map((t) => this.parseMarkup(req, t)) : undefined;
-    const sources = req.texts.map((text, i) => {
-      if (req.sourceLang !== undefined) return req.sourceLang;
-      return detector.detectSource(markup ? markup[i]!.plainText : text, req.targetLang) ?? targetBase;
+    const markup = options.tagHandling !== undefined ? texts.map((t) => this.parseMarkup(spec, t)) : undefined;
+    const sources = texts.map((text, i) => {
+      if (sourceLang !== undefined) return sourceLang;
+      return detector.detectSource(markup ? markup[i]!.plainText : text, targetLang) ?? targetBase;
     });
     for (const source of new Set(sources)) {
       if (source === targetBase) continue;
-      const target = this.resolveTarget(source, req.targetLang);
+      const target = this.resolveTarget(source, targetLang);
       if (!router.canTranslate(source, target)) {
-        if (req.sourceLang === undefined) {
+        if (sourceLang === undefined) {
           throw invalid(
-            `Detected source language '${toApiCode(source)}' cannot be translated to '${toApiCode(req.targetLang)}' by the installed engines.`,
+            `Detected source language '${toApiCode(source)}' cannot be translated to '${toApiCode(targetLang)}' by the installed engines.`,
           );
         }
-        throw invalid(`Translation from '${toApiCode(source)}' to '${toApiCode(req.targetLang)}' is not supported by the installed engines.`);
+        throw invalid(`Translation from '${toApiCode(source)}' to '${toApiCode(targetLang)}' is not supported by the installed engines.`);
       }
-      if ((req.formality === 'more' || req.formality === 'less') && !router.supportsFormality(source, target)) {
-        throw invalid(`Target language '${toApiCode(req.targetLang)}' doesn't support formality.`);
+      if ((formality === 'more' || formality === 'less') && !router.supportsFormality(source, target)) {
+        throw invalid(`Target language '${toApiCode(targetLang)}' doesn't support formality.`);
       }
     }
-    if (req.sourceLang !== undefined && req.sourceLang === targetBase && (req.formality === 'more' || req.formality === 'less')) {
-      throw invalid(`Target language '${toApiCode(req.targetLang)}' doesn't support formality.`);
+    if (sourceLang !== undefined && sourceLang === targetBase && (formality === 'more' || formality === 'less')) {
+      throw invalid(`Target language '${toApiCode(targetLang)}' doesn't support formality.`);
     }
-    const billedCharacters = markup
-      ? markup.reduce((n, m) => n + m.textCharacters, 0)
-      : req.texts.reduce((n, t) => n + countCharacters(t), 0);
-    return { sources, billedCharacters };
+    const billedCharacters = markup ? markup.reduce((n, m) => n + m.textCharacters, 0) : texts.reduce((n, t) => n + countCharacters(t), 0);
+    return { texts, sources, markup, billedCharacters };
   }
 
   /**
-   * Loads the request's glossaries, style rule list and translation memory after plan() and before billing (404/400
-   * with the reference's messages); undefined when the request uses none. Engine-native features count only where
+   * Loads the spec's glossaries, style rule list and translation memory after plan() and before billing (404/400
+   * with the reference's messages); undefined when the spec uses none. Engine-native features count only where
    * every text's route offers them.
    */
-  async customize(accountId: string, req: TranslateRequest, sources: string[]): Promise<SegmentHook | undefined> {
+  async customize(accountId: string, spec: TranslationSpec, sources: string[]): Promise<SegmentHook | undefined> {
     const { customization, router } = this.deps;
     if (!customization) return undefined;
-    const targetBase = baseLang(req.targetLang);
-    const routes = [...new Set(sources)].filter((s) => s !== targetBase).map((s) => router.capabilities(s, this.resolveTarget(s, req.targetLang)));
+    const targetBase = baseLang(spec.targetLang);
+    const routes = [...new Set(sources)].filter((s) => s !== targetBase).map((s) => router.capabilities(s, this.resolveTarget(s, spec.targetLang)));
     const all = (feature: keyof EngineCapabilities) => routes.length > 0 && routes.every((c) => c[feature] === true);
+    const req = { sourceLang: spec.sourceLang, targetLang: spec.targetLang, ...spec.customization };
     return customization.prepare(accountId, req, { glossary: all('glossary'), styleRules: all('styleRules'), customInstructions: all('customInstructions') });
   }
 
@@ -153,13 +165,15 @@ export class TranslateService {
   }
 
   /**
-   * Translates after plan() (and customize()); results come back in request order. `requester` (the account) is
+   * Translates planned texts (after customize()); results come back in input order. `requester` (the account) is
    * passed to the engines so that queued work is shared fairly between accounts.
    */
-  async translate(req: TranslateRequest, sources: string[], run: TranslateRun = {}): Promise<TranslateOutcome> {
+  async translate(spec: TranslationSpec, plan: TextPlan, run: TranslateRun = {}): Promise<TranslateOutcome> {
     const { signal, hook, requester } = run;
-    const targetBase = baseLang(req.targetLang);
-    const results: TranslationResult[] = new Array(req.texts.length);
+    const { texts, sources } = plan;
+    const options = spec.options;
+    const targetBase = baseLang(spec.targetLang);
+    const results: TranslationResult[] = new Array(texts.length);
     const groups = new Map<string, number[]>();
     sources.forEach((source, i) => {
       const list = groups.get(source);
@@ -167,35 +181,35 @@ export class TranslateService {
       else groups.set(source, [i]);
     });
 
-    const formality = req.formality === 'prefer_more' ? 'more' : req.formality === 'prefer_less' ? 'less' : req.formality;
+    const formality = options.formality === 'prefer_more' ? 'more' : options.formality === 'prefer_less' ? 'less' : options.formality;
     await Promise.all(
       [...groups].map(async ([source, indexes]) => {
         // Text already in the target language comes back as it is.
         if (source === targetBase) {
           for (const i of indexes) {
-            results[i] = this.result(source, req.texts[i]!, req.texts[i]!);
-            if (req.tagHandling !== undefined) {
-              results[i]!.billedCharacters = this.parseMarkup(req, req.texts[i]!).textCharacters;
-              results[i]!.tagHandlingVersion = req.tagHandlingVersion ?? DEFAULT_TAG_HANDLING_VERSION;
+            results[i] = this.result(source, texts[i]!, texts[i]!);
+            if (plan.markup) {
+              results[i]!.billedCharacters = plan.markup[i]!.textCharacters;
+              results[i]!.tagHandlingVersion = options.tagHandlingVersion ?? DEFAULT_TAG_HANDLING_VERSION;
             }
           }
           return;
         }
-        const target = this.resolveTarget(source, req.targetLang);
+        const target = this.resolveTarget(source, spec.targetLang);
         const useFormality = formality !== 'default' && this.deps.router.supportsFormality(source, target) ? formality : 'default';
-        if (req.tagHandling !== undefined) {
-          await this.translateMarkup(req, source, target, indexes, results, { formality: useFormality, signal, hook, requester });
+        if (plan.markup) {
+          await this.translateMarkup(options, plan.markup, source, target, indexes, results, { formality: useFormality, signal, hook, requester });
           return;
         }
         // Plain texts are units without tags: their identifiers travel past the engine as empty tags.
-        const units = indexes.map((i) => ({ text: req.texts[i]!, marks: [] }));
+        const units = indexes.map((i) => ({ text: texts[i]!, marks: [] }));
         const translated = await translateKeepingIdentifiers(
           units,
-          (segs) => this.translatePlain(req, source, target, segs, { formality: useFormality, signal, hook, requester }),
+          (segs) => this.translatePlain(options, source, target, segs, { formality: useFormality, signal, hook, requester }),
           'placeholders',
         );
         indexes.forEach((i, j) => {
-          results[i] = this.result(source, req.texts[i]!, translated[j]!.text);
+          results[i] = this.result(source, texts[i]!, translated[j]!.text);
         });
       }),
     );
@@ -206,51 +220,54 @@ export class TranslateService {
     return { detectedSourceLanguage: toApiCode(source), text: output, billedCharacters: countCharacters(input) };
   }
 
-  private parseMarkup(req: TranslateRequest, text: string): MarkupPlan {
+  private parseMarkup({ options, targetLang }: TranslationSpec, text: string): MarkupPlan {
     return parseMarkup(text, {
-      format: req.tagHandling!,
-      outlineDetection: req.outlineDetection,
-      splittingTags: req.splittingTags,
-      nonSplittingTags: req.nonSplittingTags,
-      ignoreTags: req.ignoreTags,
-      targetLang: toApiCode(req.targetLang).replace(/^([A-Z]+)/u, (l) => l.toLowerCase()),
+      format: options.tagHandling!,
+      outlineDetection: options.outlineDetection,
+      splittingTags: options.splittingTags,
+      nonSplittingTags: options.nonSplittingTags,
+      ignoreTags: options.ignoreTags,
+      targetLang: toApiCode(targetLang).replace(/^([A-Z]+)/u, (l) => l.toLowerCase()),
     });
   }
 
   /** Plain-text translation with sentence splitting and formatting rules: the segment translator of the markup layer. */
-  translatePlain(
-    req: Pick<TranslateRequest, 'splitSentences' | 'preserveFormatting' | 'context'>,
+  private translatePlain(
+    textOptions: Pick<TextOptions, 'splitSentences' | 'preserveFormatting' | 'context'>,
     source: string,
     target: string,
     texts: string[],
     options: { formality: EngineTranslateOptions['formality'] } & TranslateRun,
   ): Promise<string[]> {
-    const perText = texts.map((t) => segmentText(t, req.splitSentences, source));
+    const perText = texts.map((t) => segmentText(t, textOptions.splitSentences, source));
     const engineInput = perText.flatMap((s) => s.segments.map((seg) => seg.core));
     const engineOptions: EngineTranslateOptions = { formality: options.formality ?? 'default' };
-    if (req.context !== undefined) engineOptions.context = req.context;
+    if (textOptions.context !== undefined) engineOptions.context = textOptions.context;
     if (options.signal) engineOptions.signal = options.signal;
     if (options.requester !== undefined) engineOptions.requester = options.requester;
     const run = this.engineCall(source, target, engineInput, engineOptions, options.hook);
     return run.then((translated) => {
       let k = 0;
-      return perText.map((seg) => restoreFormatting(seg, seg.segments.map(() => translated[k++]!), req.preserveFormatting, options.hook?.terms));
+      return perText.map((seg) =>
+        restoreFormatting(seg, seg.segments.map(() => translated[k++]!), textOptions.preserveFormatting, options.hook?.terms),
+      );
     });
   }
 
-  /** Tag handling: every text of the group is parsed, its units translated in one engine call, and rebuilt. */
+  /** Tag handling: the group's parsed texts have their units translated in one engine call, then are rebuilt. */
   private async translateMarkup(
-    req: TranslateRequest,
+    textOptions: TextOptions,
+    markup: MarkupPlan[],
     source: string,
     target: string,
     indexes: number[],
     results: TranslationResult[],
     options: { formality: EngineTranslateOptions['formality'] } & TranslateRun,
   ): Promise<void> {
-    const version = req.tagHandlingVersion ?? DEFAULT_TAG_HANDLING_VERSION;
-    const plans = indexes.map((i) => this.parseMarkup(req, req.texts[i]!));
+    const version = textOptions.tagHandlingVersion ?? DEFAULT_TAG_HANDLING_VERSION;
+    const plans = indexes.map((i) => markup[i]!);
     const all = plans.flatMap((p) => p.units);
-    const translated = await translateKeepingIdentifiers(all, (segs) => this.translatePlain(req, source, target, segs, options), TAG_STRATEGY[version]);
+    const translated = await translateKeepingIdentifiers(all, (segs) => this.translatePlain(textOptions, source, target, segs, options), TAG_STRATEGY[version]);
     let k = 0;
     indexes.forEach((i, j) => {
       const plan = plans[j]!;

@@ -3,27 +3,23 @@
 import { join } from 'node:path';
 import type { UsageService } from '../accounts/usage-service.js';
 import type { Logger } from '../lib/logger.js';
-import type { TranslateCustomization } from '../customization/translate-hook.js';
+import type { TranslationCore } from '../translate/translation-core.js';
 import type { SpokenTermsService } from './spoken-terms/spoken-terms-service.js';
 import { PocketSphinxEngine } from './stt/pocketsphinx.js';
 import type { SpeechToTextEngine } from './stt/engine.js';
 import { findWhisperModel, WhisperEngine } from './stt/whisper.js';
 import { EspeakFliteEngine } from './tts/engine.js';
-import { VoiceService } from './voice-service.js';
+import { VoiceService, type VoiceServiceOptions } from './voice-service.js';
 
 export interface VoiceBuildOptions {
   usage: UsageService;
-  /** The same pair routing as text translation (formality honoured where the route supports it). */
-  router: {
-    canTranslate(source: string, target: string): boolean;
-    supportsFormality(source: string, target: string): boolean;
-    translate(source: string, target: string, segments: string[], opts: { formality?: 'default' | 'more' | 'less' }): Promise<string[]>;
-  };
+  /** The translation core: the pairs, glossaries and formality rules of /v2/translate. */
+  translation: TranslationCore;
   spokenTerms: SpokenTermsService;
-  /** The customization of /v2/translate: voice applies glossaries through the same hook. */
-  customization: TranslateCustomization;
   /** TOLK_STT_ENGINE and TOLK_MODELS_DIR. */
   stt: { engine: 'auto' | 'pocketsphinx' | 'whisper'; modelsDir: string };
+  sessionStore: VoiceServiceOptions['sessionStore'];
+  keyContext: VoiceServiceOptions['keyContext'];
   logger: Logger;
   now?: () => number;
 }
@@ -39,26 +35,14 @@ export function sttEngine(config: VoiceBuildOptions['stt'], logger: Logger): Spe
 }
 
 export function buildVoiceService(options: VoiceBuildOptions): VoiceService {
-  const { router } = options;
   return new VoiceService({
     stt: sttEngine(options.stt, options.logger),
     tts: new EspeakFliteEngine(),
     usage: options.usage,
-    canTranslate: (s, t) => router.canTranslate(s, t),
-    // Voice formality is a preference: applied where the engine route supports it, never an error mid-stream.
-    translate: (s, t, texts, formality) =>
-      router.translate(s, t, texts, { formality: formality !== 'default' && router.supportsFormality(s, t) ? formality : 'default' }),
+    translation: options.translation,
     spokenTerms: (accountId, id, lang) => options.spokenTerms.termsFor(accountId, id, lang),
-    glossary: (accountId, glossaryId, source, target) =>
-      options.customization.prepare(accountId, {
-        sourceLang: source,
-        targetLang: target,
-        glossaryIds: [glossaryId],
-        styleId: undefined,
-        translationMemoryId: undefined,
-        translationMemoryThreshold: undefined,
-        customInstructions: [],
-      }),
+    sessionStore: options.sessionStore,
+    keyContext: options.keyContext,
     logger: options.logger,
     ...(options.now ? { now: options.now } : {}),
   });

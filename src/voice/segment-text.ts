@@ -14,15 +14,19 @@ export class TranscriptSpacing {
     this.spaced = !UNSPACED.has(language.toLowerCase().split('-')[0]!);
   }
 
-  /** The text of a tentative segment following what was concluded (trimmed; '' stays ''). */
-  tentative(text: string): string {
+  /**
+   * The text of a tentative segment following what was concluded (trimmed; '' stays ''). `language`: the segment's
+   * own, when the recogniser detected one other than the session's.
+   */
+  tentative(text: string, language?: string): string {
     const t = text.trim();
-    return t && this.started && this.spaced ? ` ${t}` : t;
+    const spaced = language ? !UNSPACED.has(language.toLowerCase().split('-')[0]!) : this.spaced;
+    return t && this.started && spaced ? ` ${t}` : t;
   }
 
   /** The text of the next concluded segment; what it returns is part of the transcript from then on. */
-  conclude(text: string): string {
-    const t = this.tentative(text);
+  conclude(text: string, language?: string): string {
+    const t = this.tentative(text, language);
     if (t) this.started = true;
     return t;
   }

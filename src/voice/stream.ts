@@ -32,6 +32,8 @@ export interface VoiceStreamDeps {
   stt: SpeechToTextEngine;
   tts: TextToSpeechEngine;
   translate(source: string, target: string, texts: string[], formality: 'default' | 'more' | 'less'): Promise<string[]>;
+  /** source_language_mode auto: the languages the recogniser may detect (each translatable to every target). */
+  detectAmong?: ReadonlySet<string>;
   /** Terms transcription is biased towards (spoken terms of the source language). */
   spokenTerms?: string[];
   /** Bills speech-to-text milliseconds; rejects when the quota is exhausted. */
@@ -81,7 +83,8 @@ export class VoiceStream {
     this.source = new SourceAudio(src, { samples: (s, decoded) => this.onSamples(s, decoded), fail: (err) => this.fail(err) }, deps.logger);
     this.sourceSpacing = new TranscriptSpacing(config.sourceLanguage);
     for (const t of config.targets) this.targetSpacing.set(t.label, new TranscriptSpacing(t.code));
-    this.recognizerReady = deps.stt.createRecognizer(config.sourceLanguage, { spokenTerms: deps.spokenTerms ?? [] }).then((r) => {
+    const recognizerOptions = { spokenTerms: deps.spokenTerms ?? [], ...(deps.detectAmong ? { detectAmong: deps.detectAmong } : {}) };
+    this.recognizerReady = deps.stt.createRecognizer(config.sourceLanguage, recognizerOptions).then((r) => {
       if (this.done) r.release();
       return (this.recognizer = r);
     });
@@ -206,9 +209,9 @@ export class VoiceStream {
   }
 
   private handle(events: RecognizerEvent[]): void {
-    const lang = this.config.sourceLanguage;
     for (const { kind, segment } of events) {
-      const spaced = kind === 'partial' ? this.sourceSpacing.tentative(segment.text) : this.sourceSpacing.conclude(segment.text);
+      const lang = segment.language ?? this.config.sourceLanguage;
+      const spaced = kind === 'partial' ? this.sourceSpacing.tentative(segment.text, lang) : this.sourceSpacing.conclude(segment.text, lang);
       if (!spaced) continue;
       const seg = { language: lang, text: spaced, start_time: segment.startMs, end_time: segment.endMs };
       if (kind === 'partial') {
@@ -225,8 +228,9 @@ export class VoiceStream {
   }
 
   /** The texts of every target for a source text (the source's own language passes through). */
-  private translateAll(text: string): Promise<string[]> {
-    const { sourceLanguage, targets, formality } = this.config;
+  private translateAll(text: string, heard?: string): Promise<string[]> {
+    const { targets, formality } = this.config;
+    const sourceLanguage = heard ?? this.config.sourceLanguage;
     return Promise.all(
       targets.map(async (t) => (t.code.split('-')[0] === sourceLanguage ? text : (await this.deps.translate(sourceLanguage, t.code, [text], formality))[0]!)),
     );
@@ -242,7 +246,7 @@ export class VoiceStream {
     this.pendingPartial = null;
     this.tentativeBusy = true;
     const { segment, generation } = pending;
-    this.translateAll(segment.text.trim())
+    this.translateAll(segment.text.trim(), segment.language)
       .then((texts) => {
         if (generation !== this.generation || this.targetsEnded || this.done) return;
         this.config.targets.forEach((t, i) => {
@@ -262,7 +266,7 @@ export class VoiceStream {
   private async translateSegment(segment: RecognizedSegment): Promise<void> {
     if (this.done) return;
     const { targets, targetMedia } = this.config;
-    const translated = await this.translateAll(segment.text.trim());
+    const translated = await this.translateAll(segment.text.trim(), segment.language);
     targets.forEach((t, i) => {
       const text = this.targetSpacing.get(t.label)!.conclude(translated[i]!);
       if (text) this.send({ target_transcript_update: { language: t.label, concluded: [{ text, start_time: segment.startMs, end_time: segment.endMs }], tentative: [] } });

@@ -1,9 +1,12 @@
 // Text improvement: rephrase through the language-model engine; correct with Hunspell offline, and spelling plus
-// grammar through the language model when one is configured (falling back to Hunspell when it fails).
+// grammar through the language model when one is configured (falling back to Hunspell when it fails). improve(job)
+// is the use case of /v2/write: plan → quota → improve → charge, as translateText is for /v2/translate.
+import type { AuthContext } from '../accounts/accounts-service.js';
 import { EngineError } from '../engines/engine.js';
 import type { ImprovePromptInput, TextImprover } from '../engines/llm/index.js';
 import { ServiceError, invalid, unsupportedValue } from '../lib/errors.js';
 import { silentLogger, type Logger } from '../lib/logger.js';
+import { engineErrorToServiceError } from '../translate/engine-errors.js';
 import { toBcp47 } from '../translate/languages.js';
 import { countCharacters } from '../translate/translate-service.js';
 import { STYLE_TARGETS, WRITE_TARGETS, type WriteRequest } from './write-request.js';
@@ -25,10 +28,23 @@ export interface WriteServiceDeps {
   dictionaries: SpellingDictionaries;
   detector: WriteDetector;
   logger?: Logger;
-  /** Engine errors → API errors (the same mapping as translation). */
-  mapEngineError?: (err: unknown) => unknown;
+  /** Quota and billing of improved characters (UsageService). */
+  usage: {
+    assertCharactersAvailable(ctx: AuthContext, characters: number): Promise<void>;
+    charge(ctx: AuthContext, product: 'text_improvement', characters: number, reportingTag: string | null): Promise<void>;
+  };
   /** How long a correction may take, queueing for a spelling checker included; default 10 s. */
   timeoutMs?: number;
+}
+
+/** One metered improvement request: the parsed texts and the key that is charged. */
+export interface WriteJob {
+  mode: 'rephrase' | 'correct';
+  request: WriteRequest;
+  caller: AuthContext;
+  reportingTag: string | null;
+  /** Aborted when the client goes away. */
+  signal?: AbortSignal | undefined;
 }
 
 export interface Improvement {
@@ -108,6 +124,16 @@ export class WriteService {
       .filter((l) => l.correct);
   }
 
+  /** Improves a job's texts and charges its key: nothing is billed when the request cannot be served. */
+  async improve(job: WriteJob): Promise<Improvement[]> {
+    const characters = this.plan(job.request, job.mode);
+    await this.deps.usage.assertCharactersAvailable(job.caller, characters);
+    const improvements =
+      job.mode === 'rephrase' ? await this.rephrase(job.request, job.signal) : await this.correct(job.request, job.signal, job.caller.account.id);
+    await this.deps.usage.charge(job.caller, 'text_improvement', characters, job.reportingTag);
+    return improvements;
+  }
+
   /** Checks the request can be served before any billing; returns the characters to bill. */
   plan(req: WriteRequest, mode: 'rephrase' | 'correct'): number {
     if (mode === 'rephrase') {
@@ -146,10 +172,6 @@ export class WriteService {
     return { text, targetLanguage: toBcp47(lang === 'en' ? 'en-us' : lang), detectedSourceLanguage: baseOf(detected) };
   }
 
-  private mapError(err: unknown): unknown {
-    return this.deps.mapEngineError ? this.deps.mapEngineError(err) : err;
-  }
-
   async rephrase(req: WriteRequest, signal?: AbortSignal): Promise<Improvement[]> {
     const improver = this.deps.improver;
     if (!improver) throw new ServiceError('feature_not_available', NEEDS_LLM_MESSAGE);
@@ -170,7 +192,7 @@ export class WriteService {
         try {
           results = await improver.improve(indexes.map((i) => req.texts[i]!), input, signal);
         } catch (err) {
-          throw this.mapError(err);
+          throw engineErrorToServiceError(err);
         }
         indexes.forEach((i, k) => (out[i] = this.improvement(results[k]!, lang, langs[i]!.detected)));
       }),
@@ -212,7 +234,7 @@ export class WriteService {
         this.log.warn({ err: err.message, lang }, 'language-model correction failed; using the spelling correction');
         return spelling();
       }
-      throw this.mapError(err);
+      throw engineErrorToServiceError(err);
     }
   }
 }

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import SqliteDatabase from 'better-sqlite3';
 import { Store } from '../../src/store/store.js';
-import { AdminRepository, type UsageSumRow } from '../../src/store/admin-repository.js';
-import { migrationsFor } from '../../src/store/migrations.js';
+import type { UsageSumRow } from '../../src/store/repositories/admin-repository.js';
+import { migrationsFor } from '../../src/store/migrations/index.js';
 import type { UsageProduct } from '../../src/store/schema.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tolk-rollups-'));
@@ -76,13 +76,13 @@ describe('usage rollups', () => {
     try {
       const events = randomEvents(600, 7);
       for (const e of events) {
-        const ok = await store.charge(
+        const ok = await store.repositories.usage.charge(
           { accountId: e.account, keyId: e.key, product: e.product, units: e.units, reportingTag: e.tag, at: e.at, periodStart: T0 },
           { accountCharacterLimit: null, keyCharacterLimit: null, keySpeechToTextMsLimit: null },
         );
         assert.equal(ok.ok, true);
       }
-      const repo = new AdminRepository(store);
+      const repo = store.repositories.admin;
       const r = rng(99);
       for (let i = 0; i < 40; i++) {
         const a = T0 - DAY + Math.floor(r() * 22 * DAY);
@@ -120,7 +120,7 @@ describe('usage rollups', () => {
 
     const store = await Store.open({ url: path });
     try {
-      const repo = new AdminRepository(store);
+      const repo = store.repositories.admin;
       const [from, to] = [T0, T0 + 21 * DAY];
       for (const dim of ['key', 'tag'] as const) {
         assert.deepEqual(flat(await repo.usageSums('acct-a', dim, from, to, true)), bruteForce(events, 'acct-a', dim, from, to, true));

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { freePort } from '../helpers/harness.js';
 import { cliJson, startServe } from '../helpers/serve-process.js';
+import { waitFor } from '../helpers/wait.js';
 
 /** One POST on its own connection. */
 function post(port: number, path: string, headers: Record<string, string>, body: string): { written: Promise<void>; answer: Promise<{ status: number; body: string }> } {
@@ -62,7 +63,7 @@ it('SIGTERM: accepted requests answered, document job handed back and finished a
     const burst = texts.map((t) => post(port, '/v2/translate', json, JSON.stringify({ text: [t], source_lang: 'EN', target_lang: 'ES' })));
     await Promise.all(burst.map((b) => b.written));
     const received = () => server.logs().split('\n').filter((l) => l.includes('incoming request') && l.includes('/v2/translate')).length;
-    while (received() < texts.length) await new Promise((r) => setTimeout(r, 5));
+    await waitFor('every request of the burst to be received', () => received() >= texts.length);
     assert.equal(await server.stop('SIGTERM'), 0, server.logs());
     const answers = await Promise.all(burst.map((b) => b.answer));
     const complaints = () => server.logs().split('\n').filter((l) => /"level":(4|5)0|shut/.test(l)).join('\n');
@@ -92,11 +93,8 @@ it('SIGTERM: accepted requests answered, document job handed back and finished a
     // connection's clean end (at the latest when the server's keep-alive timeout closes it).
     const burstChars = texts.reduce((n, t) => n + [...t].length, 0);
     const charged = async () => ((await (await fetch(`${base}/v2/usage`, { headers: auth })).json()) as { character_count: number }).character_count;
-    let count = await charged();
-    for (const stop = Date.now() + 15_000; count !== burstChars + done.billed_characters! && Date.now() < stop; count = await charged()) {
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    assert.equal(count, burstChars + done.billed_characters!);
+    await waitFor('the download to be charged', async () => (await charged()) !== burstChars);
+    assert.equal(await charged(), burstChars + done.billed_characters!);
     assert.equal(await server.stop('SIGINT'), 0);
   } finally {
     if (server.child.exitCode === null) server.child.kill('SIGKILL');

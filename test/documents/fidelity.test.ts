@@ -8,11 +8,13 @@ import { docxFormat, pptxFormat } from '../../src/documents/formats/ooxml.js';
 import { unzipAll, zipOf } from '../helpers/zip.js';
 import { pdfFormat } from '../../src/documents/formats/pdf.js';
 import { DocumentFormatError } from '../../src/documents/formats/format.js';
-import { inspectPdf } from './pdf-inspect.js';
+import { flat, inspectPdf, pdftotext } from './pdf-inspect.js';
+import { buildPdf } from './pdf-builder.js';
+import { ocrImage, ocrPage } from './pdf-ocr.js';
 import { readFileSync } from 'node:fs';
 import { icuPieces } from '../../src/documents/formats/icu-message.js';
 import { icuShape } from './icu-shape.js';
-import { identifierSpans } from '../../src/translate/markup/index.js';
+import { identifierSpans } from '../../src/markup/index.js';
 
 const ES = { targetLang: 'es' };
 const fixture = (name: string) => readFileSync(new URL(`../../../test/fixtures/documents/${name}`, import.meta.url));
@@ -177,6 +179,8 @@ describe('PDF text that cannot be read back', () => {
     const src = pdf([readable, `${readable}\n${unreadable}`]);
     const doc = await pdfFormat.extract(src, ES);
     assert.deepEqual(doc.segments.map((s) => s.text), ['The house is big and the dog sleeps.']);
+    assert.equal(doc.notice, 'Text in fonts that cannot be read back was kept untranslated on page 2 (as a picture in a docx conversion).');
+    assert.equal(doc.characters, 'The house is big and the dog sleeps.'.length, 'only the translated text is counted');
     const out = await doc.rebuild(['La casa es grande y el perro duerme.']);
     const [before, after] = [await inspectPdf(src), await inspectPdf(out)];
     assert.match(after[0]!.text, /La casa es grande/);
@@ -196,6 +200,30 @@ describe('PDF text that cannot be read back', () => {
     assert.match(page!.text, /La traducci[oó]n/);
     assert.match(page!.text, /let total = count \+ 1;/);
     assert.match(page!.text, /return total;/);
+  });
+
+  it('on a page mixing fonts, only the blocks in a font without a usable mapping are kept; the rest is translated', async () => {
+    const src = await buildPdf([
+      { items: [{ text: 'The garden is behind the house.' }, { text: 'The village is small and quiet.', unmapped: true }, { text: 'The kitchen is big.', font: 'sans' }] },
+    ]);
+    const doc = await pdfFormat.extract(src, ES);
+    assert.deepEqual(doc.segments.map((s) => s.text), ['The garden is behind the house.', 'The kitchen is big.']);
+    assert.match(doc.notice ?? '', /kept untranslated on page 1 /);
+    const out = await doc.rebuild(['El jardín está detrás de la casa.', 'La cocina es grande.']);
+    const text = flat(pdftotext(out)!);
+    assert.match(text, /El jardín está detrás de la casa\. .*La cocina es grande\./);
+    assert.doesNotMatch(text, /garden|kitchen/);
+    // the kept paragraph is still drawn, as it was: a reader (OCR of the rendered page) sees it
+    assert.match(ocrPage(out, 1), /The village is small and quiet\./);
+    // converted to Word, the kept paragraph is a picture of itself between the translated ones
+    const again = await pdfFormat.extract(src, ES);
+    const files = new Map(await unzipAll(await again.rebuildAs!('docx', ['El jardín está detrás de la casa.', 'La cocina es grande.'])));
+    const body = files.get('word/document.xml')!.toString('utf8');
+    assert.match(body, /El jardín.*<w:drawing>.*La cocina/s);
+    assert.doesNotMatch(body, /[\u0001-\u0008]/u);
+    const pictures = [...files].filter(([name]) => name.startsWith('word/media/'));
+    assert.equal(pictures.length, 1);
+    assert.match(ocrImage(pictures[0]![1]), /The village is small and quiet/);
   });
 
   it('a document with only unreadable text says so', async () => {

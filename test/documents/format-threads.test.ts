@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { FormatThreads } from '../../src/documents/format-threads.js';
 import { DocumentFormatError } from '../../src/documents/formats/format.js';
 import { txtFormat } from '../../src/documents/formats/txt.js';
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { hungCommand } from '../helpers/fake-command.js';
 
 const never = new AbortController().signal;
@@ -94,7 +94,7 @@ describe('format threads', () => {
       const png = readFileSync(new URL('../../../test/fixtures/documents/sample.png', import.meta.url));
       const extracting = ocrThreads.extract('png', png, { targetLang: 'es', sourceLang: 'en' }, job.signal); // starts the thread
       process.env.PATH = path;
-      await until(() => existsSync(join(dirname(hung.path), 'pid')));
+      await hung.started();
       job.abort();
       await assert.rejects(extracting, /cancelled/);
       assert.ok(await hung.gone(), 'the hung tesseract was killed');
@@ -106,11 +106,3 @@ describe('format threads', () => {
     }
   });
 });
-
-async function until(check: () => boolean, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) assert.fail('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

@@ -28,7 +28,7 @@ describe('tesseract child processes', () => {
     const ocr = new TesseractRecognizer({ command: hung.path, timeoutMs: 60_000 });
     const job = new AbortController();
     const running = ocr.recognize(image, 'en', job.signal);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await hung.started();
     job.abort();
     await assert.rejects(running, /cancelled/);
     assert.ok(await hung.gone());

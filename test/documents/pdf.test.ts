@@ -61,9 +61,9 @@ describe('pdf extraction', () => {
     const blocks = layoutPage(
       [
         piece('Title of the page', 200, 780, 18, BOLD),
-        // two columns, drawn line by line across both
-        piece('Left column starts', 50, 740), piece('Right column starts', 320, 740),
-        piece('and continues here.', 50, 728), piece('and goes on here', 320, 728),
+        // two columns, drawn line by line across both; their lines fill the column (the next word did not fit)
+        piece('Left column starts', 50, 740, 10, SANS, 258), piece('Right column starts', 320, 740, 10, SANS, 240),
+        piece('and continues here.', 50, 728), piece('and goes on here', 320, 728, 10, SANS, 240),
         piece('until its end.', 320, 716),
         // a new paragraph after a blank line
         piece('Second left paragraph.', 50, 690),

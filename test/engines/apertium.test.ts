@@ -2,10 +2,9 @@
 
 import assert from 'node:assert/strict';
 import { chmod, copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, mock } from 'node:test';
 import { ApertiumEngine } from '../../src/engines/apertium/index.js';
 import { buildStages, parseModeName } from '../../src/engines/apertium/mode-discovery.js';
 import { deformat, reformat, splitForPipe, stripMarks } from '../../src/engines/apertium/stream-format.js';
@@ -15,9 +14,17 @@ import { WEAR_LIMITS, wornOut } from '../../src/engines/apertium/pair-pool.js';
 import type { ApertiumPipeline } from '../../src/engines/apertium/pipeline.js';
 import { EngineRouter } from '../../src/translate/engine-router.js';
 import { runEngineContract } from './engine.case.js';
-import { floresLines } from '../helpers/flores.js';
 
 const MODES = '/usr/share/apertium/modes';
+
+/** Waits for a condition on the event loop's check phase: not on timers, which some tests here mock. */
+async function untilImmediate(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting for a condition');
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
 
 runEngineContract('apertium', () => {
   const engine = new ApertiumEngine({ pairs: ['en-es'] });
@@ -139,40 +146,6 @@ describe('apertium engine (real pipelines)', () => {
     assert.ok(!engine.childPids('es-pt').includes(pids[pids.length - 1]!));
   });
 
-  it('replaces a pipeline whose tagger (started by the relay, not by this process) is killed from outside', async () => {
-    await engine.translate({ source: 'en', target: 'es' }, ['The house is big.'], {});
-    // stage order: the analyser, then the relay's taggers (the one in use first)
-    const tagger = engine.childPids('en-es')[1]!;
-    assert.match(readFileSync(`/proc/${tagger}/cmdline`, 'utf8'), /apertium-tagger/);
-    process.kill(tagger, 'SIGKILL');
-    const [out] = await engine.translate({ source: 'en', target: 'es' }, ['The house is big.'], {});
-    assert.equal(out, 'La casa es grande.');
-    assert.ok(!engine.childPids('en-es').includes(tagger));
-  });
-
-  it('gives the same output whatever was translated before, also with requests interleaved', async () => {
-    const lines = floresLines('en');
-    const probes = ['Siminoff appeared on television.', ...lines.slice(0, 12)];
-    const fresh = new ApertiumEngine({ pairs: ['en-es'] });
-    await fresh.start();
-    const expected: string[] = [];
-    try {
-      for (const p of probes) expected.push((await fresh.translate({ source: 'en', target: 'es' }, [p], {}))[0]!);
-    } finally {
-      await fresh.close();
-    }
-    // FLORES sentences 20-119 hold words whose ambiguity classes the en-es tagger model lacks (they changed its state)
-    const others = lines.slice(20, 120);
-    const got: string[] = [];
-    for (const [i, p] of probes.entries()) {
-      // each probe goes in among other requests, sent before and after it without waiting
-      const batch = [...others.slice(i * 7, i * 7 + 4), p, ...others.slice(i * 7 + 4, i * 7 + 7)];
-      const outs = await Promise.all(batch.map((t) => engine.translate({ source: 'en', target: 'es' }, [t], {})));
-      got.push(outs[4]![0]!);
-    }
-    assert.deepEqual(got, expected);
-  });
-
   it('runs old-style modes as the apertium command does', async () => {
     const [out] = await engine.translate({ source: 'es', target: 'pt' }, ['Las casas tienen sus capas.'], {});
     assert.equal(out, 'As casas têm suas capas.');
@@ -274,16 +247,20 @@ describe('apertium engine (fake modes)', () => {
   it('times out, replaces the pipeline and keeps serving', async () => {
     const engine = new ApertiumEngine({ modesDir: dir, pairs: ['en-es'], requestTimeoutMs: 2000 });
     await engine.start();
+    // the deadline on a clock the test moves: the request after the stuck one is not raced by the restart
+    mock.timers.enable({ apis: ['setTimeout'] });
     try {
+      const slow = engine.translate({ source: 'en', target: 'es' }, ['SLOW please'], {});
+      await untilImmediate(() => engine.stats()[0]?.inFlight === 1);
       const before = engine.childPids();
-      await assert.rejects(
-        engine.translate({ source: 'en', target: 'es' }, ['SLOW please'], {}),
-        (err: unknown) => err instanceof EngineError && err.kind === 'timeout',
-      );
+      assert.ok(before.length > 0);
+      mock.timers.tick(2000);
+      await assert.rejects(slow, (err: unknown) => err instanceof EngineError && err.kind === 'timeout');
       const out = await engine.translate({ source: 'en', target: 'es' }, ['hello [x] there'], {});
       assert.deepEqual(out, ['hello [x] there']);
       assert.ok(engine.childPids().every((p) => !before.includes(p)));
     } finally {
+      mock.timers.reset();
       await engine.close();
     }
   });
@@ -298,10 +275,12 @@ describe('apertium engine (fake modes)', () => {
       requestTimeoutMs: 4000,
     });
     await engine.start();
+    // deadlines on a clock the test moves: SLOW's passes, those queued after it never do, however long a restart takes
+    mock.timers.enable({ apis: ['setTimeout'] });
     try {
       const slow = engine.translate({ source: 'en', target: 'es' }, ['SLOW'], {}).catch((e: unknown) => e);
-      // Late enough that their own deadline leaves a loaded machine (2.4 s) time to start the fresh pipeline.
-      await new Promise((r) => setTimeout(r, 2400));
+      await untilImmediate(() => engine.stats()[0]?.inFlight === 1);
+      mock.timers.tick(2000);
       // pipelined behind SLOW on the only pipeline; fails with it at SLOW's deadline and is retried on a fresh one
       const inFlight = engine.translate({ source: 'en', target: 'es' }, ['a'], {}).catch((e: unknown) => e);
       const queued = engine.translate({ source: 'en', target: 'es' }, ['b'], {}).catch((e: unknown) => e);
@@ -309,10 +288,12 @@ describe('apertium engine (fake modes)', () => {
         engine.translate({ source: 'en', target: 'es' }, ['c'], {}),
         (err: unknown) => err instanceof EngineError && err.kind === 'overloaded',
       );
+      mock.timers.tick(2000);
       assert.equal(((await slow) as EngineError).kind, 'timeout');
       assert.deepEqual(await inFlight, ['a']);
       assert.deepEqual(await queued, ['b']);
     } finally {
+      mock.timers.reset();
       await engine.close();
     }
   });
@@ -340,16 +321,21 @@ describe('apertium engine (fake modes)', () => {
   it('fails every request in flight on a pipeline killed at a deadline, and retries them on a fresh one', async () => {
     const engine = new ApertiumEngine({ modesDir: dir, pairs: ['en-es'], maxPipelinesPerPair: 1, maxInFlightPerPipeline: 4, requestTimeoutMs: 4000 });
     await engine.start();
+    // deadlines on a clock the test moves: SLOW's passes, those queued after it never do, however long a restart takes
+    mock.timers.enable({ apis: ['setTimeout'] });
     try {
       const slow = engine.translate({ source: 'en', target: 'es' }, ['SLOW'], {}).catch((e: unknown) => e);
-      // Queued late enough that their own deadline leaves a loaded machine (2.4 s) time to start the fresh pipeline.
-      await new Promise((r) => setTimeout(r, 2400));
+      await untilImmediate(() => engine.stats()[0]?.inFlight === 1);
+      mock.timers.tick(2000);
       const before = engine.childPids();
       const behind = ['one', 'two', 'three'].map((t) => engine.translate({ source: 'en', target: 'es' }, [t], {}));
+      await untilImmediate(() => engine.stats()[0]?.inFlight === 4);
+      mock.timers.tick(2000);
       assert.equal(((await slow) as EngineError).kind, 'timeout');
       assert.deepEqual(await Promise.all(behind), [['one'], ['two'], ['three']]);
       assert.ok(engine.childPids().every((p) => !before.includes(p)), 'the stuck pipeline was replaced');
     } finally {
+      mock.timers.reset();
       await engine.close();
     }
   });

@@ -6,15 +6,14 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const REPO = resolve(fileURLToPath(import.meta.url), '../../../..');
-const SHARED = process.env.TOLK_BERGAMOT_VOCABS ?? resolve(REPO, '../shared/data/bergamot');
+/** Directory of the Firefox vocabularies: TOLK_BERGAMOT_VOCABS, else ../shared/data/bergamot beside the repository. */
+export const BERGAMOT_VOCABS_DIR = process.env.TOLK_BERGAMOT_VOCABS ?? resolve(REPO, '../shared/data/bergamot');
 
 /** The real SentencePiece vocabulary of a Firefox model: esen (Spanish/English) or deen (German/English). */
 export function realVocab(name: 'esen' | 'deen'): string {
-  for (const dir of [SHARED, '/work/shared/data/bergamot']) {
-    const path = join(dir, `vocab.${name}.spm`);
-    if (existsSync(path)) return path;
-  }
-  throw new Error(`vocab.${name}.spm not found (set TOLK_BERGAMOT_VOCABS to the directory holding it)`);
+  const path = join(BERGAMOT_VOCABS_DIR, `vocab.${name}.spm`);
+  if (existsSync(path)) return path;
+  throw new Error(`${path} not found (set TOLK_BERGAMOT_VOCABS to the directory holding vocab.${name}.spm)`);
 }
 
 type MakeTestModel = (o: { vocab: string; pair: string; shape: 'tiny' | 'real'; out: string; seed?: number }) => Record<string, string>;

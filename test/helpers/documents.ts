@@ -1,15 +1,30 @@
 // Document tests: an app with its own data directory, sample files, and a client for upload → status → download.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { authHeaders, createAccount, createTestApp, type TestAccount, type TestContext } from './harness.js';
 import { multipart, type Part } from '../documents/multipart.js';
+import { HUNG_TEST_MS, waitFor } from './wait.js';
 
 const FIXTURES = new URL('../../../test/fixtures/documents/', import.meta.url);
 
 /** A sample file under test/fixtures/documents. */
 export const fixture = (name: string): Buffer => readFileSync(new URL(name, FIXTURES));
+
+/**
+ * Counts the status requests (POST /v2/document/{id}) a listening app receives, per upper-case document id: a client
+ * that sleeps between polls (deepl-node: 5 s) shows by their number whether the first poll already found it done.
+ */
+export function countStatusPolls(ctx: TestContext): Map<string, number> {
+  const polls = new Map<string, number>();
+  ctx.app.server.on('request', (req: IncomingMessage) => {
+    const id = /^\/v2\/document\/([0-9A-Fa-f]{32})$/.exec(req.url ?? '')?.[1]?.toUpperCase();
+    if (req.method === 'POST' && id) polls.set(id, (polls.get(id) ?? 0) + 1);
+  });
+  return polls;
+}
 
 export interface DocumentsTestApp {
   ctx: TestContext;
@@ -67,16 +82,13 @@ export class DocumentClient {
   }
 
   /** Polls until the job is done or failed; returns the last status body. */
-  async waitFor(id: string, key: string, timeoutMs = 60_000): Promise<Record<string, any>> {
-    const start = Date.now();
-    for (;;) {
+  async waitFor(id: string, key: string, timeoutMs = HUNG_TEST_MS): Promise<Record<string, any>> {
+    return waitFor(`document ${id} to end`, async () => {
       const res = await this.status(id, key);
       assert.equal(res.statusCode, 200, res.body);
       const body = res.json();
-      if (body.status === 'done' || body.status === 'error') return body;
-      if (Date.now() - start > timeoutMs) assert.fail(`document still ${body.status}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
+      return (body.status === 'done' || body.status === 'error') && (body as Record<string, any>);
+    }, timeoutMs);
   }
 
   /** Uploads, waits for the job to end and downloads the result when it is done. */

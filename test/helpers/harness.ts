@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from '../../src/config.js';
-import { buildServices, type Services } from '../../src/services.js';
+import { buildServices, type BuildServicesOptions, type Services } from '../../src/services.js';
 import { buildApp, type BuildAppOptions } from '../../src/app.js';
 import { ApertiumEngine } from '../../src/engines/apertium/index.js';
 import type { TranslationEngine } from '../../src/engines/engine.js';
@@ -53,6 +53,8 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   engines?: TranslationEngine[];
   now?: () => number;
+  /** Document queue timing (BuildServicesOptions.documents). */
+  documents?: BuildServicesOptions['documents'];
   /** A pino logger for the app (tests that read its lines); silent otherwise. */
   loggerInstance?: BuildAppOptions['loggerInstance'];
 }
@@ -72,6 +74,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestC
     engineOverride: options.engines ?? testEngines(),
     ...(location.pgSchema ? { pgSchema: location.pgSchema } : {}),
     ...(options.now ? { now: options.now } : {}),
+    ...(options.documents ? { documents: options.documents } : {}),
   });
   const app = await buildApp({ config, services, ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: false }) });
   await app.ready();

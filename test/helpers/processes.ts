@@ -1,4 +1,5 @@
-// Whether a child process is still there, and waiting (briefly) for it to be gone: tests of killed processes.
+// Whether a child process is still there, and waiting for it to be gone: tests of killed processes.
+import { waitFor } from './wait.js';
 
 export function alive(pid: number): boolean {
   try {
@@ -9,8 +10,7 @@ export function alive(pid: number): boolean {
   }
 }
 
-/** True once the process has exited; gives up after about a second. */
+/** True once the process has exited; false only when it is still there after the hung-test deadline. */
 export async function gone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 50 && alive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 20));
-  return !alive(pid);
+  return waitFor(`process ${pid} to exit`, () => !alive(pid)).catch(() => false);
 }

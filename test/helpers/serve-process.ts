@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { HUNG_TEST_MS } from './wait.js';
 
 const run = promisify(execFile);
 export const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
@@ -15,7 +16,7 @@ export interface ServeProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export async function startServe(env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<ServeProcess> {
+export async function startServe(env: NodeJS.ProcessEnv, timeoutMs = HUNG_TEST_MS): Promise<ServeProcess> {
   const child = spawn(process.execPath, [CLI, 'serve'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   let logs = '';
   child.stdout.on('data', (d) => (logs += d));

@@ -4,7 +4,6 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAccount, createTestApp, type TestAccount, type TestContext } from '../helpers/harness.js';
 import { AnalyticsService } from '../../src/admin/analytics-service.js';
-import { AdminRepository } from '../../src/store/admin-repository.js';
 
 let ctx: TestContext;
 let clock = Date.UTC(2026, 2, 10, 9, 0, 0); // 2026-03-10T09:00:00Z
@@ -193,7 +192,7 @@ describe('custom tag report', () => {
   });
 
   it('paginates with page / next_page until next_page is null', async () => {
-    const service = new AnalyticsService(ctx.services.store, new AdminRepository(ctx.services.store), { customTagPageSize: 2 });
+    const service = new AnalyticsService(ctx.services.store, ctx.services.store.repositories.admin, { customTagPageSize: 2 });
     const account = (await ctx.services.accounts.getAccount(org.accountId))!;
     const seen: string[] = [];
     let page: number | null = 1;

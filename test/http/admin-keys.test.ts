@@ -62,7 +62,7 @@ describe('create and list', () => {
     assert.ok(Math.abs(Date.parse(record.creation_time as string) - Date.now()) < 60_000);
     assert.equal((await translate(asKey(org, created.key))).statusCode, 200);
 
-    const row = await ctx.services.store.getKey(created.key_id);
+    const row = await ctx.services.store.repositories.accounts.getKey(created.key_id);
     assert.equal(row?.key_hash, createHash('sha256').update(created.key).digest('hex'));
     assert.ok(!Object.values(row!).some((v) => v === created.key), 'the secret itself is not stored');
 
@@ -96,7 +96,7 @@ describe('create and list', () => {
     assert.ok(ids.includes(mine.key_id));
     assert.ok(ids.includes(org.keyId));
     assert.ok(!ids.includes(theirs.key_id));
-    const adminRow = (await ctx.services.store.listKeys(org.accountId, 'admin'))[0]!;
+    const adminRow = (await ctx.services.store.repositories.accounts.listKeys(org.accountId, 'admin'))[0]!;
     assert.ok(!ids.includes(adminRow.id), 'the admin key is not a developer key');
   });
 
@@ -149,7 +149,7 @@ describe('access', () => {
         "Value for 'key_id' not supported. A key id is two GUIDs joined by a colon.",
       );
       const unknown = `${randomUUID()}:${randomUUID()}`;
-      const adminKeyId = (await ctx.services.store.listKeys(org.accountId, 'admin'))[0]!.id;
+      const adminKeyId = (await ctx.services.store.repositories.accounts.listKeys(org.accountId, 'admin'))[0]!.id;
       for (const keyId of [unknown, other.keyId, adminKeyId]) {
         const res = await call('PUT', path, { key_id: keyId, label: 'x', characters: 1, scopes: [] });
         assert.equal(res.statusCode, 404, `${path} ${keyId}`);
@@ -157,7 +157,7 @@ describe('access', () => {
       }
     }
     // The other account's key was not touched.
-    const theirs = await ctx.services.store.getKey(other.keyId);
+    const theirs = await ctx.services.store.repositories.accounts.getKey(other.keyId);
     assert.equal(theirs?.deactivated_at, null);
     assert.equal(theirs?.label, 'test');
   });

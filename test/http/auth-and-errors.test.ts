@@ -76,13 +76,13 @@ describe('authentication', () => {
     const extra = await ctx.services.accounts.createKey(pro.accountId, { label: 'temp' });
     const headers = { authorization: `Service-Auth-Key ${extra.secret}`, host: pro.host };
     assert.equal((await ctx.app.inject({ method: 'GET', url: '/v2/usage', headers })).statusCode, 200);
-    await ctx.services.store.updateKey(extra.key.id, { deactivated_at: Date.now() });
+    await ctx.services.store.repositories.accounts.updateKey(extra.key.id, { deactivated_at: Date.now() });
     ctx.services.accounts.forgetKey(extra.key.id);
     assert.equal((await ctx.app.inject({ method: 'GET', url: '/v2/usage', headers })).statusCode, 403);
   });
 
   it('stores only a hash of the key', async () => {
-    const row = await ctx.services.store.getKey(pro.keyId);
+    const row = await ctx.services.store.repositories.accounts.getKey(pro.keyId);
     assert.ok(row);
     assert.notEqual(row.key_hash, pro.key);
     assert.match(row.key_hash, /^[0-9a-f]{64}$/);

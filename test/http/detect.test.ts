@@ -1,16 +1,14 @@
 // /v3/detect/language: every status, the feature gate, media types and input errors.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { createAccount, authHeaders, createTestApp, type TestAccount, type TestContext } from '../helpers/harness.js';
+import { floresLines } from '../helpers/flores.js';
 
 let ctx: TestContext;
 let beta: TestAccount;
 let plain: TestAccount;
 
-const FLORES = fileURLToPath(new URL('../../../../shared/data/flores-dev/', import.meta.url));
-const flores = (lang: string, line = 0) => readFileSync(`${FLORES}flores-dev.${lang}`, 'utf8').split('\n')[line]!;
+const flores = (lang: string, line = 0) => floresLines(lang)[line]!;
 
 before(async () => {
   ctx = await createTestApp({ engines: [] });

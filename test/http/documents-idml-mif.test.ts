@@ -10,6 +10,7 @@ import { buildIdml, idmlParts } from '../documents/idml-fixture.js';
 import { readZip } from '../../src/documents/formats/idml/zip-package.js';
 import { idmlFormat } from '../../src/documents/formats/idml/idml-format.js';
 import { mifFormat } from '../../src/documents/formats/mif/mif-format.js';
+import { waitFor } from '../helpers/wait.js';
 
 const FIXTURES = new URL('../../../test/fixtures/documents/', import.meta.url);
 
@@ -34,24 +35,20 @@ async function translate(filename: string, content: Buffer): Promise<{ status: R
   const res = await ctx.app.inject({ method: 'POST', url: '/v2/document', headers: { ...authHeaders(pro), 'content-type': contentType }, payload });
   assert.equal(res.statusCode, 200, res.body);
   const { document_id, document_key } = res.json();
-  const started = Date.now();
-  for (;;) {
+  const body = await waitFor(`document ${document_id} to end`, async () => {
     const st = await ctx.app.inject({ method: 'POST', url: `/v2/document/${document_id}`, headers: authHeaders(pro), payload: { document_key } });
-    const body = st.json();
-    if (body.status === 'error') return { status: body, body: Buffer.alloc(0), type: '' };
-    if (body.status === 'done') {
-      const dl = await ctx.app.inject({
-        method: 'POST',
-        url: `/v2/document/${document_id}/result`,
-        headers: { ...authHeaders(pro), 'content-type': 'application/x-www-form-urlencoded' },
-        payload: `document_key=${document_key}`,
-      });
-      assert.equal(dl.statusCode, 200, dl.body);
-      return { status: body, body: dl.rawPayload, type: String(dl.headers['content-type']) };
-    }
-    if (Date.now() - started > 30_000) assert.fail(`document still ${body.status}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+    const status = st.json() as Record<string, unknown>;
+    return (status.status === 'error' || status.status === 'done') && status;
+  });
+  if (body.status === 'error') return { status: body, body: Buffer.alloc(0), type: '' };
+  const dl = await ctx.app.inject({
+    method: 'POST',
+    url: `/v2/document/${document_id}/result`,
+    headers: { ...authHeaders(pro), 'content-type': 'application/x-www-form-urlencoded' },
+    payload: `document_key=${document_key}`,
+  });
+  assert.equal(dl.statusCode, 200, dl.body);
+  return { status: body, body: dl.rawPayload, type: String(dl.headers['content-type']) };
 }
 
 /** Element names and attributes of a story in order, without character data: the structure to keep. */

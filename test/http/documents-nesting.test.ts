@@ -8,7 +8,7 @@ import { authHeaders, createAccount, createTestApp, testEngines, type TestAccoun
 import { DocumentClient } from '../helpers/documents.js';
 import { LoopStallMonitor } from '../helpers/loop-stall.js';
 import { multipart } from '../documents/multipart.js';
-import { TAG_PARSE_FAILED } from '../../src/translate/markup/index.js';
+import { TAG_PARSE_FAILED } from '../../src/markup/index.js';
 
 /**
  * Longest event-loop stall (late timer while this process was busy on the CPU; see loop-stall.ts) another account may

@@ -7,6 +7,7 @@ import { createDocumentsTestApp, fixture, type DocumentsTestApp } from '../helpe
 import type { Part } from '../documents/multipart.js';
 import { flat, inspectPdf, pdftotext } from '../documents/pdf-inspect.js';
 import { docxFormat } from '../../src/documents/formats/ooxml.js';
+import { waitFor } from '../helpers/wait.js';
 
 let app: DocumentsTestApp;
 let ctx: TestContext;
@@ -87,15 +88,12 @@ describe('pdf documents over HTTP', () => {
       { name: 'target_lang', value: 'ES' },
     ]);
     const { document_id, document_key } = res.json();
-    for (;;) {
+    const ended = await waitFor('the broken PDF to end', async () => {
       const body = (await ctx.app.inject({ method: 'POST', url: `/v2/document/${document_id}`, headers: authHeaders(pro), payload: { document_key } })).json();
-      if (body.status === 'error') {
-        assert.match(body.error_message, /PDF file/);
-        break;
-      }
-      assert.notEqual(body.status, 'done');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+      return (body.status === 'error' || body.status === 'done') && body;
+    });
+    assert.equal(ended.status, 'error');
+    assert.match(ended.error_message, /PDF file/);
   });
 
   it('converts a PDF to an editable Word document with output_format=docx (billed as the PDF)', async () => {

@@ -2,7 +2,7 @@
 // stale downloads are released, and documents never downloaded are purged after the retention time.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -10,8 +10,10 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { buildServices, type Services } from '../../src/services.js';
 import { buildApp } from '../../src/app.js';
 import { MAX_ATTEMPTS } from '../../src/documents/document-worker.js';
+import { STORED_FILE_KINDS } from '../../src/store/byte-store.js';
 import { authHeaders, createAccount, testEngines, testStoreLocation, type TestAccount } from '../helpers/harness.js';
 import { multipart } from '../documents/multipart.js';
+import { waitFor } from '../helpers/wait.js';
 
 const location = testStoreLocation();
 const dataDir = mkdtempSync(join(tmpdir(), 'tolk-docs-recovery-'));
@@ -27,8 +29,9 @@ interface Node {
   close(drop?: boolean): Promise<void>;
 }
 
-async function startNode(workers: number, now?: () => number): Promise<Node> {
+async function startNode(workers: number, now?: () => number, env: Record<string, string> = {}): Promise<Node> {
   const config = loadConfig({
+    ...env,
     TOLK_DATABASE_URL: location.url,
     TOLK_DATA_DIR: dataDir,
     TOLK_PORT: '8080',
@@ -70,18 +73,18 @@ async function statusOf(node: Node, account: TestAccount, doc: { document_id: st
 }
 
 async function waitEnd(node: Node, account: TestAccount, doc: { document_id: string; document_key: string }) {
-  for (let i = 0; i < 500; i++) {
+  return waitFor(`document ${doc.document_id} to end`, async () => {
     const s = await statusOf(node, account, doc);
-    if (s.body.status === 'done' || s.body.status === 'error') return s.body;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  assert.fail('document never finished');
+    return (s.body.status === 'done' || s.body.status === 'error') && s.body;
+  });
 }
 
 describe('crash recovery', () => {
   it('resumes an interrupted job, gives up after too many attempts, releases a stale download', async () => {
     // Node 1 accepts uploads but has no workers, then "crashes" with jobs marked as translating.
-    const first = await startNode(0);
+    // a clock that stands still: the progress estimate below does not drift with the machine's speed
+    const clock = Date.now();
+    const first = await startNode(0, () => clock);
     const account = await createAccount({ ...first, close: async () => {} });
     const resumed = await upload(first, account, 'The house is big.\nThe dog sleeps.');
     const doomed = await upload(first, account, 'The cat sleeps.');
@@ -91,12 +94,13 @@ describe('crash recovery', () => {
     assert.equal((await statusOf(first, account, doomed)).body.status, 'queued');
     await db
       .updateTable('documents')
-      .set({ status: 'translating', lease_owner: 'other', lease_expires_at: Date.now() + 60_000, started_at: Date.now() - 3000, segments_done: 10, segments_total: 40 })
+      .set({ status: 'translating', lease_owner: 'other', lease_expires_at: clock + 60_000, started_at: clock - 3000, segments_done: 10, segments_total: 40 })
       .where('id', '=', resumed.document_id)
       .execute();
     const progress = (await statusOf(first, account, resumed)).body;
     assert.equal(progress.status, 'translating');
-    assert.ok(progress.seconds_remaining >= 9 && progress.seconds_remaining <= 15, String(progress.seconds_remaining));
+    // 10 segments in 3 s: the other 30 in 9 s
+    assert.equal(progress.seconds_remaining, 9);
     await db.updateTable('documents').set({ status: 'translating', lease_owner: 'dead', lease_expires_at: past, attempts: 1 }).where('id', '=', resumed.document_id).execute();
     await db.updateTable('documents').set({ status: 'translating', lease_owner: 'dead', lease_expires_at: past, attempts: MAX_ATTEMPTS }).where('id', '=', doomed.document_id).execute();
     await first.close();
@@ -121,6 +125,46 @@ describe('crash recovery', () => {
 });
 
 describe('several nodes', () => {
+  it('a download in progress keeps its lease for as long as it lasts: no other request takes it over', async () => {
+    const node = await startNode(1, undefined, { TOLK_DOCUMENT_LEASE_MS: '1000' });
+    const account = await createAccount({ ...node, close: async () => {} });
+    const doc = await upload(node, account, 'The house is big.');
+    assert.equal((await waitEnd(node, account, doc)).status, 'done');
+    const ctx = await node.services.accounts.authenticate(account.key);
+    const slow = await node.services.documents.download(ctx!, doc.document_id, doc.document_key);
+    const lease = async () =>
+      Number((await node.services.store.db.selectFrom('documents').select('lease_expires_at').where('id', '=', doc.document_id).executeTakeFirstOrThrow()).lease_expires_at);
+    const first = await lease();
+    // wait until past the first lease: still held, because it was renewed
+    await new Promise((r) => setTimeout(r, Math.max(0, first + 200 - Date.now())));
+    assert.ok((await lease()) > first, 'the lease was renewed');
+    const second = await node.app.inject({ method: 'POST', url: `/v2/document/${doc.document_id}/result`, headers: authHeaders(account), payload: { document_key: doc.document_key } });
+    assert.equal(second.statusCode, 404, 'downloaded once: the running download still holds it');
+    slow.stream.destroy();
+    await slow.release();
+    const again = await node.app.inject({ method: 'POST', url: `/v2/document/${doc.document_id}/result`, headers: authHeaders(account), payload: { document_key: doc.document_key } });
+    assert.equal(again.statusCode, 200, again.body);
+    await node.close();
+  });
+
+  it('a download whose node died is served by another node once its lease expired, without a restart', async () => {
+    const node = await startNode(1);
+    const account = await createAccount({ ...node, close: async () => {} });
+    const doc = await upload(node, account, 'The house is big.');
+    assert.equal((await waitEnd(node, account, doc)).status, 'done');
+    const db = node.services.store.db;
+    const download = () =>
+      node.app.inject({ method: 'POST', url: `/v2/document/${doc.document_id}/result`, headers: authHeaders(account), payload: { document_key: doc.document_key } });
+    // held by a live download elsewhere: nobody else gets it
+    await db.updateTable('documents').set({ status: 'downloading', lease_owner: 'alive', lease_expires_at: Date.now() + 60_000 }).where('id', '=', doc.document_id).execute();
+    assert.equal((await download()).statusCode, 404);
+    await db.updateTable('documents').set({ lease_owner: 'dead', lease_expires_at: Date.now() - 1 }).where('id', '=', doc.document_id).execute();
+    const dl = await download();
+    assert.equal(dl.statusCode, 200, dl.body);
+    assert.match(dl.body, /casa/i);
+    await node.close();
+  });
+
   it('two nodes sharing the store and the documents directory each claim a job exactly once', async () => {
     const a = await startNode(1);
     const b = await startNode(1);
@@ -149,14 +193,15 @@ describe('retention', () => {
     const account = await createAccount({ ...node, close: async () => {} });
     const doc = await upload(node, account, 'The house is big.');
     assert.equal((await waitEnd(node, account, doc)).status, 'done');
-    const files = () => (existsSync(join(dataDir, 'documents')) ? readdirSync(join(dataDir, 'documents')).filter((f) => f.startsWith(doc.document_id)) : []);
-    assert.ok(files().length > 0);
+    const store = node.services.documents.files;
+    const files = async () => (await Promise.all(STORED_FILE_KINDS.map(async (k) => ((await store.has(doc.document_id, k)) ? [k] : [])))).flat();
+    assert.ok((await files()).length > 0);
     clock += 23 * 3_600_000;
     assert.equal(await node.services.documents.purgeExpired(), 0);
     clock += 2 * 3_600_000;
     assert.ok((await node.services.documents.purgeExpired()) >= 1);
     assert.equal((await statusOf(node, account, doc)).code, 404);
-    assert.deepEqual(files(), []);
+    assert.deepEqual(await files(), []);
     await node.close(true);
   });
 });

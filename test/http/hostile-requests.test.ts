@@ -8,8 +8,10 @@ import { connect } from 'node:net';
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
+import type { DiskByteStore } from '../../src/store/disk-byte-store.js';
 import { authHeaders, createAccount, createTestApp, testDatabase, testEngines, type TestAccount, type TestContext } from '../helpers/harness.js';
 import { DocumentClient } from '../helpers/documents.js';
+import { HUNG_TEST_MS } from '../helpers/wait.js';
 
 let ctx: TestContext;
 let acc: TestAccount;
@@ -17,7 +19,8 @@ let port: number;
 const tmx = readFileSync(new URL('../../../test/fixtures/customization/small.tmx', import.meta.url));
 
 before(async () => {
-  ctx = await createTestApp({ engines: testEngines(['en-es']) });
+  // the file modes below are the disk store's (TOLK_DOCUMENT_STORE=database keeps no file on disk)
+  ctx = await createTestApp({ engines: testEngines(['en-es']), env: { TOLK_DOCUMENT_STORE: 'disk' } });
   acc = await createAccount(ctx);
   await ctx.app.listen({ port: 0, host: '127.0.0.1' });
   port = (ctx.app.server.address() as AddressInfo).port;
@@ -89,7 +92,7 @@ describe('translation memory files', () => {
     socket.on('data', (d: Buffer) => (received += d.toString('latin1')));
     const answers = (n: number) =>
       new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no answer ${n}; received: ${JSON.stringify(received.slice(0, 600))}`)), 10_000);
+        const timer = setTimeout(() => reject(new Error(`no answer ${n}; received: ${JSON.stringify(received.slice(0, 600))}`)), HUNG_TEST_MS);
         const check = () => {
           if ((received.match(/HTTP\/1\.1 \d{3}/g) ?? []).length >= n && /\r\n\r\n[^]*[}\]]$/.test(received)) {
             clearTimeout(timer);
@@ -120,8 +123,8 @@ describe('translation memory files', () => {
     await ctx.services.memories.idle();
     const done = (await req('GET', `/v3/translation_memories/jobs/${exp.json().job_id}`)).json().results[0];
     assert.equal(done.status, 'completed');
-    const files = ctx.services.memories.files;
-    const file = files.path(exp.json().job_id, 'export');
+    const files = ctx.services.memories.files.store as DiskByteStore;
+    const file = files.path(ctx.services.memories.files.fileId(exp.json().job_id), 'result');
     assert.equal(statSync(file).mode & 0o777, 0o600);
     assert.equal(statSync(files.dir).mode & 0o777, 0o700);
     const stored = readFileSync(file);
@@ -134,7 +137,7 @@ describe('translation memory files', () => {
   });
 
   it('files left by a crash are removed at start; live exports stay', async () => {
-    const files = ctx.services.memories.files;
+    const files = ctx.services.memories.files.store as DiskByteStore;
     const before = readdirSync(files.dir).filter((n) => n.endsWith('.export.tmx'));
     writeFileSync(join(files.dir, '11111111-1111-4111-8111-111111111111.upload.tmx'), 'orphan');
     writeFileSync(join(files.dir, '22222222-2222-4222-8222-222222222222.export.tmx'), 'no such job');

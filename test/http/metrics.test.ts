@@ -71,7 +71,7 @@ it('reports jobs by kind and status with the age of the oldest', async () => {
   const now = Date.now();
   await ctx.services.store.db
     .insertInto('tm_jobs')
-    .values({ id: 'job-1', account_id: account.accountId, operation: 'import', status: 'queued', memory_id: null, display_name: 'm', content_type: null, content_length: null, file_path: null, error_message: null, skipped_segment_count: 0, created_at: now - 60_000, updated_at: now, expires_at: null })
+    .values({ id: 'job-1', account_id: account.accountId, operation: 'import', status: 'queued', memory_id: null, display_name: 'm', content_type: null, content_length: null, file_path: null, error_message: null, skipped_segment_count: 0, created_at: now - 60_000, updated_at: now, expires_at: null, lease_owner: null, lease_expires_at: null, attempts: 0 })
     .execute();
   const families = parsePrometheusTextFormat((await ctx.services.metrics.exposition()).body);
   assert.equal(Number(sample(families, 'tolk_jobs', { kind: 'translation_memory', status: 'queued' })?.value), 1);

@@ -5,9 +5,9 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { Agent, request as httpRequest } from 'node:http';
-import { writeFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createDocumentsTestApp, type DocumentsTestApp } from '../helpers/documents.js';
+import { HUNG_TEST_MS, waitFor } from '../helpers/wait.js';
 
 let t: DocumentsTestApp;
 let port: number;
@@ -20,7 +20,7 @@ before(async () => {
 after(async () => t.close());
 
 /** Resolves when the server ends or closes the socket; rejects after `ms` (the socket leaked). */
-function closedByServer(socket: Socket, ms = 10_000): Promise<string> {
+function closedByServer(socket: Socket, ms = HUNG_TEST_MS): Promise<string> {
   let data = '';
   socket.on('data', (d: Buffer) => (data += d.toString('latin1')));
   return new Promise((resolve, reject) => {
@@ -71,12 +71,8 @@ async function largeDocument(): Promise<{ id: string; key: string; billed: numbe
   return { id, key, billed: done.billed_characters };
 }
 
-async function until(what: string, check: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+async function until(what: string, check: () => Promise<boolean>): Promise<void> {
+  await waitFor(what, check);
 }
 
 function downloadRequest(id: string, key: string, connection: string): string {
@@ -213,7 +209,7 @@ describe('result files absent or damaged', () => {
   it('an absent result file answers 503, charges nothing, and the server keeps serving', async () => {
     const { id, key } = await largeDocument();
     const before = await documentCharacters();
-    rmSync(t.ctx.services.documents.files.resultPath(id.toUpperCase()));
+    await t.ctx.services.documents.files.remove(id.toUpperCase(), ['result']);
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
       const res = await fullDownload(agent, id, key);
@@ -230,7 +226,7 @@ describe('result files absent or damaged', () => {
   it('a damaged result file ends the response, charges nothing, and the server keeps serving', async () => {
     const { id, key } = await largeDocument();
     const before = await documentCharacters();
-    writeFileSync(t.ctx.services.documents.files.resultPath(id.toUpperCase()), Buffer.alloc(200_000, 7));
+    await t.ctx.services.documents.files.write(id.toUpperCase(), 'result', [Buffer.alloc(200_000, 7)]);
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
       await fullDownload(agent, id, key).then(

@@ -140,7 +140,7 @@ describe('spoken terms', () => {
     assert.equal((await req('POST', '/v3/spoken-terms', ['x'])).statusCode, 400);
     assert.equal((await ctx.app.inject({ method: 'GET', url: '/v3/spoken-terms' })).statusCode, 403);
     const scoped = await createAccount(ctx);
-    await ctx.services.store.updateKey(scoped.keyId, { scopes: JSON.stringify(['usage']) });
+    await ctx.services.store.repositories.accounts.updateKey(scoped.keyId, { scopes: JSON.stringify(['usage']) });
     assert.equal((await req('GET', '/v3/glossaries', undefined, scoped)).statusCode, 403, 'the key is really scoped');
     assert.equal((await req('POST', '/v3/spoken-terms', { name: 'Scoped', term_lists: [] }, scoped)).statusCode, 201);
   });

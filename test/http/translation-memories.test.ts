@@ -97,7 +97,9 @@ describe('translation memories', () => {
   it('a job interrupted by a restart ends failed with a message', async () => {
     const start = (await req('POST', '/v3/translation_memories/import', { source_file: { file_name: 'a.tmx' }, parameters: { display_name: 'x' } })).json();
     await ctx.services.store.db.updateTable('tm_jobs').set({ status: 'processing' }).where('id', '=', start.job_id).execute();
+    // taken over as a job whose node died: its upload never arrived, so it cannot go on
     await ctx.services.memories.recover();
+    await ctx.services.memories.idle();
     const job = (await req('GET', `/v3/translation_memories/jobs/${start.job_id}`)).json();
     assert.equal(job.results[0].status, 'failed');
     assert.match(job.results[0].error_message, /interrupted by a server restart/);

@@ -67,7 +67,7 @@ describe('quota', () => {
 
   it('a key limit of 0 blocks that key only', async () => {
     const account = await createAccount(ctx);
-    await ctx.services.store.updateKey(account.keyId, { character_limit: 0 });
+    await ctx.services.store.repositories.accounts.updateKey(account.keyId, { character_limit: 0 });
     ctx.services.accounts.forgetKey(account.keyId);
     assert.equal((await translate(account, ['Hi.'])).statusCode, 456);
     const other = await ctx.services.accounts.createKey(account.accountId);

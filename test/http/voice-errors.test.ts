@@ -146,7 +146,7 @@ describe('voice stream quota', () => {
       await ctx.app.listen({ port: 0, host: '127.0.0.1' });
       const base = `ws://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
       const account = await createAccount(ctx);
-      await ctx.services.store.updateKey(account.keyId, { speech_to_text_ms_limit: 1500 });
+      await ctx.services.store.repositories.accounts.updateKey(account.keyId, { speech_to_text_ms_limit: 1500 });
       const res = await ctx.app.inject({ method: 'POST', url: '/v3/voice/realtime', headers: { ...authHeaders(account), 'x-service-reporting-tag': 'voice-test' }, payload: { source_media_content_type: PCM } });
       assert.equal(res.statusCode, 200, res.body);
       const c = await connectVoice(`${base}/v3/voice/realtime/connect?token=${encodeURIComponent(res.json().token)}`);

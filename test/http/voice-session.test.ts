@@ -78,7 +78,7 @@ describe('voice sessions', () => {
 
   it('answers 456 when the key has no speech-to-text time left', async () => {
     const limited = await createAccount(ctx);
-    await ctx.services.store.updateKey(limited.keyId, { speech_to_text_ms_limit: 0 });
+    await ctx.services.store.repositories.accounts.updateKey(limited.keyId, { speech_to_text_ms_limit: 0 });
     const res = await post({ source_media_content_type: PCM }, limited);
     assert.equal(res.statusCode, 456, res.body);
   });

@@ -3,7 +3,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { authHeaders, createAccount, createTestApp, testEngines, type TestAccount, type TestContext } from '../helpers/harness.js';
-import { parseMarkup, TAG_PARSE_FAILED } from '../../src/translate/markup/index.js';
+import { parseMarkup, TAG_PARSE_FAILED } from '../../src/markup/index.js';
 import { ServiceError } from '../../src/lib/errors.js';
 import { loadFixtures, xmlError } from './markup-checks.js';
 

@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { SaxesParser } from 'saxes';
-import { MAX_MARKUP_DEPTH, parseMarkup, TAG_PARSE_FAILED, translateTagged } from '../../src/translate/markup/index.js';
+import { MAX_MARKUP_DEPTH, parseMarkup, TAG_PARSE_FAILED, translateTagged } from '../../src/markup/index.js';
 import { ServiceError } from '../../src/lib/errors.js';
 import { XmlScope } from '../../src/lib/xml-scope.js';
 import { MAX_DEPTH, parseLocatedXml } from '../../src/documents/formats/located-xml.js';

@@ -3,8 +3,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { SENTENCE_CHUNK, restoreFormatting, segmentText, splitIntoSentences } from '../../src/translate/segmentation.js';
-import { translateTagged } from '../../src/translate/markup/index.js';
-import { markTree } from '../../src/translate/markup/tagged-text.js';
+import { translateTagged } from '../../src/markup/index.js';
+import { markTree } from '../../src/markup/tagged-text.js';
 
 describe('sentence splitting', () => {
   it('keeps abbreviations inside their sentence and rebuilds the text exactly', () => {

@@ -39,7 +39,7 @@ export function storeContract(db: TestDatabase): void {
       assert.equal(await accounts.authenticate(`${adminKey}x`), null);
       const dev = await accounts.createKey(account.id, { label: 'ci' });
       assert.match(dev.key.id, /^[0-9a-f-]{36}:[0-9a-f-]{36}$/);
-      const keys = await store.listKeys(account.id);
+      const keys = await store.repositories.accounts.listKeys(account.id);
       assert.equal(keys.length, 2);
       assert.ok(keys.every((k) => k.key_hash.length === 64));
     });
@@ -59,9 +59,9 @@ export function storeContract(db: TestDatabase): void {
       const ok = outcomes.filter((o) => o.status === 'fulfilled').length;
       assert.equal(ok, 14); // 14 × 7 = 98 ≤ 100 < 105
       const period = accounts.billingPeriod(ctx.account);
-      assert.equal((await store.usageTotals(account.id, period.start)).characters, 98);
-      assert.equal((await store.usageTotals(dev.key.id, period.start)).characters, 98);
-      const byProduct = await store.usageByProduct(account.id, period.start);
+      assert.equal((await store.repositories.usage.usageTotals(account.id, period.start)).characters, 98);
+      assert.equal((await store.repositories.usage.usageTotals(dev.key.id, period.start)).characters, 98);
+      const byProduct = await store.repositories.usage.usageByProduct(account.id, period.start);
       assert.equal(byProduct.get('text_translation'), 98);
       const events = await store.db.selectFrom('usage_events').selectAll().where('account_id', '=', account.id).execute();
       assert.equal(events.length, 14);

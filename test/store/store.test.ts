@@ -5,9 +5,12 @@ import pg from 'pg';
 import { Store } from '../../src/store/store.js';
 import { TEST_POSTGRES_URL, testStoreLocation } from '../helpers/harness.js';
 import { storeContract } from './store.case.js';
+import { repositoriesContract } from './repositories.case.js';
 
 storeContract('sqlite');
 storeContract('postgres');
+repositoriesContract('sqlite');
+repositoriesContract('postgres');
 
 describe('PostgreSQL schemas sharing one database', () => {
   it('migrate while other schemas are created and dropped (nodes and tests share a database)', async () => {

@@ -10,6 +10,7 @@ import { ClockLost, FlacClock, MatroskaClock, MpegTsClock, type StreamClock } fr
 import { sniffContainer } from '../../src/voice/audio/sniff.js';
 import { createResampler } from '../../src/voice/audio/ffmpeg.js';
 import { atRate, encode, synthesize } from './voice-helpers.js';
+import { waitFor } from '../helpers/wait.js';
 
 /** Media time covered by a (possibly cut-off) encoded stream, from ffprobe's packet timestamps. */
 function probeMs(data: Buffer): number {
@@ -70,6 +71,9 @@ describe('voice audio', () => {
     const chunks: MediaChunk[] = [];
     const writer = new TargetMediaWriter(parseTargetMedia('audio/opus')!, (c) => chunks.push(c));
     writer.speak(sine(16000, 220, 16000), 16000, 'one');
+    // the first segment's audio is out (its text on it) before the second arrives; spoken together, a slow encoder
+    // puts both texts on its first chunk
+    await waitFor('encoded audio of the first segment', () => chunks.some((c) => c.text === 'one'));
     writer.speak(sine(8000, 330, 16000), 16000, 'two');
     assert.equal(await writer.finish(), null);
     assert.equal(chunks[0]!.content_type, 'audio/opus');
@@ -92,8 +96,8 @@ describe('voice audio', () => {
       const chunks: MediaChunk[] = [];
       const writer = new TargetMediaWriter(media, (c) => chunks.push(c));
       writer.speak(sine(16000, 220, 16000), 16000, 'one');
-      // let the encoder put out what it can of the first segment before the second arrives
-      await new Promise((r) => setTimeout(r, 400));
+      // the encoder has put out audio of the first segment (its text rides on it) before the second arrives
+      await waitFor('encoded audio of the first segment', () => chunks.some((c) => c.text === 'one'));
       const beforeTwo = chunks.length;
       writer.speak(sine(8000, 330, 16000), 16000, 'two');
       assert.equal(await writer.finish(), null);

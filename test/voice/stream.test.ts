@@ -1,11 +1,12 @@
 // VoiceStream without a socket: idle timeout and protocol order with stand-in engines (fast, no PocketSphinx).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { VoiceStream, type StreamSink } from '../../src/voice/stream.js';
+import { VoiceStream, type StreamSink, type VoiceStreamDeps } from '../../src/voice/stream.js';
 import { parseVoiceSessionRequest } from '../../src/voice/session-request.js';
 import type { ServerMessage } from '../../src/voice/protocol.js';
 import type { SpeechToTextEngine, RecognizerEvent } from '../../src/voice/stt/engine.js';
 import { silentLogger } from '../../src/lib/logger.js';
+import { withDeadline } from '../helpers/wait.js';
 
 /**
  * Concludes one segment per second of audio, "word<n>", with a partial "word<n>" while the second is under way; the
@@ -14,6 +15,7 @@ import { silentLogger } from '../../src/lib/logger.js';
 const fakeStt: SpeechToTextEngine = {
   name: 'fake',
   languages: new Set(['en']),
+  detectsLanguage: false,
   async createRecognizer() {
     let samples = 0;
     let n = 0;
@@ -38,7 +40,7 @@ const fakeStt: SpeechToTextEngine = {
   async close() {},
 };
 
-function setup(idleTimeoutMs = 30_000, request: Record<string, unknown> = {}) {
+function setup(idleTimeoutMs = 30_000, request: Record<string, unknown> = {}, deps: Partial<VoiceStreamDeps> = {}) {
   const config = parseVoiceSessionRequest(
     { source_media_content_type: 'audio/pcm;encoding=s16le;rate=16000', target_languages: ['de', 'en'], ...request },
     { transcribable: new Set(['en']), canTranslate: () => true, canSpeak: () => true },
@@ -46,6 +48,11 @@ function setup(idleTimeoutMs = 30_000, request: Record<string, unknown> = {}) {
   const messages: ServerMessage[] = [];
   let closed = false;
   let done = false;
+  let markClosed!: () => void;
+  const closedNow = new Promise<void>((resolve) => (markClosed = resolve));
+  const waiters: { test: (m: ServerMessage) => boolean; resolve: () => void }[] = [];
+  // the wall clock the pacing check sees: the test moves it as a client sending in real time would
+  let clock = 0;
   const stream = new VoiceStream(config, {
     stt: fakeStt,
     // a 440 Hz tone of 0.6 s for every text
@@ -54,16 +61,29 @@ function setup(idleTimeoutMs = 30_000, request: Record<string, unknown> = {}) {
     charge: async () => {},
     onDone: () => (done = true),
     logger: silentLogger,
-    // the wall clock the pacing check sees: tests send audio faster than real time
-    now: () => performance.now() * 10,
+    now: () => clock,
     idleTimeoutMs,
+    ...deps,
   });
-  const sink: StreamSink = { send: (m) => messages.push(m), close: () => (closed = true) };
-  stream.attach(sink);
-  const untilClosed = async () => {
-    for (let i = 0; i < 500 && !closed; i++) await new Promise((r) => setTimeout(r, 10));
+  const sink: StreamSink = {
+    send: (m) => {
+      messages.push(m);
+      for (const w of waiters.filter((w) => w.test(m))) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
+    },
+    close: () => {
+      closed = true;
+      markClosed();
+    },
   };
-  return { stream, messages, isClosed: () => closed, isDone: () => done, untilClosed };
+  stream.attach(sink);
+  /** Resolves at the first message (sent from now on, or already sent) that passes `test`. */
+  const until = (test: (m: ServerMessage) => boolean) =>
+    withDeadline('a message', messages.some(test) ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ test, resolve })));
+  const advance = (ms: number) => (clock += ms);
+  return { stream, messages, isClosed: () => closed, isDone: () => done, untilClosed: () => withDeadline('the stream to close', closedNow), until, advance };
 }
 
 type Update = { concluded: { text: string }[]; tentative: { text: string }[] };
@@ -79,7 +99,7 @@ const chunk = (bytes: number) => Buffer.from(JSON.stringify({ source_media_chunk
 describe('voice stream (stand-in engines)', () => {
   it('ends with an error after the idle timeout', async () => {
     const s = setup(50);
-    await new Promise((r) => setTimeout(r, 120));
+    await s.untilClosed();
     assert.equal((s.messages.at(-1) as { error: { error_code: number } }).error.error_code, 408);
     assert.ok(s.isClosed() && s.isDone());
   });
@@ -104,7 +124,7 @@ describe('voice stream (stand-in engines)', () => {
     const s = setup(30_000, { target_languages: ['de', 'zh'] });
     for (let i = 0; i < 5; i++) {
       s.stream.onFrame(chunk(16000), false); // 2.5 s in half seconds
-      await new Promise((r) => setTimeout(r, 30));
+      s.advance(500);
     }
     s.stream.onFrame(end, false);
     await s.untilClosed();
@@ -119,7 +139,7 @@ describe('voice stream (stand-in engines)', () => {
   it('sends tentative target segments while an utterance is under way, none after its conclusion', async () => {
     const s = setup(30_000, { target_languages: ['de'] });
     s.stream.onFrame(chunk(16000), false);
-    await new Promise((r) => setTimeout(r, 30));
+    await s.until((m) => 'target_transcript_update' in m && m.target_transcript_update.tentative.length > 0);
     s.stream.onFrame(end, false);
     await s.untilClosed();
     const de = updates(s.messages, 'de');
@@ -163,4 +183,36 @@ describe('voice stream (stand-in engines)', () => {
       assert.doesNotMatch(err.error_message, /ffmpeg|filter|demux/i);
     });
   }
+
+  it('auto mode: labels, spaces and translates each segment in the language the recogniser detected', async () => {
+    const sources: string[] = [];
+    let offered: ReadonlySet<string> | undefined;
+    // hears English in even seconds and Japanese in odd ones, when asked to detect
+    const detecting: SpeechToTextEngine = {
+      ...fakeStt,
+      detectsLanguage: true,
+      async createRecognizer(language, options) {
+        offered = options?.detectAmong;
+        const inner = await fakeStt.createRecognizer(language);
+        const label = (events: RecognizerEvent[]) =>
+          events.map((e) => ({ ...e, segment: { ...e.segment, language: e.segment.startMs / 1000 % 2 ? 'ja' : 'en' } }));
+        return { write: async (x) => label(await inner.write(x)), finish: async () => label(await inner.finish()), release: () => inner.release() };
+      },
+    };
+    const s = setup(30_000, { target_languages: ['de'] }, {
+      stt: detecting,
+      detectAmong: new Set(['en', 'ja']),
+      translate: async (source, t, texts) => (sources.push(source), texts.map((x) => `${t}:${x}`)),
+    });
+    for (let i = 0; i < 4; i++) {
+      s.stream.onFrame(chunk(16000), false); // 2 s in half seconds
+      s.advance(500);
+    }
+    s.stream.onFrame(end, false);
+    await s.untilClosed();
+    assert.deepEqual([...(offered ?? [])], ['en', 'ja']);
+    const concluded = s.messages.flatMap((m) => ('source_transcript_update' in m ? m.source_transcript_update.concluded : []));
+    assert.deepEqual(concluded.map((c) => [c.language, c.text]), [['en', 'word0'], ['ja', 'word1']]);
+    assert.deepEqual([...new Set(sources)], ['en', 'ja']);
+  });
 });

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import WebSocket from 'ws';
 import { decode as msgpackDecode, encode as msgpackEncode } from '@msgpack/msgpack';
 import { parseWav, resample } from '../../src/voice/audio/pcm.js';
+import { HUNG_TEST_MS } from '../helpers/wait.js';
 
 /** 16 kHz mono s16le speech for `text` (flite's slt voice is 16 kHz). */
 export function synthesize(text: string, voice: 'slt' | 'rms' = 'slt'): Buffer {
@@ -113,7 +114,7 @@ export async function connectVoice(url: string, format: 'json' | 'msgpack' = 'js
       }
       if (end) send({ end_of_source_media: {} });
     },
-    waitFor(pred, timeoutMs = 15_000) {
+    waitFor(pred, timeoutMs = HUNG_TEST_MS) {
       const found = messages.find(pred);
       if (found) return Promise.resolve(found);
       return new Promise((resolve, reject) => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { Hunspell } from '../../src/write/hunspell.js';
 import { accentVariants, candidateTokens, chooseSuggestion, correctSpelling, editDistance } from '../../src/write/spelling-corrector.js';
-import { alive } from '../helpers/processes.js';
+import { gone } from '../helpers/processes.js';
 
 const hunspell = new Hunspell();
 after(() => hunspell.close());
@@ -50,8 +50,9 @@ describe('spelling correction with Hunspell', () => {
 
   it('restarts a checker that died', async () => {
     await hunspell.check('en-us', ['hello']);
-    for (const pid of hunspell.pids()) process.kill(pid);
-    await new Promise((r) => setTimeout(r, 50));
+    const pids = hunspell.pids();
+    for (const pid of pids) process.kill(pid);
+    for (const pid of pids) assert.ok(await gone(pid));
     const [check] = await hunspell.check('en-us', ['helo']);
     assert.equal(check!.correct, false);
   });
@@ -62,8 +63,7 @@ describe('spelling correction with Hunspell', () => {
     const pids = local.pids();
     assert.ok(pids.length > 0);
     local.close();
-    await new Promise((r) => setTimeout(r, 50));
-    for (const pid of pids) assert.equal(alive(pid), false);
+    for (const pid of pids) assert.ok(await gone(pid), `checker ${pid} still running`);
   });
 });
 

@@ -1,7 +1,7 @@
 // Glossary resources of both API generations over one model, and their compilation into matchers for translation.
 import { ServiceError, invalid, notFound, unsupportedValue } from '../../lib/errors.js';
 import { newUuid } from '../../lib/ids.js';
-import type { GlossaryRepository, GlossaryRow, DictionaryInfo } from '../../store/glossary-repository.js';
+import type { GlossaryRepository, GlossaryRow, DictionaryInfo } from '../../store/repositories/glossary-repository.js';
 import { MAX_TERM_BYTES, fromTsv, mergeEntries, parseEntries, toTsv, type EntriesFormat } from './entries.js';
 import { GlossaryMatcher } from './matcher.js';
 
@@ -80,13 +80,21 @@ function parseDictionary(input: DictionaryInput, requireEntries = true): ParsedD
 }
 
 export class GlossaryService {
-  /** Compiled matchers by glossary id + pair + dictionary update time (cheap to check, rebuilt only on change). */
+  /**
+   * Compiled matchers by glossary id + pair + dictionary update time (cheap to check, rebuilt only on change); an edit
+   * on any node also drops them through the change feed (two edits within one millisecond share an update time).
+   */
   private readonly compiled = new Map<string, { stamp: number; matcher: GlossaryMatcher }>();
 
   constructor(
     private readonly repo: GlossaryRepository,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    repo.changes.subscribe((change) => {
+      if (change.kind === 'reset') this.compiled.clear();
+      else if (change.kind === 'glossary') for (const key of this.compiled.keys()) if (key.startsWith(`${change.id}:`)) this.compiled.delete(key);
+    });
+  }
 
   private async view(row: GlossaryRow, infos?: DictionaryInfo[]): Promise<GlossaryView> {
     const dicts = infos ?? (await this.repo.dictionaryInfo([row.id]));

@@ -1,27 +1,38 @@
-// The files of translation-memory jobs (TOLK_DATA_DIR/translation-memories): TMX uploads waiting to be imported and
-// exports waiting to be downloaded. Encrypted at rest with the document crypto (AES-256-GCM records) under a key per job
-// derived from a server secret, written 0600 in a 0700 directory; files no job can use any more go at start.
-import { createWriteStream, mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+// The files of translation-memory jobs: TMX uploads waiting to be imported and exports waiting to be downloaded, in
+// the server's byte store (a node's disk, TOLK_DATA_DIR/translation-memories, or the database every node reads).
+// Encrypted at rest with the document crypto (AES-256-GCM records) under a key per job derived from a server secret.
 import { hkdfSync } from 'node:crypto';
-import { join } from 'node:path';
 import { Transform, pipeline as pipelineStreams, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { decryptStream, encryptStream } from '../../documents/crypto.js';
 import { ServiceError } from '../../lib/errors.js';
+import { StoredFileMissing, type ByteStore, type StoredFileKind } from '../../store/byte-store.js';
+import type { DiskNaming } from '../../store/disk-byte-store.js';
 
 type Kind = 'upload' | 'export';
 const PURPOSE = { upload: 'upload', export: 'result' } as const;
+const STORED: Record<Kind, StoredFileKind> = { upload: 'upload', export: 'result' };
+/** Job files share the store with documents; their ids say whose they are. */
+const PREFIX = 'tm-';
 const FILE_NAME = /^([0-9a-f-]{36})\.(upload|export)\.tmx$/;
+
+/** On disk, the names earlier releases wrote: `<job id>.upload.tmx`, `<job id>.export.tmx`. */
+export const memoryFileNaming: DiskNaming = {
+  name: (id, kind) => `${id.slice(PREFIX.length)}.${kind === 'result' ? 'export' : kind}.tmx`,
+  parse(name) {
+    const m = FILE_NAME.exec(name);
+    return m ? { id: `${PREFIX}${m[1]}`, kind: m[2] === 'export' ? 'result' : 'upload' } : undefined;
+  },
+};
 
 export class MemoryFiles {
   constructor(
-    readonly dir: string,
+    readonly store: ByteStore,
     private readonly secret: Buffer,
   ) {}
 
-  path(jobId: string, kind: Kind): string {
-    return join(this.dir, `${jobId}.${kind}.tmx`);
+  fileId(jobId: string): string {
+    return `${PREFIX}${jobId}`;
   }
 
   /** The file's key: 32 bytes from the server secret, bound to the job (hex, as the document crypto takes keys). */
@@ -29,16 +40,11 @@ export class MemoryFiles {
     return Buffer.from(hkdfSync('sha256', this.secret, jobId, 'tolk-tm-file-v1', 32)).toString('hex');
   }
 
-  /** Writes `source` encrypted to the job's file; the file is removed when anything fails. */
+  /** Writes `source` encrypted to the job's file; nothing is left when anything fails. */
   async write(jobId: string, kind: Kind, source: Readable): Promise<void> {
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    const path = this.path(jobId, kind);
-    try {
-      await pipeline(source, encryptStream(this.key(jobId), PURPOSE[kind]), createWriteStream(path, { mode: 0o600 }));
-    } catch (err) {
-      rmSync(path, { force: true });
-      throw err;
-    }
+    await pipeline(source, encryptStream(this.key(jobId), PURPOSE[kind]), (sealed: AsyncIterable<Buffer>) =>
+      this.store.write(this.fileId(jobId), STORED[kind], sealed),
+    );
   }
 
   /**
@@ -68,33 +74,27 @@ export class MemoryFiles {
 
   /** The decrypted content, or undefined when the file is absent. Read and decryption errors end the stream. */
   async read(jobId: string, kind: Kind): Promise<Readable | undefined> {
-    let handle;
+    let stored: Readable;
     try {
-      handle = await open(this.path(jobId, kind), 'r');
+      stored = await this.store.read(this.fileId(jobId), STORED[kind]);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      if (err instanceof StoredFileMissing) return undefined;
       throw err;
     }
-    return pipelineStreams(handle.createReadStream(), decryptStream(this.key(jobId), PURPOSE[kind]), () => {});
+    return pipelineStreams(stored, decryptStream(this.key(jobId), PURPOSE[kind]), () => {});
   }
 
-  remove(jobId: string, kind: Kind): void {
-    rmSync(this.path(jobId, kind), { force: true });
+  async remove(jobId: string, kind: Kind): Promise<void> {
+    await this.store.remove(this.fileId(jobId), [STORED[kind]]);
   }
 
-  /** Removes every file `keep` does not claim (and anything else left in the directory, e.g. from a crash). */
+  /** Removes every job file `keep` does not claim (and on a disk anything else a crash left in the directory). */
   async removeOrphans(keep: (jobId: string, kind: Kind) => Promise<boolean>): Promise<number> {
-    let names: string[];
-    try {
-      names = readdirSync(this.dir);
-    } catch {
-      return 0;
-    }
-    let removed = 0;
-    for (const name of names) {
-      const m = FILE_NAME.exec(name);
-      if (m && (await keep(m[1]!, m[2] as Kind))) continue;
-      rmSync(join(this.dir, name), { force: true, recursive: true });
+    let removed = await this.store.removeUnknown();
+    for (const file of await this.store.list(PREFIX)) {
+      const jobId = file.id.slice(PREFIX.length);
+      if (file.kind !== 'part' && (await keep(jobId, file.kind === 'result' ? 'export' : 'upload'))) continue;
+      await this.store.remove(file.id, [file.kind]);
       removed++;
     }
     return removed;

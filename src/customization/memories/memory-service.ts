@@ -1,29 +1,33 @@
 // Translation memories: TMX import/export as background jobs whose state lives in the store, and fuzzy lookup.
-import { join } from 'node:path';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { ServiceError, invalid, notFound, unsupportedValue } from '../../lib/errors.js';
 import { newUuid } from '../../lib/ids.js';
-import type { JobRow, MemoryRepository, MemoryRow } from '../../store/memory-repository.js';
+import type { JobRow, MemoryRepository, MemoryRow } from '../../store/repositories/memory-repository.js';
+import type { ByteStore } from '../../store/byte-store.js';
 import { FuzzyIndex, type MemorySegment } from './fuzzy-index.js';
 import { MemoryFiles } from './memory-files.js';
+import { MemoryJobRunner } from './memory-jobs.js';
 import { decodeCursor, encodeCursor } from './segment-cursor.js';
-import { TMX_FOOTER, TmxError, readTmx, tmxHeader, tmxUnit } from './tmx.js';
+
+export { DOWNLOAD_TTL_MS, TM_SOURCE_LANGUAGES } from './memory-jobs.js';
 
 export const MAX_TMX_BYTES = 256 * 1024 * 1024;
 export const UPLOAD_TTL_MS = 60 * 60 * 1000;
-export const DOWNLOAD_TTL_MS = 24 * 60 * 60 * 1000;
-export const TM_SOURCE_LANGUAGES = ['de', 'en', 'es', 'fr', 'it', 'ja', 'ko', 'zh'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const INTERRUPTED = 'The job was interrupted by a server restart. Please start it again.';
 
 /** Turns a job's path into the URL handed to the client, valid until `expiresAt` (epoch ms). */
 export type UrlFor = (path: string, expiresAt: number) => string;
 
 export interface MemoryServiceOptions {
-  dataDir: string;
+  /** Where job files live: this node's disk, or the database every node reads (so any node runs any job). */
+  files: ByteStore;
   /** The server secret the job files' encryption keys derive from. */
   fileSecret: Buffer;
   now?: () => number;
+  /** A running job renews its lease every third of this; a job whose node died is taken over after it. */
+  leaseMs?: number;
+  /** How often a node looks for jobs whose node died. */
+  pollIntervalMs?: number;
   onError?: (err: unknown) => void;
 }
 
@@ -33,7 +37,7 @@ const iso = (ms: number | null) => (ms === null ? undefined : new Date(Number(ms
 export class MemoryService {
   private readonly now: () => number;
   readonly files: MemoryFiles;
-  private readonly running = new Set<Promise<void>>();
+  private readonly jobs: MemoryJobRunner;
   private readonly indexes = new Map<string, { stamp: number; index: FuzzyIndex }>();
 
   constructor(
@@ -41,34 +45,42 @@ export class MemoryService {
     private readonly options: MemoryServiceOptions,
   ) {
     this.now = options.now ?? Date.now;
-    this.files = new MemoryFiles(join(options.dataDir, 'translation-memories'), options.fileSecret);
+    this.files = new MemoryFiles(options.files, options.fileSecret);
+    this.jobs = new MemoryJobRunner(repo, this.files, {
+      now: this.now,
+      leaseMs: options.leaseMs ?? 30_000,
+      pollIntervalMs: options.pollIntervalMs ?? 2_000,
+      ...(options.onError ? { onError: options.onError } : {}),
+    });
   }
 
-  /** At start: jobs a crash interrupted end `failed` with a message; stale uploads expire. */
+  /**
+   * At start: jobs whose node died are taken over (one that cannot go on ends `failed` with a message), stale uploads
+   * expire, files no job needs go; then the node keeps looking for jobs other nodes left behind.
+   */
   async recover(): Promise<void> {
-    for (const job of await this.repo.jobsWithStatus('processing')) {
-      if (job.memory_id && job.operation === 'import') await this.repo.deleteMemory(job.memory_id);
-      await this.repo.updateJob(job.id, { status: 'failed', error_message: INTERRUPTED, updated_at: this.now() });
-    }
     for (const job of await this.repo.jobsWithStatus('awaiting_input')) {
       if (job.expires_at !== null && Number(job.expires_at) < this.now()) await this.repo.updateJob(job.id, { status: 'expired', updated_at: this.now() });
     }
-    // Uploads a crash cut off or left unimported (their jobs just failed), exports no job can hand out any more.
+    // Uploads of jobs that ended (or never began), exports no job can hand out any more. An upload stays while its
+    // job is processing: it may run on another node, or be taken over from it.
     await this.files.removeOrphans(async (jobId, kind) => {
-      if (kind === 'upload') return false;
       const job = await this.repo.getJob(null, jobId);
+      if (kind === 'upload') return job?.status === 'processing';
       return !!job && (job.status === 'completed' || job.status === 'downloaded') && (job.expires_at === null || Number(job.expires_at) > this.now());
     });
+    await this.jobs.takeOver();
+    this.jobs.start();
+  }
+
+  /** Stops looking for other nodes' jobs (shutdown); running jobs finish (see idle). */
+  stop(): void {
+    this.jobs.stop();
   }
 
   /** Resolves when every background job started so far has finished (tests, shutdown). */
   async idle(): Promise<void> {
-    while (this.running.size > 0) await Promise.allSettled([...this.running]);
-  }
-
-  private track(p: Promise<void>): void {
-    const wrapped = p.catch((err) => this.options.onError?.(err)).finally(() => this.running.delete(wrapped));
-    this.running.add(wrapped);
+    await this.jobs.idle();
   }
 
   /**
@@ -90,7 +102,7 @@ export class MemoryService {
     const job: JobRow = {
       id: newUuid(), account_id: accountId, operation: 'import', status: 'awaiting_input', memory_id: null, display_name: name,
       content_type: contentType, content_length: typeof length === 'number' ? length : null, file_path: null, error_message: null,
-      skipped_segment_count: 0, created_at: at, updated_at: at, expires_at: at + UPLOAD_TTL_MS,
+      skipped_segment_count: 0, created_at: at, updated_at: at, expires_at: at + UPLOAD_TTL_MS, lease_owner: null, lease_expires_at: null, attempts: 0,
     };
     await this.repo.insertJob(job);
     return { job_id: job.id, upload_url: urlFor(`/v3/translation_memories/jobs/${job.id}/upload`, job.expires_at!), expires_at: iso(job.expires_at)! };
@@ -114,56 +126,9 @@ export class MemoryService {
     await this.files.receive(job.id, body, Math.min(MAX_TMX_BYTES, job.content_length ?? MAX_TMX_BYTES)).catch((err) => {
       throw err instanceof ServiceError ? err : invalid('The upload could not be read.');
     });
-    const [memoryId, path] = [newUuid(), this.files.path(job.id, 'upload')];
-    await this.repo.updateJob(job.id, { status: 'processing', file_path: path, memory_id: memoryId, updated_at: this.now() });
-    this.track(this.runImport({ ...job, memory_id: memoryId, file_path: path }));
-  }
-
-  private async runImport(job: JobRow): Promise<void> {
-    const memoryId = job.memory_id!;
-    const at = this.now();
-    let memory: MemoryRow | undefined;
-    let skipped = 0;
-    let count = 0;
-    const targets = new Set<string>();
-    let batch: { target_lang: string; source: string; target: string }[] = [];
-    try {
-      const source = await this.files.read(job.id, 'upload');
-      if (!source) throw new Error(`upload file of job ${job.id} missing`);
-      await readTmx(
-        source,
-        (h) => {
-          memory = { id: memoryId, account_id: job.account_id, name: job.display_name, source_lang: h.sourceLang.split('-')[0]!, target_langs: '[]', segment_count: -1, created_at: at, updated_at: at };
-        },
-        async (unit) => {
-          if (!memory) throw new TmxError('The TMX header must precede the translation units.');
-          if (count === 0 && batch.length === 0) await this.repo.insertMemory(memory);
-          for (const [lang, text] of unit.targets) {
-            targets.add(lang);
-            batch.push({ target_lang: lang, source: unit.source, target: text });
-            count++;
-          }
-          if (batch.length >= 1000) {
-            await this.repo.insertSegments(memoryId, batch);
-            batch = [];
-          }
-        },
-        () => skipped++,
-      );
-      if (!memory) throw new TmxError('The file is not a TMX document.');
-      if (!TM_SOURCE_LANGUAGES.includes(memory.source_lang)) throw new TmxError(`Source language ${memory.source_lang} is not supported by translation memories.`);
-      if (count === 0 && batch.length === 0) throw new TmxError('The TMX file contains no usable translation units.');
-      await this.repo.insertSegments(memoryId, batch);
-      await this.repo.updateMemory(memoryId, { segment_count: count, target_langs: JSON.stringify([...targets].sort()), updated_at: this.now() });
-      await this.repo.updateJob(job.id, { status: 'completed', skipped_segment_count: skipped, updated_at: this.now() });
-    } catch (err) {
-      await this.repo.deleteMemory(memoryId);
-      const message = err instanceof TmxError ? err.message : 'The TMX file could not be imported.';
-      if (!(err instanceof TmxError)) this.options.onError?.(err);
-      await this.repo.updateJob(job.id, { status: 'failed', error_message: message, memory_id: null, skipped_segment_count: skipped, updated_at: this.now() });
-    } finally {
-      this.files.remove(job.id, 'upload');
-    }
+    const changes = { status: 'processing', file_path: this.files.fileId(job.id), memory_id: newUuid(), updated_at: this.now(), ...this.jobs.lease() };
+    await this.repo.updateJob(job.id, changes);
+    this.jobs.run({ ...job, ...changes });
   }
 
   async getJob(accountId: string, id: string, urlFor: UrlFor) {
@@ -218,35 +183,12 @@ export class MemoryService {
     const job: JobRow = {
       id: newUuid(), account_id: accountId, operation: 'export', status: 'processing', memory_id: memory.id, display_name: memory.name,
       content_type: 'application/xml', content_length: null, file_path: null, error_message: null, skipped_segment_count: 0,
-      created_at: at, updated_at: at, expires_at: null,
+      created_at: at, updated_at: at, expires_at: null, ...this.jobs.lease(),
     };
-    job.file_path = this.files.path(job.id, 'export');
+    job.file_path = this.files.fileId(job.id);
     await this.repo.insertJob(job);
-    this.track(this.runExport(job, memory));
+    this.jobs.run(job);
     return { status: 202, body: body(job.id) };
-  }
-
-  private async runExport(job: JobRow, memory: MemoryRow): Promise<void> {
-    let size = 0;
-    const repo = this.repo;
-    const chunk = (text: string) => ((size += Buffer.byteLength(text)), Buffer.from(text));
-    async function* tmx() {
-      yield chunk(tmxHeader(memory.source_lang));
-      for (let after = 0; ; ) {
-        const page = await repo.segments(memory.id, undefined, after, 2000);
-        if (page.length === 0) break;
-        yield chunk(page.map((s) => tmxUnit(memory.source_lang, s.source, s.target_lang, s.target)).join(''));
-        after = Number(page[page.length - 1]!.id);
-      }
-      yield chunk(TMX_FOOTER);
-    }
-    try {
-      await this.files.write(job.id, 'export', Readable.from(tmx(), { objectMode: false }));
-      await this.repo.updateJob(job.id, { status: 'completed', content_length: size, expires_at: this.now() + DOWNLOAD_TTL_MS, updated_at: this.now() });
-    } catch (err) {
-      this.options.onError?.(err);
-      await this.repo.updateJob(job.id, { status: 'failed', error_message: 'The export failed.', updated_at: this.now() });
-    }
   }
 
   /** The content of a finished export (decrypted as it is read); the job becomes `downloaded`. */

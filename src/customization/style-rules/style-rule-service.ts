@@ -2,7 +2,7 @@
 import { own } from '../../lib/own.js';
 import { ServiceError, invalid, notFound, unsupportedValue } from '../../lib/errors.js';
 import { newUuid } from '../../lib/ids.js';
-import type { StyleRuleRepository, StyleRuleRow } from '../../store/style-rule-repository.js';
+import type { StyleRuleRepository, StyleRuleRow } from '../../store/repositories/style-rule-repository.js';
 import { RULE_CATALOGUE } from './rule-catalogue.js';
 import { isDeterministic } from './deterministic-rules.js';
 

@@ -20,6 +20,8 @@ export interface ExtractedDocument {
   characters: number;
   /** Billed instead of `characters` and the format's minimum (images: 0, the reference does not bill them in beta). */
   billedCharacters?: number;
+  /** Told to the client with the done status: what of the document was kept untranslated and why. */
+  notice?: string;
   /** Builds the translated file; translations[i] belongs to segments[i]. */
   rebuild(translations: string[]): Buffer | Promise<Buffer>;
   /**

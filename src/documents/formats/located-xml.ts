@@ -3,7 +3,7 @@
 // are copied verbatim and only the edited spans change.
 import { SaxesParser } from 'saxes';
 import { XmlScope } from '../../lib/xml-scope.js';
-import { decodeXmlEntities } from '../../translate/markup/xml-markup.js';
+import { decodeXmlEntities } from '../../markup/xml-markup.js';
 import { DocumentFormatError } from './format.js';
 
 export interface LocatedText {

@@ -1,6 +1,6 @@
-// HTML and XML documents on the markup layer (src/translate/markup): the file is parsed with source locations,
+// HTML and XML documents on the markup layer (src/markup): the file is parsed with source locations,
 // block contents become tagged units, and everything not translated comes back byte for byte.
-import { parseMarkup, translateTagged, type MarkupOptions, type MarkupPlan } from '../../translate/markup/index.js';
+import { parseMarkup, translateTagged, type MarkupOptions, type MarkupPlan } from '../../markup/index.js';
 import { decodeText, DocumentFormatError, type DocumentFormat, type ExtractedDocument, type ExtractOptions } from './format.js';
 
 /** How an XML vocabulary (DITA…) is cut into units: its block, inline and untranslated elements, translate="no", root lang. */

@@ -2,7 +2,7 @@
 // sentence-level unit whose runs' text is joined; runs formatted unlike the paragraph's main formatting become paired
 // tags, hyperlinks and other run containers wrap their runs, and tabs, breaks, fields and drawings are empty tags.
 // Rendering writes new runs with each span's own run properties; everything outside paragraphs stays byte-identical.
-import type { TagMark, TaggedText } from '../../translate/markup/index.js';
+import type { TagMark, TaggedText } from '../../markup/index.js';
 import { groupFields, type FieldEvent, type Item as FieldItem } from './ooxml-fields.js';
 import { NS, parsePart, type XElement } from './ooxml-xml.js';
 

@@ -1,7 +1,7 @@
 // docx, pptx and xlsx: the parts that hold visible text (found by content type) are translated paragraph by paragraph
 // on the markup layer; every other part, media included, is copied unchanged in the package's own entry order.
 import { SaxesParser } from 'saxes';
-import { translateTagged, type TaggedText } from '../../translate/markup/index.js';
+import { translateTagged, type TaggedText } from '../../markup/index.js';
 import {
   countCodePoints,
   decodeText,

@@ -1,7 +1,7 @@
 // Formats whose text must always sit inside a formatting run (IDML character ranges, MIF font spans) fix up the inline
 // tags the markup layer placed on a translation: only formatted runs are placed by the engine pass, runs whose tag
 // lies outside the rewritten region stay pinned to its edges, and plain runs take the text left between the others.
-import { markTree, treeMarks, type MarkNode, type TaggedText, type TagMark } from '../../translate/markup/tagged-text.js';
+import { markTree, treeMarks, type MarkNode, type TaggedText, type TagMark } from '../../markup/tagged-text.js';
 
 export interface RunRules {
   /** Pairs whose open tag lies before the region: they must start at the region's start (first among siblings). */

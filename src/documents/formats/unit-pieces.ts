@@ -1,6 +1,6 @@
 // Translating a tagged unit piece by piece: an ICU message's branch texts, a Word paragraph's lines. The engine sees
 // each piece alone; the text between pieces (ICU structure, blanks around a line break) comes back as written.
-import { markTree, treeMarks, type MarkNode, type TaggedText, type TagMark } from '../../translate/markup/tagged-text.js';
+import { markTree, treeMarks, type MarkNode, type TaggedText, type TagMark } from '../../markup/tagged-text.js';
 
 /** [start, end) of a unit's text. */
 export interface TextRange {

@@ -1,7 +1,7 @@
 // XLIFF inline codes as tagged units for the markup layer: paired codes (<g>, <pc>, <mrk>, and <bpt>/<ept>,
 // <sc/>/<ec/>, <sm/>/<em/> that close at the same level) become open/close marks around their words; every other
 // code (<x/>, <ph>, <it>, <cp/>, unknown elements, comments) is an empty mark whose markup is copied verbatim.
-import { renderTagged, type TaggedText } from '../../translate/markup/index.js';
+import { renderTagged, type TaggedText } from '../../markup/index.js';
 import { attr, escapeText, type LocatedElement, type LocatedNode } from './located-xml.js';
 
 export const XLIFF12_NS = 'urn:oasis:names:tc:xliff:document:1.2';

@@ -1,6 +1,6 @@
 // XLIFF 1.2 and 2.0/2.1: fills each translatable unit's <target> in place (saxes offsets), so notes, comments,
 // namespaces, whitespace and unknown elements come back byte for byte; inline codes travel through the markup layer.
-import { translateTagged, type TaggedText } from '../../translate/markup/index.js';
+import { translateTagged, type TaggedText } from '../../markup/index.js';
 import { translateIcuTagged } from './icu-message.js';
 import { countCodePoints, decodeText, DocumentFormatError, type DocumentFormat, type ExtractedDocument, type ExtractOptions } from './format.js';
 import { attr, childElements, namespaceDeclarations, parseLocatedXml, setAttribute, type LocatedDocument, type LocatedElement } from './located-xml.js';

@@ -1,6 +1,7 @@
 // The Apertium engine: rule-based MT from installed Debian pair packages, kept warm in null-flush pipelines.
 
-import { availableParallelism, totalmem } from 'node:os';
+export type { ApertiumEngineOptions };
+
 import {
   EngineError,
   type EnginePairInfo,
@@ -11,72 +12,13 @@ import {
 import { silentLogger, type Logger } from '../../lib/logger.js';
 import { DEFAULT_VARIANTS } from './language-codes.js';
 import { discoverModes, modeInstalled, type ApertiumMode } from './mode-discovery.js';
-import { PairPool, WEAR_LIMITS, wornOut, type PairPoolHost } from './pair-pool.js';
-import { ApertiumPipeline } from './pipeline.js';
+import { PairPool, wornOut, type PairPoolHost } from './pair-pool.js';
+import { DEFAULTS, type ApertiumEngineOptions } from './engine-options.js';
+import { ApertiumPipeline, type TaggerReset } from './pipeline.js';
+import { chooseTaggerReset, forgetTaggerShim } from './tagger-shim.js';
+import { existsSync } from 'node:fs';
 import { deformat, reformat, splitEdges, splitForPipe, stripMarks } from './stream-format.js';
 import { probeMode } from './probe.js';
-
-export interface ApertiumEngineOptions {
-  /** Directory with Apertium *.mode files. Default "/usr/share/apertium/modes". */
-  modesDir?: string;
-  /**
-   * Upper bound for the summed RSS of all warm pipelines, in MiB; idle pairs are evicted LRU to stay below. Default
-   * half the machine's memory, at least 512 and at most 4096.
-   */
-  memoryBudgetMb?: number;
-  /** Pipelines per pair when requests queue up. Default 1 on a machine with ≤ 2 cores, else 2. */
-  maxPipelinesPerPair?: number;
-  /** Whole-request limit (queue wait + translation); a pipeline still working at the deadline is killed and replaced. Default 15000. */
-  requestTimeoutMs?: number;
-  /**
-   * Requests in flight at once in one pipeline (pipelining: the next request's blocks are written before the previous
-   * answers have come back). 1 turns pipelining off. Default 8.
-   */
-  maxInFlightPerPipeline?: number;
-  /** Input bytes in flight in one pipeline before further requests wait for another one. Default 16384. */
-  maxInFlightBytes?: number;
-  /** Requests allowed to wait per pair before EngineError('overloaded'). Default 64. */
-  maxQueuePerPair?: number;
-  /** Idle pipelines are closed after this long (restarted lazily on the next request). Default 600000 (10 min). */
-  idleRecycleMs?: number;
-  /** A pipeline is replaced (its requests answered first) after this many blocks (default 100000), this long (ms, default
-   *  6 h) or when its resident memory grew this much (MiB) over its first measurement (default 64; lrx-proc grows). */
-  maxBlocksPerPipeline?: number;
-  maxPipelineAgeMs?: number;
-  maxRssGrowthMb?: number;
-  /** Only use these pairs ("en-es", Tolk codes); default: every installed mode. */
-  pairs?: string[];
-  /**
-   * Pairs probed and kept warm at start ("*": every pair); the others start on their first request, which probes
-   * them first (a pair whose probe fails is marked broken and no longer listed). Default none.
-   */
-  warmPairs?: string[];
-  /** Called when the listed pairs change (a pair found broken on first use), so routes can be rebuilt. */
-  onPairsChanged?: () => void;
-  /** Apertium variant suffix → Tolk code ("pt_BR" → "pt-br"); default en_US, en_GB, pt_BR, pt_PT. */
-  variants?: Record<string, string>;
-  /** Probes run in parallel at start(). Default 2. */
-  probeConcurrency?: number;
-  /** Per-mode probe limit, ms. Default 10000. */
-  probeTimeoutMs?: number;
-  logger?: Logger;
-}
-
-const DEFAULTS = {
-  modesDir: '/usr/share/apertium/modes',
-  memoryBudgetMb: Math.min(4096, Math.max(512, Math.round(totalmem() / 2 ** 20 / 2))),
-  // One warm pipeline already keeps two cores busy (its stages run in parallel); a second one only pays off with more
-  // cores: on 2 cores it cost HTTP throughput (8 concurrent short requests, docs/benchmarks.md).
-  maxPipelinesPerPair: availableParallelism() <= 2 ? 1 : 2,
-  requestTimeoutMs: 15_000,
-  maxQueuePerPair: 64,
-  maxInFlightPerPipeline: 8,
-  maxInFlightBytes: 16_384,
-  idleRecycleMs: 600_000,
-  ...WEAR_LIMITS,
-  probeConcurrency: 2,
-  probeTimeoutMs: 10_000,
-};
 
 /** RSS assumed for a mode never measured yet (MiB). */
 const UNKNOWN_RSS_MB = 300;
@@ -106,7 +48,16 @@ export interface ApertiumPairStats {
 export class ApertiumEngine implements TranslationEngine, PairPoolHost {
   readonly name = 'apertium';
   readonly features = { context: false };
-  private readonly opts: typeof DEFAULTS & { pairs?: string[]; warmPairs?: string[]; onPairsChanged?: () => void; variants: Record<string, string> };
+  private readonly opts: typeof DEFAULTS & {
+    pairs?: string[];
+    warmPairs?: string[];
+    onPairsChanged?: () => void;
+    variants: Record<string, string>;
+    taggerShimDir?: string;
+  };
+  /** Settled by start(), before any pipeline is spawned. */
+  private reset: TaggerReset = { kind: 'relay' };
+  private rebuildingShim = false;
   private readonly log: Logger;
   private readonly pools = new Map<string, PairPool>();
   /** Pools not probed yet: their first request probes them (one probe however many requests wait). */
@@ -129,6 +80,7 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
     if (this.started) return;
     this.started = true;
     const t0 = performance.now();
+    this.reset = await chooseTaggerReset(this.opts.taggerReset, this.opts.taggerShimDir, this.log);
     const { modes, skipped } = await discoverModes(this.opts.modesDir, this.opts.variants);
     const wanted = this.opts.pairs ? new Set(this.opts.pairs.map((p) => p.toLowerCase())) : null;
     const candidates = modes.filter((m) => !wanted || wanted.has(`${m.source}-${m.target}`));
@@ -164,6 +116,23 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
     this.sweeper.unref();
   }
 
+  /**
+   * How new pipelines keep their tagger stateless. A shim file removed meanwhile (a temp-directory cleaner) sends new
+   * pipelines to the relay until it is built again.
+   */
+  get taggerReset(): TaggerReset {
+    if (this.reset.kind === 'shim' && !existsSync(this.reset.path) && !this.rebuildingShim) {
+      this.log.warn({ engine: this.name, path: this.reset.path }, 'apertium tagger shim removed; building it again, the relay meanwhile');
+      this.reset = { kind: 'relay' };
+      this.rebuildingShim = true;
+      forgetTaggerShim(this.opts.taggerShimDir);
+      void chooseTaggerReset(this.opts.taggerReset, this.opts.taggerShimDir, this.log)
+        .then((reset) => (this.reset = reset), () => {})
+        .finally(() => (this.rebuildingShim = false));
+    }
+    return this.reset;
+  }
+
   private addPool(mode: ApertiumMode): void {
     const pool = new PairPool(mode, this, this.opts.maxPipelinesPerPair, this.opts.maxQueuePerPair, {
       maxRequests: Math.max(1, this.opts.maxInFlightPerPipeline),
@@ -184,7 +153,7 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
     if (pending) return pending;
     pending = (async () => {
       const key = `${pool.mode.source}-${pool.mode.target}`;
-      const result = await probeMode(pool.mode, this.opts.probeTimeoutMs);
+      const result = await probeMode(pool.mode, this.opts.probeTimeoutMs, this.taggerReset);
       if (result.ok) this.rssByMode.set(pool.mode.name, result.pipeline.rssBytes());
       if (result.ok) {
         this.unverified.delete(pool);

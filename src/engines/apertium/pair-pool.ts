@@ -3,7 +3,7 @@
 
 import { EngineError } from '../engine.js';
 import type { ApertiumMode } from './mode-discovery.js';
-import { ApertiumPipeline } from './pipeline.js';
+import { ApertiumPipeline, type TaggerReset } from './pipeline.js';
 
 /** Requesters whose last turn is remembered; beyond that the longest-served are forgotten (they count as new). */
 const MAX_REMEMBERED_REQUESTERS = 1024;
@@ -33,6 +33,8 @@ export interface PairPoolHost {
   shouldRetire?(pipeline: ApertiumPipeline): string | undefined;
   /** Called when a pipeline of this pool dies unexpectedly. */
   onPipelineDeath(pool: PairPool, pipeline: ApertiumPipeline, reason: string): void;
+  /** How new pipelines keep their tagger stateless (see pipeline.ts); default the relay. */
+  readonly taggerReset?: TaggerReset;
 }
 
 /** When a pipeline is replaced (see ApertiumEngineOptions); lrx-proc grows ~95 bytes per translation. */
@@ -85,7 +87,7 @@ export class PairPool {
   }
 
   private spawn(): ApertiumPipeline {
-    const p = new ApertiumPipeline(this.mode.name, this.mode.stages);
+    const p = new ApertiumPipeline(this.mode.name, this.mode.stages, this.host.taggerReset);
     this.watch(p);
     this.pipelines.push(p);
     return p;

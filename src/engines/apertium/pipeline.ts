@@ -6,6 +6,10 @@ import { readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { EngineError } from '../engine.js';
 import { isHmmTagger, TaggerRelay } from './tagger-relay.js';
+import { withTaggerShim, type TaggerReset } from './tagger-shim.js';
+
+export type { TaggerReset };
+
 
 let nextId = 1;
 
@@ -46,15 +50,17 @@ export class ApertiumPipeline {
   private relay: TaggerRelay | undefined;
   private relayAt = 0;
 
-  constructor(readonly modeName: string, stages: string[][]) {
+  constructor(readonly modeName: string, stages: string[][], reset: TaggerReset = { kind: 'relay' }) {
     const env = { ...process.env, LC_ALL: process.env.LC_ALL ?? 'C.UTF-8' };
-    const tagger = stages.findIndex((argv, i) => i > 0 && i < stages.length - 1 && isHmmTagger(argv));
+    const hmm = stages.findIndex((argv, i) => i > 0 && i < stages.length - 1 && isHmmTagger(argv));
+    const tagger = reset.kind === 'relay' ? hmm : -1;
     let prevOut: Readable | null = null;
     for (const [i, argv] of stages.entries()) {
       if (i === tagger) continue;
       const [cmd, ...args] = argv;
       const last = i === stages.length - 1;
-      const child: ChildProcess = spawn(cmd!, args, { stdio: [prevOut ?? 'pipe', 'pipe', 'pipe'], env });
+      const stageEnv = i === hmm && reset.kind === 'shim' ? withTaggerShim(env, reset.path) : env;
+      const child: ChildProcess = spawn(cmd!, args, { stdio: [prevOut ?? 'pipe', 'pipe', 'pipe'], env: stageEnv });
       // the parent's copy of the pipe between stages must be closed so EOF and SIGPIPE propagate
       if (prevOut) prevOut.destroy();
       this.exitWaiters.push(new Promise((resolve) => child.once('close', () => resolve())));

@@ -1,6 +1,6 @@
 // Probing a mode: one short sentence through a fresh pipeline; a crash, a timeout or empty output means it does not work.
 import type { ApertiumMode } from './mode-discovery.js';
-import { ApertiumPipeline } from './pipeline.js';
+import { ApertiumPipeline, type TaggerReset } from './pipeline.js';
 import { deformat, reformat } from './stream-format.js';
 
 const PROBES: Readonly<Record<string, string>> = {
@@ -22,9 +22,9 @@ const PROBES: Readonly<Record<string, string>> = {
 export type ProbeResult = { ok: true; pipeline: ApertiumPipeline } | { ok: false; reason: string; timedOut: boolean };
 
 /** Runs the mode once; on success the still running pipeline is handed over (to keep warm, or to close). */
-export async function probeMode(mode: ApertiumMode, timeoutMs: number): Promise<ProbeResult> {
+export async function probeMode(mode: ApertiumMode, timeoutMs: number, reset?: TaggerReset): Promise<ProbeResult> {
   const text = PROBES[mode.source.split('-')[0]!] ?? 'Hello world.';
-  const p = new ApertiumPipeline(mode.name, mode.stages);
+  const p = new ApertiumPipeline(mode.name, mode.stages, reset);
   let timer: NodeJS.Timeout | undefined;
   let timedOut = false;
   try {

@@ -25,7 +25,7 @@ const DocumentStatus = Type.Object({
   seconds_remaining: Type.Optional(Type.Integer()),
   billed_characters: Type.Optional(Type.Integer()),
   error_message: Type.Optional(Type.String()),
-  message: Type.Optional(Type.String()),
+  message: Type.Optional(Type.String({ description: 'The error again, or with `done` what was kept untranslated (e.g. PDF pages whose fonts cannot be read back).' })),
 });
 const DocumentParams = Type.Object({ document_id: Type.String({ maxLength: 100 }) });
 const documentErrors = errorResponses;

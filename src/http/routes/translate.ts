@@ -1,8 +1,8 @@
-// POST /v2/translate: parse → plan (validate against engines) → customization (glossaries, style, memory) → quota
-// pre-check → translate → charge → respond.
+// POST /v2/translate: parse the body into a job, hand it to the translation core (plan → customize → quota → engine
+// → charge), reply in the wire shape.
 import type { FastifyInstance } from 'fastify';
 import { parseReportingTag } from '../../accounts/reporting-tag.js';
-import { parseTranslateRequest } from '../../translate/translate-request.js';
+import { parseTranslateRequest, translationSpecOf } from '../../translate/translate-request.js';
 import type { Services } from '../../services.js';
 import { authOf } from '../plugins/auth.js';
 import { JSON_OR_FORM, errorResponses } from '../schemas/common.js';
@@ -27,11 +27,13 @@ export async function translateRoutes(app: FastifyInstance, { services }: { serv
       const ctx = authOf(request);
       const tag = reportingTagHeader(request.headers);
       const req = parseTranslateRequest(request.body);
-      const plan = services.translate.plan(req);
-      const customization = await services.translate.customize(ctx.account.id, req, plan.sources);
-      await services.usage.assertCharactersAvailable(ctx, plan.billedCharacters);
-      const outcome = await services.translate.translate(req, plan.sources, { signal: clientSignal(reply), hook: customization, requester: ctx.account.id });
-      await services.usage.charge(ctx, 'text_translation', outcome.billedCharacters, tag);
+      const outcome = await services.translate.translateText({
+        ...translationSpecOf(req),
+        texts: req.texts,
+        caller: ctx,
+        reportingTag: tag,
+        signal: clientSignal(reply),
+      });
       const modelTypeUsed = req.modelType === undefined ? undefined : req.modelType.replace(/^prefer_/, '');
       return {
         translations: outcome.results.map((r) => ({

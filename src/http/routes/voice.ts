@@ -5,7 +5,7 @@ import websocket from '@fastify/websocket';
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
 import { encodeServerMessage, voiceErrors } from '../../voice/protocol.js';
-import type { StreamSink } from '../../voice/stream.js';
+import type { StreamSink, VoiceStream } from '../../voice/stream.js';
 import { authOf } from '../plugins/auth.js';
 import { publicOrigin } from '../public-origin.js';
 import { errorResponses, handlerChecked } from '../schemas/common.js';
@@ -25,6 +25,8 @@ const MAX_FRAME_BYTES = 1024 * 1024;
 const MAX_PENDING_PONGS = 1024;
 // ws's options (maxPendingAutoPongs is not in @types/ws yet, hence no literal at the call)
 const WS_OPTIONS = { maxPayload: MAX_FRAME_BYTES, maxPendingAutoPongs: MAX_PENDING_PONGS };
+/** Frames a client may send before its token is checked (a few milliseconds); more closes the connection. */
+const MAX_EARLY_FRAMES = 256;
 
 const SessionResponse = Type.Object({ streaming_url: Type.String(), token: Type.String(), session_id: Type.String() });
 const TokenQuery = Type.Object({ token: Type.Optional(Type.String()) }, { additionalProperties: true });
@@ -94,33 +96,59 @@ export async function voiceRoutes(app: FastifyInstance, { services }: { services
         },
         close: (reason) => close(1000, reason),
       };
-      const token = (request.query as { token?: string }).token;
-      const outcome = voice.connect(token, sink);
-      if (!outcome.ok) {
-        socket.send(encodeServerMessage({ error: outcome.error.body() }, outcome.format));
-        close(1008);
-        return;
-      }
-      const { stream, session } = outcome;
-      format = session.config.messageFormat;
-      const limit = setTimeout(() => close(1000), CONNECTION_LIMIT_MS);
-      limit.unref();
-      socket.on('close', () => {
-        closed = true;
-        clearTimeout(limit);
-        voice.disconnect(session, stream, sink);
+      // Frames that arrive while the token is checked (in the database, shared by the nodes) wait for the stream.
+      let stream: VoiceStream | undefined;
+      let early: { data: Buffer; isBinary: boolean }[] | undefined = [];
+      let tooLarge = false;
+      socket.on('message', (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => {
+        const buf = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+        if (stream) stream.onFrame(buf, isBinary);
+        else if (early && early.length < MAX_EARLY_FRAMES) early.push({ data: buf, isBinary });
+        else close(1008, 'Too many messages before the session was ready.');
       });
       socket.on('error', (err: Error & { code?: string }) => {
         // A frame above MAX_FRAME_BYTES: the socket is already closing (1009), but the session ends as for any chunk
         // that is too large, so its token cannot resume it.
-        if (err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') stream.fail(voiceErrors.chunkTooLarge());
+        if (err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
+          tooLarge = true;
+          stream?.fail(voiceErrors.chunkTooLarge());
+        }
         close(1011);
       });
-      // The handler runs synchronously after the upgrade, so no frame can have arrived before this listener.
-      socket.on('message', (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => {
-        const buf = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
-        stream.onFrame(buf, isBinary);
+      let release = () => {};
+      socket.on('close', () => {
+        closed = true;
+        release();
       });
+      const token = (request.query as { token?: string }).token;
+      voice.connect(token, sink).then(
+        (outcome) => {
+          if (!outcome.ok) {
+            if (!closed) socket.send(encodeServerMessage({ error: outcome.error.body() }, outcome.format));
+            close(1008);
+            return;
+          }
+          const { session } = outcome;
+          const live = outcome.stream;
+          format = session.config.messageFormat;
+          const limit = setTimeout(() => close(1000), CONNECTION_LIMIT_MS);
+          limit.unref();
+          release = () => {
+            clearTimeout(limit);
+            voice.disconnect(session, live, sink);
+          };
+          if (tooLarge) live.fail(voiceErrors.chunkTooLarge());
+          if (closed) return release();
+          stream = live;
+          const waiting = early ?? [];
+          early = undefined;
+          for (const frame of waiting) live.onFrame(frame.data, frame.isBinary);
+        },
+        (err: unknown) => {
+          request.log.error({ err }, 'voice connection failed');
+          close(1011);
+        },
+      );
     },
   );
 }

@@ -1,5 +1,5 @@
-// POST /v2/write/rephrase and /v2/write/correct: parse → plan (engines available?) → quota pre-check → improve →
-// charge text_improvement characters → respond.
+// POST /v2/write/rephrase and /v2/write/correct: parse into a job, hand it to WriteService.improve (plan → quota →
+// improve → charge text_improvement characters), reply in the wire shape.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { ServiceError, forbidden } from '../../lib/errors.js';
@@ -71,11 +71,7 @@ export async function writeRoutes(app: FastifyInstance, { services }: { services
       }
       const tag = reportingTagHeader(request.headers);
       const req = parseWriteRequest(request.body, { allowStyle: mode === 'rephrase' });
-      const characters = services.write.plan(req, mode);
-      await services.usage.assertCharactersAvailable(ctx, characters);
-      const signal = clientSignal(reply);
-      const improvements = mode === 'rephrase' ? await services.write.rephrase(req, signal) : await services.write.correct(req, signal, ctx.account.id);
-      await services.usage.charge(ctx, 'text_improvement', characters, tag);
+      const improvements = await services.write.improve({ mode, request: req, caller: ctx, reportingTag: tag, signal: clientSignal(reply) });
       return toResponse(improvements);
     });
   }

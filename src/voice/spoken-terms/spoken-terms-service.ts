@@ -2,7 +2,7 @@
 // used by voice sessions (spoken_terms_id) to bias transcription towards the terms.
 import { ServiceError, invalid, notFound } from '../../lib/errors.js';
 import { newUuid } from '../../lib/ids.js';
-import type { SpokenTermsRepository, SpokenTermsRow, TermListInfo, TermListRow } from '../../store/spoken-terms-repository.js';
+import type { SpokenTermsRepository, SpokenTermsRow, TermListInfo, TermListRow } from '../../store/repositories/spoken-terms-repository.js';
 import { checkCollectionName, parseTermList, termListLang } from './term-list.js';
 
 /** Collections an account may hold (the reference limits them per plan). */

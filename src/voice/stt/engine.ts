@@ -5,6 +5,8 @@ export interface RecognizedSegment {
   /** Milliseconds from the start of the stream. */
   startMs: number;
   endMs: number;
+  /** The language heard, when the recogniser was asked to detect it (RecognizerOptions.detectAmong). */
+  language?: string;
 }
 
 export type RecognizerEvent =
@@ -23,12 +25,19 @@ export interface SpeechRecognizer {
 export interface RecognizerOptions {
   /** Terms (written forms) the transcript should get right: product names, jargon. */
   spokenTerms?: readonly string[];
+  /**
+   * Detect the spoken language among these (source_language_mode auto); the language given to createRecognizer is
+   * the fallback when the engine hears another. Ignored by engines that cannot detect (detectsLanguage false).
+   */
+  detectAmong?: ReadonlySet<string>;
 }
 
 export interface SpeechToTextEngine {
   readonly name: string;
   /** Base language codes (en, de, …) this engine transcribes. */
   readonly languages: ReadonlySet<string>;
+  /** Whether the engine can tell which of its languages is spoken. */
+  readonly detectsLanguage: boolean;
   createRecognizer(language: string, options?: RecognizerOptions): Promise<SpeechRecognizer>;
   close(): Promise<void>;
 }

@@ -154,6 +154,7 @@ class PocketSphinxRecognizer implements SpeechRecognizer {
 
 export class PocketSphinxEngine implements SpeechToTextEngine {
   readonly name = 'pocketsphinx';
+  readonly detectsLanguage = false;
   readonly languages: ReadonlySet<string>;
   private lib: Lib | null = null;
   private readonly idle: unknown[] = [];

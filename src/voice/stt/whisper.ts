@@ -1,12 +1,39 @@
-// Whisper through whisper.cpp (@fugood/whisper.node, prebuilt binaries): an operator-installed ggml model file
-// (TOLK_MODELS_DIR/whisper/ggml-*.bin, the public whisper.cpp format). Whisper transcribes windows, not streams, so
-// the recogniser finds utterances with an energy detector, re-transcribes the utterance so far for partial results
-// while the speaker talks, and transcribes it once more when a pause concludes it. Punctuation and casing are the
-// model's.
-import { existsSync, readdirSync, openSync, readSync, closeSync } from 'node:fs';
+// Whisper through whisper.cpp (the library @fugood/whisper.node ships, called through its C API: whisper-native.ts):
+// an operator-installed ggml model file (TOLK_MODELS_DIR/whisper/ggml-*.bin, the public whisper.cpp format). Whisper
+// transcribes windows, not streams, so the recogniser finds utterances with an energy detector, re-transcribes the
+// utterance so far for partial results while the speaker talks, and transcribes it once more when a pause concludes
+// it (unless nothing was said since the latest partial). Punctuation and casing are the model's.
+import { closeSync, existsSync, openSync, readdirSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RecognizerEvent, RecognizerOptions, SpeechRecognizer, SpeechToTextEngine } from './engine.js';
 import { STT_SAMPLE_RATE } from './engine.js';
+import { whisperNative, type WhisperNative } from './whisper-native.js';
+
+interface LoadedModel {
+  native: WhisperNative;
+  context: unknown;
+  /** One decoding state: calls are queued, one at a time. */
+  state: unknown;
+}
+
+/** whisper.cpp's shortest input (1 s), with a margin. */
+const MIN_INPUT_SAMPLES = STT_SAMPLE_RATE * 1.1;
+/** Whisper's encoder has 50 positions per second of audio, 1,500 in its 30 s window. */
+const AUDIO_CTX_PER_SECOND = 50;
+const FULL_AUDIO_CTX = 1500;
+
+/**
+ * Most tokens a call may decode: fast speech is ~4 words (~6 tokens) a second. Whisper otherwise decodes up to 220
+ * tokens when it loops on a phrase (its known hallucination on noise), which costs seconds and yields garbage.
+ */
+export function maxTokensFor(samples: number): number {
+  return Math.ceil((samples / STT_SAMPLE_RATE) * 8) + 8;
+}
+
+/** Encoder positions for `samples` of audio, with half a second to spare for the tail of the last word. */
+export function audioContextFor(samples: number): number {
+  return Math.min(FULL_AUDIO_CTX, Math.ceil((samples / STT_SAMPLE_RATE + 0.5) * AUDIO_CTX_PER_SECOND));
+}
 
 export interface WhisperOptions {
   /** The ggml model file. */
@@ -19,6 +46,8 @@ export interface WhisperOptions {
   pauseMs?: number;
   /** Longest utterance (Whisper's window is 30 s). */
   maxUtteranceMs?: number;
+  /** Encode the whole 30 s window on every call, as whisper.cpp does by default (the benchmark's baseline). */
+  fullWindow?: boolean;
 }
 
 /** Languages of the multilingual Whisper models (base codes). */
@@ -27,6 +56,10 @@ const WHISPER_LANGUAGES = (
   'te fa lv bn sr az sl kn et mk br eu is hy ne mn bs kk sq sw gl mr pa si km sn yo so af oc ka be tg sd gu am yi lo uz fo ' +
   'ht ps tk nn mt sa lb my bo tl mg as tt haw ln ha ba jw su yue'
 ).split(' ');
+
+/** Whisper's code for Norwegian Bokmål is 'no'; Tolk's (and the reference's) is 'nb'. */
+const toWhisper = (language: string) => (language === 'nb' ? 'no' : language);
+const fromWhisper = (language: string) => (language === 'no' ? 'nb' : language);
 
 /** The first ggml model in `dir` (sorted by name, so an operator can pick by naming), or null. */
 export function findWhisperModel(dir: string): string | null {
@@ -48,15 +81,12 @@ function vocabularySize(path: string): number {
   }
 }
 
-interface WhisperContext {
-  transcribeData(audio: ArrayBuffer, options: Record<string, unknown>): { promise: Promise<{ result: string }> };
-  release(): Promise<void>;
-}
-
 /** 20 ms frames; speech is a frame this far above the quietest recent frames (and above a floor). */
 const FRAME = STT_SAMPLE_RATE / 50;
 const SPEECH_OVER_NOISE_DB = 12;
 const MIN_SPEECH_DBFS = -50;
+/** Silence after speech that starts a transcription in case it becomes the concluding pause. */
+const EARLY_TRANSCRIPTION_SILENCE_MS = 200;
 /** Speech kept before the first loud frame (soft onsets). */
 const LEAD_IN_MS = 200;
 
@@ -73,6 +103,10 @@ class WhisperRecognizer implements SpeechRecognizer {
   private lastSpeech = 0;
   private sinceLastPartial = 0;
   private lastPartial = '';
+  /** The latest partial transcription's text (also when unchanged, so not emitted). */
+  private partialText = '';
+  /** The stream position the latest partial transcription covered (0: none in this utterance). */
+  private partialCovers = 0;
   /** The last LEAD_IN_MS of audio outside an utterance. */
   private lead: Int16Array[] = [];
   private noiseDb = -60;
@@ -83,7 +117,12 @@ class WhisperRecognizer implements SpeechRecognizer {
     private readonly language: string,
     /** Spoken terms as Whisper's initial prompt, which biases decoding towards their spelling. */
     private readonly prompt: string,
+    /** Languages to detect among (empty: transcribe `language`). */
+    private readonly detectAmong: ReadonlySet<string>,
   ) {}
+
+  /** The language detected in the current utterance (its first transcription detects, later ones reuse it). */
+  private detected: string | null = null;
 
   async write(samples: Int16Array): Promise<RecognizerEvent[]> {
     const events: RecognizerEvent[] = [];
@@ -116,12 +155,14 @@ class WhisperRecognizer implements SpeechRecognizer {
       }
     }
     this.frame = joined.slice(at);
-    if (this.uttSamples > 0 && (this.sinceLastPartial * 1000) / STT_SAMPLE_RATE >= this.engine.partialIntervalMs()) {
+    if (this.uttSamples > 0 && this.partialDue()) {
       this.sinceLastPartial = 0;
+      this.partialCovers = this.samplesIn;
       const text = await this.transcribe();
+      this.partialText = text;
       if (text && text !== this.lastPartial) {
         this.lastPartial = text;
-        events.push({ kind: 'partial', segment: { text, startMs: this.ms(this.uttStart), endMs: this.ms(this.samplesIn) } });
+        events.push({ kind: 'partial', segment: { text, startMs: this.ms(this.uttStart), endMs: this.ms(this.samplesIn), ...this.heard() } });
       }
     }
     return events;
@@ -139,6 +180,22 @@ class WhisperRecognizer implements SpeechRecognizer {
     this.utterance = [];
   }
 
+  /**
+   * Every partialIntervalMs while the speaker talks, and once more as soon as a short silence follows speech not yet
+   * transcribed: if the silence turns into the pause that concludes the utterance, that transcription is its text,
+   * and the concluded segment comes without another call.
+   */
+  private partialDue(): boolean {
+    if ((this.sinceLastPartial * 1000) / STT_SAMPLE_RATE >= this.engine.partialIntervalMs()) return true;
+    const silentMs = ((this.samplesIn - this.lastSpeech) * 1000) / STT_SAMPLE_RATE;
+    return silentMs >= EARLY_TRANSCRIPTION_SILENCE_MS && this.partialCovers < this.lastSpeech;
+  }
+
+  /** The segment's language field when detecting. */
+  private heard(): { language?: string } {
+    return this.detectAmong.size > 0 ? { language: this.detected ?? this.language } : {};
+  }
+
   private add(frame: Int16Array): void {
     this.utterance.push(frame);
     this.uttSamples += frame.length;
@@ -154,20 +211,28 @@ class WhisperRecognizer implements SpeechRecognizer {
     const audio = new Int16Array(this.uttSamples);
     let o = 0;
     for (const f of this.utterance) (audio.set(f, o), (o += f.length));
-    const text = await this.engine.transcribe(audio, this.language, this.prompt);
-    return text.replace(NON_SPEECH, ' ').replace(/\s+/g, ' ').trim();
+    const detect = this.detectAmong.size > 0;
+    const result = await this.engine.transcribeDetailed(audio, detect ? (this.detected ?? 'auto') : this.language, this.prompt);
+    // a language heard outside the allowed ones (no translation from it) falls back to the session's
+    if (detect && !this.detected) this.detected = this.detectAmong.has(result.language) ? result.language : this.language;
+    return result.text.replace(NON_SPEECH, ' ').replace(/\s+/g, ' ').trim();
   }
 
   private async conclude(): Promise<RecognizerEvent | null> {
     const startMs = this.ms(this.uttStart);
     // the utterance ends with its last loud frame, not with the pause that concluded it
     const endMs = Math.max(startMs, this.ms(Math.min(this.samplesIn, this.lastSpeech)));
-    const text = await this.transcribe();
+    // no speech since the latest transcription: its text is the utterance's
+    const text = this.partialCovers >= this.lastSpeech && this.partialCovers > 0 ? this.partialText : await this.transcribe();
     this.utterance = [];
     this.uttSamples = 0;
     this.sinceLastPartial = 0;
     this.lastPartial = '';
-    return text ? { kind: 'final', segment: { text, startMs, endMs } } : null;
+    this.partialText = '';
+    this.partialCovers = 0;
+    const heard = this.heard();
+    this.detected = null;
+    return text ? { kind: 'final', segment: { text, startMs, endMs, ...heard } } : null;
   }
 }
 
@@ -181,38 +246,43 @@ function dbfs(frame: Int16Array): number {
 export class WhisperEngine implements SpeechToTextEngine {
   readonly name = 'whisper';
   readonly languages: ReadonlySet<string>;
+  /** Multilingual models detect the language (English-only ones know one). */
+  readonly detectsLanguage: boolean;
   readonly partialEveryMs: number;
   readonly pauseMs: number;
   readonly maxUtteranceMs: number;
-  private context: Promise<WhisperContext> | null = null;
+  private model: Promise<LoadedModel> | null = null;
   /** whisper.cpp runs one transcription per context at a time: calls queue here. */
   private queue: Promise<unknown> = Promise.resolve();
   /** How long the latest transcription took. */
   private lastCallMs = 0;
 
   constructor(private readonly options: WhisperOptions) {
-    this.languages = new Set(vocabularySize(options.modelPath) > 51864 ? WHISPER_LANGUAGES : ['en']);
+    this.languages = new Set(vocabularySize(options.modelPath) > 51864 ? WHISPER_LANGUAGES.map(fromWhisper) : ['en']);
+    this.detectsLanguage = this.languages.size > 1;
     this.partialEveryMs = options.partialEveryMs ?? 1000;
     this.pauseMs = options.pauseMs ?? 600;
     this.maxUtteranceMs = options.maxUtteranceMs ?? 25_000;
   }
 
   /** Loads the model (once; the first session otherwise waits for it). */
-  load(): Promise<WhisperContext> {
-    this.context ??= (async () => {
+  load(): Promise<LoadedModel> {
+    this.model ??= (async () => {
+      // whisper.cpp logs to stderr unless its log is routed to the JS binding's listeners (none here, so it is
+      // dropped); the binding loads the same library file, so the routing holds for the calls made through koffi
       const whisper = await import('@fugood/whisper.node');
-      // whisper.cpp logs to stderr unless its log is routed to the package's listeners (none here, so it is dropped);
-      // routing needs the native module loaded
       await whisper.loadWhisperModule();
       await whisper.toggleNativeLog(true);
-      return (await whisper.initWhisper({ filePath: this.options.modelPath, useGpu: false })) as unknown as WhisperContext;
+      const native = whisperNative();
+      const context = await native.init(this.options.modelPath);
+      return { native, context, state: native.newState(context) };
     })();
-    return this.context;
+    return this.model;
   }
 
   /**
-   * Every call encodes a whole 30 s window, however short the utterance: partial results are spaced to at least
-   * twice the time a call takes, so that they never take more than half the engine's time.
+   * A call's cost follows the utterance (the encoder runs on its length only) and grows with it: partial results
+   * are spaced to at least twice the time the latest call took, so that they never take more than half the engine.
    */
   partialIntervalMs(): number {
     return Math.max(this.partialEveryMs, 2 * this.lastCallMs);
@@ -221,37 +291,61 @@ export class WhisperEngine implements SpeechToTextEngine {
   async createRecognizer(language: string, options: RecognizerOptions = {}): Promise<SpeechRecognizer> {
     if (!this.languages.has(language)) throw new Error(`the Whisper model does not transcribe ${language}`);
     await this.load();
-    return new WhisperRecognizer(this, language, (options.spokenTerms ?? []).join(', '));
+    const detectAmong = this.detectsLanguage ? new Set([...(options.detectAmong ?? [])].filter((l) => this.languages.has(l))) : new Set<string>();
+    return new WhisperRecognizer(this, language, (options.spokenTerms ?? []).join(', '), detectAmong);
   }
 
-  /** Transcribes one utterance; greedy, no temperature fallback (a partial must not cost six decodes). */
-  transcribe(audio: Int16Array, language: string, prompt = ''): Promise<string> {
+  /**
+   * Transcribes one utterance; greedy, no temperature fallback (a partial must not cost six decodes), no text
+   * carried over from the previous call (the state is shared by every stream). The encoder's context is sized to the
+   * audio (50 positions a second, plus a margin) instead of Whisper's fixed 30 s window.
+   */
+  async transcribe(audio: Int16Array, language: string, prompt = ''): Promise<string> {
+    return (await this.transcribeDetailed(audio, language, prompt)).text;
+  }
+
+  /** As transcribe, with the language whisper.cpp used (the detected one for 'auto'). */
+  transcribeDetailed(audio: Int16Array, language: string, prompt = ''): Promise<{ text: string; language: string }> {
     const run = this.queue.then(async () => {
-      const context = await this.load();
+      const { native, context, state } = await this.load();
       const started = performance.now();
-      const copy = audio.slice().buffer;
-      const { promise } = context.transcribeData(copy, {
-        language,
-        maxThreads: this.options.threads ?? 2,
+      // whisper.cpp skips input under 1 s: shorter audio is padded with silence
+      const samples = new Float32Array(Math.max(audio.length, MIN_INPUT_SAMPLES));
+      for (let i = 0; i < audio.length; i++) samples[i] = audio[i]! / 32768;
+      const params = native.defaults();
+      Object.assign(params, {
+        n_threads: this.options.threads ?? 2,
+        language: toWhisper(language),
+        no_context: true,
+        no_timestamps: true,
+        single_segment: false,
+        print_progress: false,
+        print_realtime: false,
+        print_timestamps: false,
         temperature: 0,
-        temperatureInc: 0,
-        beamSize: 1,
-        bestOf: 1,
-        ...(prompt ? { prompt } : {}),
+        temperature_inc: 0,
+        audio_ctx: this.options.fullWindow ? 0 : audioContextFor(samples.length),
+        initial_prompt: prompt || null,
+        max_tokens: maxTokensFor(audio.length),
       });
-      const { result } = await promise;
+      params.greedy.best_of = 1;
+      const rc = await native.full(context, state, params, samples);
+      if (rc !== 0) throw new Error(`whisper.cpp failed to transcribe (${rc})`);
       this.lastCallMs = performance.now() - started;
-      return result;
+      return { text: native.segments(state).join(''), language: fromWhisper(native.language(state)) };
     });
     this.queue = run.catch(() => {});
     return run;
   }
 
   async close(): Promise<void> {
-    const context = this.context;
-    this.context = null;
-    if (!context) return;
-    await (await context).release();
+    const model = this.model;
+    this.model = null;
+    if (!model) return;
+    const { native, context, state } = await model;
+    await this.queue;
+    native.freeState(state);
+    native.free(context);
     // the routed log holds a native callback that keeps the process alive
     await (await import('@fugood/whisper.node')).toggleNativeLog(false);
   }

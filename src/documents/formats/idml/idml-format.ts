@@ -1,6 +1,6 @@
 // Adobe InDesign Markup Language packages: the paragraphs of every story are translated on the markup layer (style
 // ranges as inline tags); every other part, and every untouched byte of a story, is written back unchanged.
-import { translateTagged, type TaggedText } from '../../../translate/markup/index.js';
+import { translateTagged, type TaggedText } from '../../../markup/index.js';
 import { countCodePoints, decodeText, DocumentFormatError, type DocumentFormat, type ExtractedDocument } from '../format.js';
 import { planStory, renderPieces, type Piece } from './idml-story.js';
 import { readZip, writeZip, type ZipPart } from './zip-package.js';

@@ -1,7 +1,7 @@
 // One IDML story (Stories/Story_*.xml) cut into paragraphs: the text between <Br/>s of a ParagraphStyleRange, across
 // its CharacterStyleRanges, is one tagged unit whose style ranges are paired inline tags; untouched markup is kept
 // byte for byte, and a translated paragraph is written back with the same ranges around the words they carry.
-import type { TaggedText, TagMark } from '../../../translate/markup/tagged-text.js';
+import type { TaggedText, TagMark } from '../../../markup/tagged-text.js';
 import { arrangeRuns, keepBlanksAroundAtoms, restoreRuns, withoutRuns } from '../run-arrangement.js';
 import { parseXmlTree, type XElement, type XNode } from './xml-tree.js';
 

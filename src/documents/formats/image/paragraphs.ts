@@ -29,12 +29,73 @@ export function union(boxes: readonly Box[]): Box {
   return { left, top, width: right - left, height: bottom - top };
 }
 
+/** A gap wider than this many font sizes between two words of a recognized line separates cells or cards. */
+const CELL_GAP_EM = 1.2;
+
+/** A run of words on one line, with the index of its line in the recognizer's paragraph. */
+interface Run {
+  words: RecognizedWord[];
+  line: number;
+}
+
+/**
+ * A recognized line cut into runs: at a gap wide enough to separate table cells or cards, and at a word below the
+ * confidence cut-off (dropped, and left out of every box, so its pixels are never painted over).
+ */
+function runsOf(line: readonly RecognizedWord[], index: number, minConfidence: number): Run[] {
+  const sure = line.filter((w) => w.confidence >= minConfidence);
+  const em = fontSizeOf(sure) || Math.max(...sure.map((w) => w.height), 1) / ASCENDER;
+  const runs: Run[] = [];
+  let current: RecognizedWord[] = [];
+  const close = () => {
+    if (current.length > 0) runs.push({ words: current, line: index });
+    current = [];
+  };
+  for (const w of line) {
+    if (w.confidence < minConfidence) {
+      close();
+      continue;
+    }
+    const last = current[current.length - 1];
+    if (last && w.left - (last.left + last.width) > CELL_GAP_EM * em) close();
+    current.push(w);
+  }
+  close();
+  return runs;
+}
+
+/** Groups a run may join: the most recent ones (the search stays linear in the runs). */
+const RECENT_GROUPS = 50;
+
+/**
+ * Runs of paragraphs that the recognizer read across cells or cards, regrouped: a run continues the one just above
+ * it, at the same left, only as the rest of a sentence (the one above does not end one, this one starts lower case).
+ */
+function regroup(runs: readonly Run[]): Run[][] {
+  const groups: Run[][] = [];
+  for (const run of runs) {
+    const first = run.words[0]!;
+    const box = union(run.words);
+    const em = Math.max(box.height, 1) / ASCENDER;
+    let group: Run[] | undefined;
+    for (let k = groups.length - 1; k >= Math.max(0, groups.length - RECENT_GROUPS) && !group; k--) {
+      const above = union(groups[k]![groups[k]!.length - 1]!.words);
+      const text = groups[k]![groups[k]!.length - 1]!.words.map((w) => w.text).join(' ');
+      const gap = box.top - (above.top + above.height);
+      if (gap >= -0.2 * em && gap <= em && Math.abs(above.left - box.left) <= em && !/[.!?:]$/u.test(text) && /^\p{Ll}/u.test(first.text)) group = groups[k];
+    }
+    if (group) group.push(run);
+    else groups.push([run]);
+  }
+  return groups;
+}
+
 export function paragraphsOf(words: readonly RecognizedWord[], minConfidence = MIN_WORD_CONFIDENCE): ImageParagraph[] {
   // Map keeps the recognizer's reading order of paragraphs and lines
   const byParagraph = new Map<string, Map<number, RecognizedWord[]>>();
   for (const w of words) {
     const text = w.text.trim();
-    if (text === '' || w.confidence < minConfidence || w.width <= 0 || w.height <= 0) continue;
+    if (text === '' || w.width <= 0 || w.height <= 0) continue;
     const key = `${w.block}/${w.paragraph}`;
     let lines = byParagraph.get(key);
     if (!lines) byParagraph.set(key, (lines = new Map()));
@@ -42,14 +103,23 @@ export function paragraphsOf(words: readonly RecognizedWord[], minConfidence = M
     if (!line) lines.set(w.line, (line = []));
     line.push({ ...w, text });
   }
-  const out: ImageParagraph[] = [];
+  // paragraphs read whole stay as they are; the runs of those cut into runs are regrouped together
+  const groups: Run[][] = [];
+  const cut: Run[] = [];
   for (const lines of byParagraph.values()) {
-    const lineWords = [...lines.values()];
-    const text = joinLines(lineWords.map((ws) => ws.map((w) => w.text).join(' ')));
+    const runs = [...lines.values()].flatMap((line, index) => runsOf(line, index, minConfidence));
+    const whole = runs.every((r, k) => k === 0 || r.line !== runs[k - 1]!.line) && new Set(runs.map((r) => r.line)).size === lines.size;
+    if (whole) groups.push(runs);
+    else cut.push(...runs);
+  }
+  const out: ImageParagraph[] = [];
+  for (const group of [...groups, ...regroup(cut)]) {
+    if (group.length === 0) continue;
+    const text = joinLines(group.map((r) => r.words.map((w) => w.text).join(' ')));
     // a paragraph of stray symbols ("|", "—", "©") is not text to translate
     if (!/\p{L}/u.test(text)) continue;
-    const lineBoxes = lineWords.map((ws) => union(ws));
-    out.push({ text, box: union(lineBoxes), lines: lineBoxes, fontPx: fontSizeOf(lineWords.flat()) });
+    const lineBoxes = group.map((r) => union(r.words));
+    out.push({ text, box: union(lineBoxes), lines: lineBoxes, fontPx: fontSizeOf(group.flatMap((r) => r.words)) });
   }
   return out;
 }

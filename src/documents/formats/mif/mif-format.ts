@@ -1,6 +1,6 @@
 // FrameMaker MIF documents: each <Para> of the text flows (and tables) is one tagged unit, its Font changes as spans
 // and its Char/Variable/XRef/Marker/anchor statements as empty tags; everything outside those Paras is kept byte for byte.
-import { translateTagged, type TaggedText, type TagMark } from '../../../translate/markup/index.js';
+import { translateTagged, type TaggedText, type TagMark } from '../../../markup/index.js';
 import { countCodePoints, DocumentFormatError, type DocumentFormat, type ExtractedDocument } from '../format.js';
 import { arrangeRuns, keepBlanksAroundAtoms, restoreRuns, withoutRuns } from '../run-arrangement.js';
 import { decodeMifString, encodeMifString, parseMif, type MifStatement } from './mif-syntax.js';

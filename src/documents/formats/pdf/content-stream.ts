@@ -121,25 +121,90 @@ export interface StrippedContent {
   invisible: number;
 }
 
-/** The content stream without its text-showing operators (and their operands), with what kind of text it showed. */
-export function stripText(data: Uint8Array): StrippedContent {
+/** A page area (user space) where a thin horizontal path is an underline of text that is drawn anew. */
+export interface UnderlineZone {
+  x0: number;
+  x1: number;
+  y0: number;
+  y1: number;
+}
+
+/** Underlines are at most this thick (points) and drawn with these operators. */
+const UNDERLINE_MAX_HEIGHT = 2.5;
+const PATH_START = new Set(['m', 're']);
+const PATH_PAINT = new Set(['S', 's', 'f', 'F', 'f*', 'B', 'B*', 'b', 'b*', 'n']);
+type Matrix = [number, number, number, number, number, number];
+const multiply = (m: Matrix, n: Matrix): Matrix => [
+  m[0] * n[0] + m[1] * n[2],
+  m[0] * n[1] + m[1] * n[3],
+  m[2] * n[0] + m[3] * n[2],
+  m[2] * n[1] + m[3] * n[3],
+  m[4] * n[0] + m[5] * n[2] + n[4],
+  m[4] * n[1] + m[5] * n[3] + n[5],
+];
+
+/**
+ * The content stream without its text-showing operators (and their operands), with what kind of text it showed;
+ * thin horizontal paths (lines and bars of `m`/`l`/`re`) lying inside an underline zone are removed with the text.
+ */
+export function stripText(data: Uint8Array, zones: readonly UnderlineZone[] = [], keepFonts: ReadonlySet<string> = new Set()): StrippedContent {
   const cuts: { start: number; end: number; replacement: string }[] = [];
   let visible = 0;
   let invisible = 0;
-  // the text render mode is graphics state: saved by q, restored by Q
+  // the text render mode and the transformation matrix are graphics state: saved by q, restored by Q
   let mode = 0;
-  const saved: number[] = [];
+  let ctm: Matrix = [1, 0, 0, 1, 0, 0];
+  /** The font resource text is shown in (Tf); text in one of keepFonts stays. */
+  let font = '';
+  const saved: { mode: number; ctm: Matrix; font: string }[] = [];
+  /** The current path: where its operators begin and its points in user space (NaN once a curve makes it no line). */
+  let path: { start: number; xs: number[]; ys: number[]; clip: boolean } | undefined;
+  const numbers = (start: number, end: number, name: string) =>
+    Buffer.from(data.subarray(start, end - name.length)).toString('latin1').trim().split(/\s+/u).map(Number);
+  const point = (x: number, y: number) => {
+    // an underline has a few points; a longer path is no underline and stops being collected
+    if (path!.xs.length >= 16) path!.xs[0] = Number.NaN;
+    if (path!.xs.length >= 16) return;
+    path!.xs.push(ctm[0] * x + ctm[2] * y + ctm[4]);
+    path!.ys.push(ctm[1] * x + ctm[3] * y + ctm[5]);
+  };
   scanOperators(data, (name, operandsStart, end) => {
-    if (SHOW_TEXT.has(name) || NEXT_LINE_AND_SHOW.has(name)) {
+    if (zones.length > 0 && (PATH_START.has(name) || name === 'l' || name === 'h')) {
+      if (!path && PATH_START.has(name)) path = { start: operandsStart, xs: [], ys: [], clip: false };
+      if (!path) return;
+      const v = numbers(operandsStart, end, name);
+      if (name === 're' && v.length === 4) {
+        point(v[0]!, v[1]!);
+        point(v[0]! + v[2]!, v[1]! + v[3]!);
+      } else if ((name === 'm' || name === 'l') && v.length === 2) point(v[0]!, v[1]!);
+      else if (name !== 'h') path.xs.push(Number.NaN);
+      return;
+    }
+    if (path && ['c', 'v', 'y'].includes(name)) path.xs.push(Number.NaN);
+    // a clipping path limits what follows: never removed
+    if (path && (name === 'W' || name === 'W*')) path.clip = true;
+    if (path && PATH_PAINT.has(name)) {
+      if (!path.clip && isUnderline(path.xs, path.ys, zones)) cuts.push({ start: path.start, end, replacement: ' ' });
+      path = undefined;
+      return;
+    }
+    if ((SHOW_TEXT.has(name) || NEXT_LINE_AND_SHOW.has(name)) && keepFonts.has(font)) {
+      visible++;
+    } else if (SHOW_TEXT.has(name) || NEXT_LINE_AND_SHOW.has(name)) {
       cuts.push({ start: operandsStart, end, replacement: SHOW_TEXT.has(name) ? ' ' : ' T* ' });
       if (mode === 3 || mode === 7) invisible++;
       else visible++;
     } else if (name === 'Tr') {
       mode = Number(Buffer.from(data.subarray(operandsStart, end - 2)).toString('latin1').trim());
     } else if (name === 'q') {
-      if (saved.length < 1000) saved.push(mode);
+      if (saved.length < 1000) saved.push({ mode, ctm, font });
     } else if (name === 'Q') {
-      mode = saved.pop() ?? mode;
+      ({ mode, ctm, font } = saved.pop() ?? { mode, ctm, font });
+    } else if (name === 'Tf' && keepFonts.size > 0) {
+      font = /^\s*\/(\S+)/u.exec(Buffer.from(data.subarray(operandsStart, end)).toString('latin1'))?.[1] ?? '';
+    } else if (name === 'cm' && zones.length > 0) {
+      const m = numbers(operandsStart, end, name);
+      if (m.length === 6 && m.every(Number.isFinite)) ctm = multiply(m as Matrix, ctm);
     }
   });
   if (cuts.length === 0) return { data: null, visible, invisible };
@@ -151,6 +216,14 @@ export function stripText(data: Uint8Array): StrippedContent {
   }
   parts.push(data.subarray(at));
   return { data: Buffer.concat(parts), visible, invisible };
+}
+
+/** Whether a path's points make a thin horizontal line or bar lying inside one of the zones. */
+function isUnderline(xs: number[], ys: number[], zones: readonly UnderlineZone[]): boolean {
+  if (xs.length < 2 || xs.some((x) => !Number.isFinite(x)) || ys.some((y) => !Number.isFinite(y))) return false;
+  const [x0, x1, y0, y1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
+  if (y1 - y0 > UNDERLINE_MAX_HEIGHT || x1 - x0 < 2) return false;
+  return zones.some((z) => x0 >= z.x0 && x1 <= z.x1 && y0 >= z.y0 && y1 <= z.y1);
 }
 
 /** The content stream without its text-showing operators (and their operands); null when it shows no text. */

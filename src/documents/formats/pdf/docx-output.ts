@@ -73,7 +73,7 @@ function paragraph(props: { style?: string; pageBreak: boolean; align: TextBlock
   const pPr =
     (props.style ? `<w:pStyle w:val="${props.style}"/>` : '') +
     (props.pageBreak ? '<w:pageBreakBefore/>' : '') +
-    (props.align === 'center' ? '<w:jc w:val="center"/>' : props.align === 'right' ? '<w:jc w:val="right"/>' : '');
+    (props.align === 'center' ? '<w:jc w:val="center"/>' : props.align === 'right' ? '<w:jc w:val="right"/>' : props.align === 'justify' ? '<w:jc w:val="both"/>' : '');
   return `<w:p>${pPr ? `<w:pPr>${pPr}</w:pPr>` : ''}${content}</w:p>`;
 }
 
@@ -127,6 +127,8 @@ export function writeTranslatedDocx(pages: readonly DocxPage[], options: DocxOpt
       const block = page.blocks[i]!;
       if (Math.abs(block.angle) < 0.01) placeImages(block.top);
       const text = page.texts[i] ?? block.text;
+      // a block with nothing to say (text kept as a picture) leaves no empty paragraph
+      if (text === '') continue;
       const next = page.blocks[i + 1];
       if (isMarker(block) && next?.translatable) {
         // a list item: its marker, a tab to the hanging indent, the item's text

@@ -1,5 +1,6 @@
 // Groups positioned text pieces of a page into lines and lines into blocks (paragraphs, list items, table cells), so
 // one block is one translation segment and its box is where the translation is drawn.
+import { COLUMN_GAP_EM, angleKey, fitsAfter, maxOf, minOf, rowLimits } from './rows.js';
 
 export type FontFamily = 'sans' | 'serif' | 'mono';
 export interface FontStyle {
@@ -17,6 +18,8 @@ export interface TextPiece {
   size: number;
   width: number;
   font: FontStyle;
+  /** The PDF font's name (BaseFont), when pdf.js tells it. */
+  fontName?: string;
   /** Fill colour "#rrggbb" (black when unknown). */
   color?: string;
 }
@@ -37,7 +40,7 @@ export interface TextLine {
   marker: boolean;
 }
 
-export type Alignment = 'left' | 'right' | 'center';
+export type Alignment = 'left' | 'right' | 'center' | 'justify';
 
 export interface TextBlock {
   angle: number;
@@ -63,28 +66,13 @@ export interface TextBlock {
   maxBottom: number;
 }
 
-/** A horizontal gap wider than this (in em) separates two lines on the same baseline: table cells, columns. */
-const COLUMN_GAP_EM = 0.6;
 /** List markers: bullets, symbol-font bullets (private use), "1.", "a)", "iv.", "(2)". */
 const MARKER = /^(?:[\p{Co}•●○◦▪▫■□‣⁃∙·\-–—*►▸▹➢➤✓✔❖◆◇]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\(?[ivxlIVXL]{1,6}[.)])$/u;
 const ASCENT = 0.8;
 const DESCENT = 0.25;
 
-const angleKey = (a: number) => Math.round((a * 180) / Math.PI);
 /** Beyond this many blocks on a page, room to grow is not looked up among neighbours (quadratic work). */
 const MAX_NEIGHBOUR_BLOCKS = 2000;
-
-/** Min and max without spreading (a page may have more items than a call takes arguments). */
-function minOf<T>(items: readonly T[], f: (t: T) => number): number {
-  let m = Number.POSITIVE_INFINITY;
-  for (const t of items) m = Math.min(m, f(t));
-  return m;
-}
-function maxOf<T>(items: readonly T[], f: (t: T) => number): number {
-  let m = Number.NEGATIVE_INFINITY;
-  for (const t of items) m = Math.max(m, f(t));
-  return m;
-}
 
 function toFrame(p: TextPiece): Piece {
   const c = Math.cos(p.angle);
@@ -124,25 +112,39 @@ function groupLines(pieces: Piece[]): TextLine[] {
   const lines: TextLine[] = [];
   let current: Piece[] = [];
   let end = 0;
+  /** The current line's main piece on its baseline (superscripts are measured against it). */
+  let base: Piece | undefined;
   const flush = () => {
     if (current.length > 0) for (const l of splitMarker(current)) lines.push(l);
     current = [];
   };
   for (const p of pieces) {
     const last = current[current.length - 1];
-    const size = Math.max(p.size, last?.size ?? 0);
+    const ref = base ?? last;
+    const size = Math.max(p.size, ref?.size ?? 0);
+    const raised = ref !== undefined && isSuperscript(p, ref);
     const continues =
       last !== undefined &&
+      ref !== undefined &&
       angleKey(last.angle) === angleKey(p.angle) &&
-      Math.abs(p.v - last.v) < 0.35 * size &&
+      (Math.abs(p.v - ref.v) < 0.35 * size || raised) &&
       p.u >= end - 0.5 * size &&
       p.u - end < COLUMN_GAP_EM * size;
-    if (!continues) flush();
+    if (!continues) {
+      flush();
+      base = p;
+    } else if (!raised && p.size > base!.size) base = p;
     current.push(p);
     end = Math.max(last && continues ? end : Number.NEGATIVE_INFINITY, p.u + p.width);
   }
   flush();
   return lines;
+}
+
+/** A smaller piece raised above the baseline of `base`: a footnote or affiliation mark, part of base's line. */
+function isSuperscript(p: Piece, base: Piece): boolean {
+  const rise = p.v - base.v;
+  return p.size <= 0.85 * base.size && rise > 0.1 * base.size && rise < 0.6 * base.size;
 }
 
 /** A leading list marker becomes a line of its own, so the item's text keeps its indentation when rewrapped. */
@@ -169,19 +171,31 @@ function mainPiece(line: TextLine): Piece {
   return line.pieces.reduce((a, b) => (b.text.length > a.text.length ? b : a));
 }
 
+/** The colour of most of a line's characters. */
+function colorOfLine(line: TextLine): string {
+  const count = new Map<string, number>();
+  for (const p of line.pieces) count.set(p.color ?? '#000000', (count.get(p.color ?? '#000000') ?? 0) + p.text.length);
+  let best = '#000000';
+  for (const [c, n] of count) if (n > (count.get(best) ?? 0)) best = c;
+  return best;
+}
+
 function mainFont(line: TextLine): FontStyle {
   return mainPiece(line).font;
 }
 
 /** Whether `line` continues the paragraph `block` (the line just below, same size and style, aligned). */
-function continues(block: OpenBlock, line: TextLine): boolean {
+function continues(block: OpenBlock, line: TextLine, limits: Map<TextLine, number>): boolean {
   const last = block.lines[block.lines.length - 1]!;
   const first = block.lines[0]!;
   if (last.marker || line.marker) return false;
   if (angleKey(block.angle) !== angleKey(line.pieces[0]!.angle)) return false;
   const size = first.size;
   if (Math.abs(line.size - size) > 0.15 * size) return false;
-  if (!sameStyle(block.font, mainFont(line)) || block.color !== (mainPiece(line).color ?? '#000000')) return false;
+  if (!sameStyle(block.font, mainFont(line))) return false;
+  // another colour starts another block, unless a coloured run (a link) goes on from the line above
+  const color = colorOfLine(line);
+  if (color !== block.color && !last.pieces.some((p) => (p.color ?? '#000000') === color)) return false;
   const drop = last.v - line.v;
   const expected = block.lines.length >= 2 ? first.v - block.lines[1]!.v : 1.5 * size;
   if (drop < 0.6 * size || drop > (block.lines.length >= 2 ? expected * 1.2 : expected)) return false;
@@ -191,6 +205,9 @@ function continues(block: OpenBlock, line: TextLine): boolean {
     Math.abs((line.u0 + line.u1) / 2 - (left + right) / 2) <= size ||
     Math.abs(line.u1 - right) <= size;
   if (!aligned || line.u0 > right || line.u1 < left) return false;
+  // in a table row (or a column beside another), a line that left room for the next word was ended on purpose
+  const limit = limits.get(last);
+  if (limit !== undefined && fitsAfter(last, line, limit)) return false;
   // a short line ending a sentence closes its paragraph (paragraphs without extra spacing)
   if (block.lines.length >= 2 && last.u1 < right - 0.25 * (right - left) && /[.!?:]$/u.test(last.text)) return false;
   return true;
@@ -225,6 +242,10 @@ function keepCode(blocks: TextBlock[]): void {
 function alignment(lines: TextLine[], left: number, right: number, size: number): Alignment {
   if (lines.length < 2) return 'left';
   const tol = 0.5 * size;
+  // every line but the last reaching both margins (two of them at least: one alone is the widest by definition)
+  const full = lines.slice(0, -1);
+  const edge = Math.max(1, 0.15 * size);
+  if (full.length >= 2 && full.every((l) => Math.abs(l.u0 - left) <= tol && Math.abs(l.u1 - right) <= edge)) return 'justify';
   if (lines.every((l) => Math.abs(l.u0 - left) <= tol)) return 'left';
   if (lines.every((l) => Math.abs(l.u1 - right) <= tol)) return 'right';
   if (lines.every((l) => Math.abs((l.u0 + l.u1) / 2 - (left + right) / 2) <= tol)) return 'center';
@@ -236,21 +257,23 @@ export function layoutPage(input: readonly TextPiece[], bounds: readonly [number
   const pieces = input.filter((p) => p.text.trim() !== '' && Number.isFinite(p.x + p.y + p.size + p.width) && p.size > 0).map(toFrame);
   const open: OpenBlock[] = [];
   let previous: TextLine | undefined;
-  for (const line of groupLines(pieces)) {
+  const lines = groupLines(pieces);
+  const limits = rowLimits(lines, bounds);
+  for (const line of lines) {
     let best: OpenBlock | undefined;
     // the text after a list marker starts a new item
     const first = previous?.marker === true;
     previous = line;
     for (let k = open.length - 1; !first && k >= Math.max(0, open.length - 40); k--) {
       const b = open[k]!;
-      if (continues(b, line) && (!best || b.lines[b.lines.length - 1]!.v < best.lines[best.lines.length - 1]!.v)) best = b;
+      if (continues(b, line, limits) && (!best || b.lines[b.lines.length - 1]!.v < best.lines[best.lines.length - 1]!.v)) best = b;
     }
     if (best) {
       best.lines.push(line);
       best.left = Math.min(best.left, line.u0);
       best.right = Math.max(best.right, line.u1);
     } else {
-      const color = mainPiece(line).color ?? '#000000';
+      const color = colorOfLine(line);
       open.push({ angle: line.pieces[0]!.angle, lines: [line], left: line.u0, right: line.u1, font: mainFont(line), color });
     }
   }

@@ -75,6 +75,7 @@ export async function readPageTexts(input: Buffer, limits: ReadLimits): Promise<
           size: Math.hypot(c, d),
           width: i.width,
           font: styleOfFontName(fontName(i.fontName)),
+          ...(fontName(i.fontName) !== undefined ? { fontName: fontName(i.fontName)! } : {}),
           ...(color ? { color } : {}),
         };
       });

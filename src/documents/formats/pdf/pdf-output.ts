@@ -17,7 +17,7 @@ import {
   type PDFPage,
 } from 'pdf-lib';
 import { DocumentFormatError } from '../format.js';
-import { stripText, stripTextOperators } from './content-stream.js';
+import { stripText, type UnderlineZone } from './content-stream.js';
 import { fitText, fontFor, type DrawFont } from './fonts.js';
 import { fromFrame, type TextBlock } from './layout.js';
 
@@ -58,7 +58,7 @@ function compressed(doc: PDFDocument, dict: PDFDict, bytes: Uint8Array): PDFRawS
  * Removes text from a page's content (its streams are joined: an operator may span two of them) and its forms;
  * true when the page's own text was all invisible (the OCR layer over a scanned image).
  */
-function stripPage(doc: PDFDocument, page: PDFPage, visited: Set<PDFRef>): boolean {
+function stripPage(doc: PDFDocument, page: PDFPage, visited: Set<PDFRef>, zones: UnderlineZone[], keepFonts: ReadonlySet<string>): boolean {
   const contents = page.node.Contents();
   const streams = contents instanceof PDFArray ? contents.asArray().map((r) => doc.context.lookup(r)) : [contents];
   const parts: Uint8Array[] = [];
@@ -66,14 +66,27 @@ function stripPage(doc: PDFDocument, page: PDFPage, visited: Set<PDFRef>): boole
     const bytes = decode(s);
     if (bytes) parts.push(bytes, Buffer.from('\n'));
   }
-  const stripped = parts.length > 0 ? stripText(Buffer.concat(parts)) : { data: null, visible: 0, invisible: 0 };
-  if (stripped.data) page.node.set(PDFName.of('Contents'), doc.context.register(compressed(doc, doc.context.obj({}), stripped.data)));
   const resources = page.node.Resources();
-  if (resources) stripForms(doc, resources, visited);
+  const keep = fontResources(doc, resources, keepFonts);
+  const stripped = parts.length > 0 ? stripText(Buffer.concat(parts), zones, keep) : { data: null, visible: 0, invisible: 0 };
+  if (stripped.data) page.node.set(PDFName.of('Contents'), doc.context.register(compressed(doc, doc.context.obj({}), stripped.data)));
+  if (resources) stripForms(doc, resources, visited, keepFonts);
   return stripped.invisible > 0 && stripped.visible === 0;
 }
 
-function stripForms(doc: PDFDocument, resources: PDFDict, visited: Set<PDFRef>): void {
+/** Names under which `resources` lists the fonts named (BaseFont) in `fonts`. */
+function fontResources(doc: PDFDocument, resources: PDFDict | undefined, fonts: ReadonlySet<string>): Set<string> {
+  const names = new Set<string>();
+  const dict = fonts.size > 0 ? resources?.lookupMaybe(PDFName.of('Font'), PDFDict) : undefined;
+  for (const [key, value] of dict?.entries() ?? []) {
+    const font = doc.context.lookup(value);
+    const base = font instanceof PDFDict ? font.lookup(PDFName.of('BaseFont')) : undefined;
+    if (base instanceof PDFName && fonts.has(base.decodeText())) names.add(key.decodeText());
+  }
+  return names;
+}
+
+function stripForms(doc: PDFDocument, resources: PDFDict, visited: Set<PDFRef>, keepFonts: ReadonlySet<string>): void {
   const xobjects = resources.lookupMaybe(PDFName.of('XObject'), PDFDict);
   if (!xobjects) return;
   for (const [, value] of xobjects.entries()) {
@@ -82,10 +95,10 @@ function stripForms(doc: PDFDocument, resources: PDFDict, visited: Set<PDFRef>):
     const stream = doc.context.lookup(value);
     if (!(stream instanceof PDFRawStream) || stream.dict.get(PDFName.of('Subtype')) !== PDFName.of('Form')) continue;
     const bytes = decode(stream);
-    const stripped = bytes ? stripTextOperators(bytes) : null;
-    if (stripped) doc.context.assign(value, compressed(doc, stream.dict.clone(doc.context), stripped));
     const own = stream.dict.lookupMaybe(PDFName.of('Resources'), PDFDict);
-    if (own) stripForms(doc, own, visited);
+    const stripped = bytes ? stripText(bytes, [], fontResources(doc, own ?? resources, keepFonts)).data : null;
+    if (stripped) doc.context.assign(value, compressed(doc, stream.dict.clone(doc.context), stripped));
+    if (own) stripForms(doc, own, visited, keepFonts);
   }
 }
 
@@ -95,6 +108,10 @@ export interface PageOutput {
   texts: string[];
   /** The page is kept as it is (its text cannot be read back, so it could not be redrawn). */
   keep?: boolean;
+  /** Fonts (PDF names) whose text cannot be read back: their text stays in the page's content as it is. */
+  keepFonts?: ReadonlySet<string>;
+  /** Per block: kept as it is (it holds text in one of keepFonts); its other pieces are drawn back. */
+  kept?: readonly boolean[];
 }
 
 export interface OutputOptions {
@@ -136,20 +153,33 @@ async function write(doc: PDFDocument, pages: PageOutput[], options: OutputOptio
       if (options.watermark) drawWatermark(page, await embed(fontFor({ family: 'sans', bold: false, italic: false })));
       continue;
     }
-    const scanned = stripPage(doc, page, visited);
-    const { blocks, texts } = pages[p]!;
+    const { blocks, texts, kept } = pages[p]!;
+    const keepFonts = pages[p]!.keepFonts ?? new Set<string>();
+    const scanned = stripPage(doc, page, visited, underlineZones(blocks, texts), keepFonts);
     for (let b = 0; b < blocks.length; b++) {
       const block = blocks[b]!;
       const font = fontFor(block.font);
       const pdfFont = await embed(font);
       // over a scan, the translation covers the image's own text
       if (scanned && block.translatable) cover(page, block);
-      if (block.translatable) drawBlock(page, pdfFont, font, block, texts[b] ?? block.text);
-      else drawVerbatim(page, pdfFont, font, block);
+      // a block the engine left as it was (names, marks) is drawn back piece by piece, superscripts included
+      const text = texts[b] ?? block.text;
+      if (block.translatable && !kept?.[b] && text !== block.text) drawBlock(page, pdfFont, font, block, text);
+      else drawVerbatim(page, pdfFont, font, block, keepFonts);
     }
     if (options.watermark) drawWatermark(page, await embed(fontFor({ family: 'sans', bold: false, italic: false })));
   }
   return Buffer.from(await doc.save({ useObjectStreams: true }));
+}
+
+/** Under each line of the blocks drawn anew (unrotated), where its underlines are: they go with the old text. */
+function underlineZones(blocks: TextBlock[], texts: string[]): UnderlineZone[] {
+  const zones: UnderlineZone[] = [];
+  blocks.forEach((b, n) => {
+    if (!b.translatable || (texts[n] ?? b.text) === b.text || Math.abs(b.angle) > 1e-3) return;
+    for (const l of b.lines) zones.push({ x0: l.u0 - 2, x1: l.u1 + 2, y0: l.v - 0.3 * l.size, y1: l.v + 0.05 * l.size });
+  });
+  return zones;
 }
 
 function colorOf(hex: string) {
@@ -176,12 +206,25 @@ function drawBlock(page: PDFPage, pdfFont: PDFFont, font: DrawFont, block: TextB
   const width = (block.lines.length > 1 ? block.right - block.left : block.maxRight - block.left) + 0.01;
   const fitted = fitText(text, font.metrics, block.size, block.lineGap, width, block.top - block.maxBottom, block.lines.length === 1);
   let v = block.top - 0.8 * fitted.size;
-  for (const line of fitted.lines) {
+  fitted.lines.forEach((line, n) => {
     const w = font.metrics.measure(line) * fitted.size;
     const u = block.align === 'right' ? block.right - w : block.align === 'center' ? (block.left + block.right - w) / 2 : block.left;
-    drawLine(page, pdfFont, block.color, block.angle, u, v, line, fitted.size);
+    if (block.align === 'justify' && n < fitted.lines.length - 1) drawJustified(page, pdfFont, font, block, v, line, fitted.size, width);
+    else drawLine(page, pdfFont, block.color, block.angle, u, v, line, fitted.size);
     v -= fitted.lineGap;
-  }
+  });
+}
+
+/** A line of a justified paragraph spread to the block's width: its words drawn apart, evenly spaced. */
+function drawJustified(page: PDFPage, pdfFont: PDFFont, font: DrawFont, block: TextBlock, v: number, line: string, size: number, width: number): void {
+  const words = line.split(' ');
+  const widths = words.map((w) => font.metrics.measure(w) * size);
+  const gap = words.length > 1 ? (width - 0.01 - widths.reduce((a, b) => a + b, 0)) / (words.length - 1) : 0;
+  let u = block.left;
+  words.forEach((word, k) => {
+    drawLine(page, pdfFont, block.color, block.angle, u, v, word, size);
+    u += widths[k]! + gap;
+  });
 }
 
 function cover(page: PDFPage, block: TextBlock): void {
@@ -196,11 +239,15 @@ function cover(page: PDFPage, block: TextBlock): void {
   });
 }
 
-/** Numbers, bullets and symbols go back where they were. */
-function drawVerbatim(page: PDFPage, pdfFont: PDFFont, font: DrawFont, block: TextBlock): void {
+/** Numbers, bullets, symbols and text left as it was go back where they were, each piece at its place and size. */
+function drawVerbatim(page: PDFPage, pdfFont: PDFFont, font: DrawFont, block: TextBlock, keptFonts: ReadonlySet<string>): void {
   for (const line of block.lines) {
-    const text = font.metrics.drawable(line.text);
-    if (text.trim() !== '') drawLine(page, pdfFont, block.color, block.angle, line.u0, line.v, text, line.size);
+    for (const piece of line.pieces) {
+      // text in a kept font is still in the content stream
+      if (keptFonts.has(piece.fontName ?? '')) continue;
+      const text = font.metrics.drawable(piece.text);
+      if (text.trim() !== '') drawLine(page, pdfFont, piece.color ?? block.color, block.angle, piece.u, piece.v, text, piece.size);
+    }
   }
 }
 

@@ -1,0 +1,75 @@
+// Text kept as it was in a PDF (fonts that cannot be read back) has no words to write into a Word document: a
+// conversion shows it as a picture of its block, rendered by pdf.js onto a canvas.
+import { createCanvas } from '@napi-rs/canvas';
+import { getDocument, type PDFDocumentLoadingTask } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import type { TextBlock } from './layout.js';
+import type { PageImage } from './page-images.js';
+
+/** Pixels per point of the pictures (144 dpi: sharp enough to read, a few hundred kilobytes per page). */
+const SCALE = 2;
+/** Room around a block's box (points), for accents and descenders its box leaves out. */
+const MARGIN = 2;
+
+interface Band {
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
+}
+
+/**
+ * Blocks side by side merged into bands across their width and up to the room on their right: pdf.js measures glyphs
+ * it cannot map unreliably, so the blocks of one line of such text may be apart and too narrow.
+ */
+function bands(blocks: readonly TextBlock[]): Band[] {
+  const sorted = [...blocks].sort((a, b) => b.top - a.top);
+  const out: Band[] = [];
+  for (const b of sorted) {
+    const last = out[out.length - 1];
+    if (last && b.top > last.bottom) {
+      last.left = Math.min(last.left, b.left);
+      last.right = Math.max(last.right, b.maxRight);
+      last.bottom = Math.min(last.bottom, b.bottom);
+    } else out.push({ left: b.left, right: b.maxRight, top: b.top, bottom: b.bottom });
+  }
+  return out;
+}
+
+/** Per page, pictures of the blocks listed for it (unrotated blocks only); a page pdf.js cannot render has none. */
+export async function renderKeptBlocks(input: Buffer, blocks: readonly (readonly TextBlock[])[]): Promise<PageImage[][]> {
+  const out: PageImage[][] = blocks.map(() => []);
+  if (blocks.every((b) => b.length === 0)) return out;
+  let loading: PDFDocumentLoadingTask | undefined;
+  try {
+    loading = getDocument({ data: new Uint8Array(input), verbosity: 0, isEvalSupported: false, disableFontFace: true, useSystemFonts: false, stopAtErrors: false });
+    const doc = await loading.promise;
+    for (let n = 0; n < blocks.length; n++) {
+      const wanted = blocks[n]!.filter((b) => Math.abs(b.angle) < 1e-3);
+      if (wanted.length === 0) continue;
+      const page = await doc.getPage(n + 1);
+      const viewport = page.getViewport({ scale: SCALE });
+      const canvas = createCanvas(Math.ceil(viewport.width), Math.ceil(viewport.height));
+      const ctx = canvas.getContext('2d');
+      await page.render({ canvasContext: ctx as unknown as CanvasRenderingContext2D, viewport, canvas: canvas as unknown as HTMLCanvasElement }).promise;
+      for (const b of bands(wanted)) {
+        // user space (y up) to the rendered page (y down)
+        const [x0, y0] = viewport.convertToViewportPoint(b.left - MARGIN, b.top + MARGIN) as [number, number];
+        const [x1, y1] = viewport.convertToViewportPoint(b.right + MARGIN, b.bottom - MARGIN) as [number, number];
+        const left = Math.max(0, Math.floor(Math.min(x0, x1)));
+        const top = Math.max(0, Math.floor(Math.min(y0, y1)));
+        const width = Math.min(canvas.width - left, Math.ceil(Math.abs(x1 - x0)));
+        const height = Math.min(canvas.height - top, Math.ceil(Math.abs(y1 - y0)));
+        if (width <= 0 || height <= 0) continue;
+        const crop = createCanvas(width, height);
+        crop.getContext('2d').putImageData(ctx.getImageData(left, top, width, height), 0, 0);
+        out[n]!.push({ png: await crop.encode('png'), width: width / SCALE, height: height / SCALE, top: b.top + MARGIN });
+      }
+      page.cleanup();
+    }
+    await doc.destroy();
+  } catch {
+    // a page pdf.js cannot render: the pictures made so far are kept
+    await loading?.destroy().catch(() => {});
+  }
+  return out;
+}

@@ -1,0 +1,144 @@
+// Images laid out as screenshots are, drawn with @napi-rs/canvas and read by real Tesseract: table cells stay cells
+// (not run-on lines painted over the grid), separate UI cards stay apart, and a word the recognizer is unsure of is
+// left as it was (not sent, not painted over).
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { GlobalFonts, createCanvas, loadImage, type Canvas } from '@napi-rs/canvas';
+import { createImageFormat } from '../../src/documents/formats/image/image-format.js';
+import { paragraphsOf, type Box } from '../../src/documents/formats/image/paragraphs.js';
+import type { RecognizedWord, RgbImage, TextRecognizer } from '../../src/documents/formats/image/text-recognizer.js';
+import { TesseractRecognizer } from '../../src/documents/ocr/tesseract-recognizer.js';
+
+GlobalFonts.registerFromPath('/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf', 'DejaVu Sans');
+const tesseract = new TesseractRecognizer();
+const png = createImageFormat('png', tesseract);
+
+const SPANISH: Record<string, string> = {
+  Fruit: 'Fruta', Colour: 'Color', Season: 'Estación', Apples: 'Manzanas', Red: 'Rojo', Autumn: 'Otoño', Lemons: 'Limones',
+  Yellow: 'Amarillo', Winter: 'Invierno', 'Green pears': 'Peras verdes', Green: 'Verde', Summer: 'Verano',
+  'Fast sync': 'Sincronía rápida', 'Safe storage': 'Almacén seguro', 'Easy sharing': 'Compartir fácil',
+  'Your files are on every device.': 'Tus ficheros están en cada aparato.', 'We keep a copy of every file.': 'Guardamos una copia de cada fichero.',
+  'Send a link to your friends.': 'Envía un enlace a tus amigos.',
+};
+
+async function pixelsOf(bytes: Buffer): Promise<{ width: number; height: number; data: Uint8ClampedArray }> {
+  const img = await loadImage(bytes);
+  const c = createCanvas(img.width, img.height);
+  c.getContext('2d').drawImage(img, 0, 0);
+  return c.getContext('2d').getImageData(0, 0, img.width, img.height);
+}
+
+/** The output's paragraphs as Tesseract reads them (Spanish), with their boxes. */
+async function readBack(bytes: Buffer) {
+  const { width, height, data } = await pixelsOf(bytes);
+  const rgb = Buffer.alloc(width * height * 3);
+  for (let i = 0, j = 0; i < data.length; i += 4, j += 3) rgb.set(data.subarray(i, i + 3), j);
+  return paragraphsOf(await tesseract.recognize({ width, height, rgb }, 'es'));
+}
+
+const within = (b: Box, r: Box) => b.left >= r.left && b.top >= r.top && b.left + b.width <= r.left + r.width && b.top + b.height <= r.top + r.height;
+
+/** Pixels that differ (any channel by more than 48) inside `area` between two decoded images. */
+function changed(a: { width: number; data: Uint8ClampedArray }, b: { data: Uint8ClampedArray }, area: Box): number {
+  let n = 0;
+  for (let y = area.top; y < area.top + area.height; y++) {
+    for (let x = area.left; x < area.left + area.width; x++) {
+      const i = (y * a.width + x) * 4;
+      if ([0, 1, 2].some((c) => Math.abs(a.data[i + c]! - b.data[i + c]!) > 48)) n++;
+    }
+  }
+  return n;
+}
+
+async function translate(canvas: Canvas, format = png) {
+  const input = canvas.toBuffer('image/png');
+  const doc = await format.extract(input, { targetLang: 'es', sourceLang: 'en' });
+  const out = await doc.rebuild(doc.segments.map((s) => SPANISH[s.text] ?? s.text));
+  return { input, out, segments: doc.segments.map((s) => s.text) };
+}
+
+describe('image layout (Tesseract)', () => {
+  it('table cells are translated one by one and painted inside their cells; the grid stays', async () => {
+    const rows = [['Fruit', 'Colour', 'Season'], ['Apples', 'Red', 'Autumn'], ['Lemons', 'Yellow', 'Winter'], ['Green pears', 'Green', 'Summer']];
+    const c = createCanvas(700, 260);
+    const x = c.getContext('2d');
+    x.fillStyle = '#fff';
+    x.fillRect(0, 0, 700, 260);
+    x.strokeStyle = '#000';
+    x.lineWidth = 2;
+    x.fillStyle = '#000';
+    x.font = '22px "DejaVu Sans"';
+    const cells: Box[] = [];
+    rows.forEach((r, i) =>
+      r.forEach((cell, j) => {
+        cells.push({ left: 20 + j * 220, top: 20 + i * 55, width: 220, height: 55 });
+        x.strokeRect(20 + j * 220, 20 + i * 55, 220, 55);
+        x.fillText(cell, 34 + j * 220, 56 + i * 55);
+      }),
+    );
+    const { input, out, segments } = await translate(c);
+    assert.deepEqual([...segments].sort(), rows.flat().sort());
+    const [before, after] = [await pixelsOf(input), await pixelsOf(out)];
+    // the grid lines: each cell's left and top border
+    for (const cell of cells) {
+      assert.equal(changed(before, after, { left: cell.left - 1, top: cell.top + 2, width: 2, height: cell.height - 4 }), 0, 'a vertical grid line was painted over');
+      assert.equal(changed(before, after, { left: cell.left + 2, top: cell.top - 1, width: cell.width - 4, height: 2 }), 0, 'a horizontal grid line was painted over');
+    }
+    const read = await readBack(out);
+    for (const p of read) assert.ok(cells.some((cell) => within(p.box, cell)), `"${p.text}" runs across cells`);
+    const words = read.map((p) => p.text).join(' ');
+    for (const t of ['Manzanas', 'Limones', 'Invierno', 'Verano', 'Amarillo']) assert.match(words, new RegExp(t));
+  });
+
+  it('separate UI cards stay apart: each card its own paragraphs, painted inside it', async () => {
+    const c = createCanvas(760, 300);
+    const x = c.getContext('2d');
+    x.fillStyle = '#eeeeff';
+    x.fillRect(0, 0, 760, 300);
+    const texts = [['Fast sync', 'Your files are on', 'every device.'], ['Safe storage', 'We keep a copy', 'of every file.'], ['Easy sharing', 'Send a link to', 'your friends.']];
+    const cards = texts.map((_, j) => ({ left: 20 + j * 245, top: 30, width: 225, height: 230 }));
+    texts.forEach((t, j) => {
+      x.fillStyle = '#fff';
+      x.fillRect(cards[j]!.left, cards[j]!.top, cards[j]!.width, cards[j]!.height);
+      x.fillStyle = '#000';
+      t.forEach((line, i) => {
+        x.font = i === 0 ? 'bold 24px "DejaVu Sans"' : '20px "DejaVu Sans"';
+        x.fillText(line, 36 + j * 245, 80 + i * 40 + (i > 0 ? 20 : 0));
+      });
+    });
+    const { input, out, segments } = await translate(c);
+    assert.deepEqual([...segments].sort(), texts.flatMap((t) => [t[0]!, `${t[1]} ${t[2]}`]).sort());
+    const [before, after] = [await pixelsOf(input), await pixelsOf(out)];
+    // the gutters between the cards are untouched
+    for (const gutter of [{ left: 246, top: 0, width: 18, height: 300 }, { left: 491, top: 0, width: 18, height: 300 }]) assert.equal(changed(before, after, gutter), 0);
+    const read = await readBack(out);
+    for (const p of read) assert.ok(cards.some((card) => within(p.box, card)), `"${p.text}" runs across cards`);
+    assert.match(read.map((p) => p.text).join(' '), /copia de cada/);
+  });
+
+  it('a word below the confidence cut-off is neither sent nor painted over', async () => {
+    const c = createCanvas(760, 120);
+    const x = c.getContext('2d');
+    x.fillStyle = '#fff';
+    x.fillRect(0, 0, 760, 120);
+    x.fillStyle = '#000';
+    x.font = '26px "DejaVu Sans"';
+    x.fillText('The house is big XR-7 and the garden is green.', 20, 60);
+    /** Real OCR, except that the recognizer is unsure of the code in the middle. */
+    let unsure: RecognizedWord | undefined;
+    const recognizer: TextRecognizer = {
+      async recognize(image: RgbImage, language: string | undefined) {
+        const words = await tesseract.recognize(image, language);
+        unsure = words.find((w) => w.text.includes('XR'));
+        assert.ok(unsure, words.map((w) => w.text).join(' '));
+        unsure.confidence = 30;
+        return words;
+      },
+    };
+    const { input, out, segments } = await translate(c, createImageFormat('png', recognizer));
+    assert.ok(segments.every((s) => !s.includes('XR')), segments.join(' | '));
+    assert.match(segments.join(' '), /house/);
+    const [before, after] = [await pixelsOf(input), await pixelsOf(out)];
+    assert.equal(changed(before, after, { left: unsure!.left, top: unsure!.top, width: unsure!.width, height: unsure!.height }), 0, 'the unsure word was painted over');
+  });
+});

@@ -1,0 +1,143 @@
+// Test helper: PDFs made as word processors make them, with real fonts (DejaVu from fonts-dejavu-core, embedded and
+// subset by pdf-lib + fontkit): wrapped or justified paragraphs, links, tables; a font can lose its character
+// mapping (/ToUnicode removed), as in papers whose text cannot be read back.
+import { readFileSync } from 'node:fs';
+import fontkit from '@pdf-lib/fontkit';
+import { PDFDict, PDFDocument, PDFName, rgb, type PDFFont, type PDFPage } from 'pdf-lib';
+
+const DEJAVU = '/usr/share/fonts/truetype/dejavu/';
+export type FontName = 'sans' | 'serif' | 'mono' | 'bold';
+const FILES: Record<FontName, string> = { sans: 'DejaVuSans.ttf', serif: 'DejaVuSerif.ttf', mono: 'DejaVuSansMono.ttf', bold: 'DejaVuSans-Bold.ttf' };
+
+export interface Paragraph {
+  text: string;
+  font?: FontName;
+  size?: number;
+  /** Lines stretched to both margins (the last one left as it is). */
+  justify?: boolean;
+  /** Words (exact substrings of `text`) drawn blue and underlined, as a link. */
+  links?: string[];
+  /** Superscript marks drawn after the given words (author affiliations): word → mark. */
+  superscripts?: Record<string, string>;
+  /** This paragraph alone is drawn in a font whose character mapping is removed. */
+  unmapped?: boolean;
+}
+
+export interface Table {
+  rows: string[][];
+  columnWidth: number;
+  /** Row height in points (cells are 10 pt text); 18 unless given. */
+  rowHeight?: number;
+  /** Cell borders drawn (a grid); true unless given. */
+  borders?: boolean;
+}
+
+export interface PageSpec {
+  items: (Paragraph | Table)[];
+  /** The page's text is drawn in a font whose character mapping is removed (it cannot be read back). */
+  unmapped?: boolean;
+}
+
+export const PAGE = { width: 595, height: 842, margin: 60 };
+const LINE = 1.35;
+
+interface Fonts {
+  get(name: FontName, unmapped: boolean): Promise<PDFFont>;
+}
+
+/** Builds the document; the fonts of `unmapped` pages lose their /ToUnicode afterwards. */
+export async function buildPdf(pages: PageSpec[]): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  doc.registerFontkit(fontkit);
+  const cache = new Map<string, PDFFont>();
+  /** Object numbers of the fonts to strip (kept by the save and load). */
+  const unmappedRefs = new Set<number>();
+  const fonts: Fonts = {
+    async get(name, unmapped) {
+      const key = `${name}${unmapped ? '-unmapped' : ''}`;
+      let f = cache.get(key);
+      if (!f) {
+        // a second embedding of the same file is a separate font, so only the unmapped one loses its mapping
+        f = await doc.embedFont(readFileSync(DEJAVU + FILES[name]), { subset: true });
+        cache.set(key, f);
+        if (unmapped) unmappedRefs.add(f.ref.objectNumber);
+      }
+      return f;
+    },
+  };
+  for (const spec of pages) {
+    const page = doc.addPage([PAGE.width, PAGE.height]);
+    let y = PAGE.height - PAGE.margin;
+    for (const item of spec.items) {
+      y = 'rows' in item ? await drawTable(page, fonts, item, y, spec.unmapped === true) : await drawParagraph(page, fonts, item, y, spec.unmapped === true || item.unmapped === true);
+      y -= 14;
+    }
+  }
+  const bytes = await doc.save({ useObjectStreams: false });
+  if (unmappedRefs.size === 0) return Buffer.from(bytes);
+  const again = await PDFDocument.load(bytes);
+  for (const [ref, obj] of again.context.enumerateIndirectObjects()) {
+    if (obj instanceof PDFDict && unmappedRefs.has(ref.objectNumber)) obj.delete(PDFName.of('ToUnicode'));
+  }
+  return Buffer.from(await again.save({ useObjectStreams: false }));
+}
+
+/** Splits a paragraph into lines no wider than the text column. */
+export function wrap(text: string, font: PDFFont, size: number, width: number): string[][] {
+  const lines: string[][] = [];
+  let line: string[] = [];
+  for (const word of text.split(/\s+/u).filter(Boolean)) {
+    const next = [...line, word].join(' ');
+    if (line.length > 0 && font.widthOfTextAtSize(next, size) > width) {
+      lines.push(line);
+      line = [word];
+    } else line.push(word);
+  }
+  if (line.length > 0) lines.push(line);
+  return lines;
+}
+
+async function drawParagraph(page: PDFPage, fonts: Fonts, p: Paragraph, top: number, unmapped: boolean): Promise<number> {
+  const font = await fonts.get(p.font ?? 'serif', unmapped);
+  const size = p.size ?? 11;
+  const width = PAGE.width - 2 * PAGE.margin;
+  const lines = wrap(p.text, font, size, width);
+  const links = new Set((p.links ?? []).flatMap((l) => l.split(' ')));
+  let y = top - size;
+  lines.forEach((words, n) => {
+    const natural = font.widthOfTextAtSize(words.join(' '), size);
+    const last = n === lines.length - 1;
+    const gap = font.widthOfTextAtSize(' ', size) + (p.justify && !last && words.length > 1 ? (width - natural) / (words.length - 1) : 0);
+    let x = PAGE.margin;
+    for (const word of words) {
+      const w = font.widthOfTextAtSize(word, size);
+      const link = links.has(word.replace(/[.,;:]$/u, ''));
+      page.drawText(word, { x, y, size, font, color: link ? rgb(0, 0, 0.8) : rgb(0, 0, 0) });
+      if (link) page.drawLine({ start: { x, y: y - 1.5 }, end: { x: x + w, y: y - 1.5 }, thickness: 0.6, color: rgb(0, 0, 0.8) });
+      const mark = p.superscripts?.[word.replace(/[.,;:]$/u, '')];
+      if (mark) page.drawText(mark, { x: x + w + 0.5, y: y + size * 0.4, size: size * 0.6, font, color: rgb(0, 0, 0) });
+      x += w + gap + (mark ? 0.5 + font.widthOfTextAtSize(mark, size * 0.6) : 0);
+    }
+    y -= size * LINE;
+  });
+  return y + size * LINE - size * 0.3;
+}
+
+async function drawTable(page: PDFPage, fonts: Fonts, t: Table, top: number, unmapped: boolean): Promise<number> {
+  const font = await fonts.get('sans', unmapped);
+  const size = 10;
+  const rowHeight = t.rowHeight ?? 18;
+  let y = top;
+  for (const row of t.rows) {
+    row.forEach((cell, c) => {
+      const x = PAGE.margin + c * t.columnWidth;
+      if (t.borders !== false) page.drawRectangle({ x, y: y - rowHeight, width: t.columnWidth, height: rowHeight, borderWidth: 0.5, borderColor: rgb(0, 0, 0) });
+      page.drawText(cell, { x: x + 4, y: y - rowHeight + 5, size, font });
+    });
+    y -= rowHeight;
+  }
+  return y;
+}
+
+/** The words of a text, lower case (letters and digits), for word-share counts. */
+export const wordsOf = (s: string): string[] => (s.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);

@@ -1,0 +1,191 @@
+// The repository contract: each repository's basic create / read / update on every database backend.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { Store } from '../../src/store/store.js';
+import type { ApiKeyRow } from '../../src/store/repositories/accounts-repository.js';
+import type { DocumentRow } from '../../src/store/repositories/document-repository.js';
+import { testStoreLocation, type TestDatabase } from '../helpers/harness.js';
+
+const T0 = 1_700_000_000_000;
+
+function keyRow(accountId: string, kind: ApiKeyRow['kind'], overrides: Partial<ApiKeyRow> = {}): ApiKeyRow {
+  const id = randomUUID();
+  return {
+    id,
+    account_id: accountId,
+    kind,
+    key_hash: `hash-${id}`,
+    key_start: 'ab',
+    key_end: 'yz',
+    label: 'test',
+    scopes: null,
+    character_limit: null,
+    speech_to_text_ms_limit: null,
+    created_at: T0,
+    deactivated_at: null,
+    ...overrides,
+  };
+}
+
+export function repositoriesContract(db: TestDatabase): void {
+  describe(`repository contract (${db})`, () => {
+    let store: Store;
+    let cleanup: () => void;
+    let accountId: string;
+    let keyId: string;
+
+    before(async () => {
+      const location = testStoreLocation(db);
+      cleanup = location.cleanup;
+      store = await Store.open({ url: location.url, ...(location.pgSchema ? { pgSchema: location.pgSchema } : {}) });
+      accountId = randomUUID();
+      await store.repositories.accounts.insertAccount({ id: accountId, name: 'acme', plan: 'pro', features: '[]', character_limit: 1000, created_at: T0 });
+      const key = keyRow(accountId, 'developer');
+      keyId = key.id;
+      await store.repositories.accounts.insertKey(key);
+    });
+    after(async () => {
+      await store.close({ dropSchema: true });
+      cleanup();
+    });
+
+    it('accounts: inserts, reads and updates accounts and keys', async () => {
+      const accounts = store.repositories.accounts;
+      assert.equal((await accounts.getAccount(accountId))?.name, 'acme');
+      await accounts.updateAccount(accountId, { character_limit: 42 });
+      assert.equal((await accounts.getAccount(accountId))?.character_limit, 42);
+      assert.equal(await accounts.getAccount(randomUUID()), undefined);
+      const key = await accounts.findKeyByHash(`hash-${keyId}`);
+      assert.equal(key?.id, keyId);
+      await accounts.updateKey(keyId, { label: 'renamed' });
+      assert.equal((await accounts.getKey(keyId))?.label, 'renamed');
+      assert.deepEqual((await accounts.listKeys(accountId, 'developer')).map((k) => k.id), [keyId]);
+      assert.deepEqual(await accounts.listKeys(accountId, 'admin'), []);
+    });
+
+    it('usage: charges within limits, refuses over them, and sums by product', async () => {
+      const usage = store.repositories.usage;
+      const other = randomUUID();
+      await store.repositories.accounts.insertAccount({ id: other, name: 'u', plan: 'pro', features: '[]', character_limit: 10, created_at: T0 });
+      const key = keyRow(other, 'developer');
+      await store.repositories.accounts.insertKey(key);
+      const charge = { accountId: other, keyId: key.id, product: 'text_translation' as const, units: 6, reportingTag: null, at: T0 + 1, periodStart: T0 };
+      const limits = { accountCharacterLimit: 10, keyCharacterLimit: null, keySpeechToTextMsLimit: null };
+      assert.deepEqual(await usage.charge(charge, limits), { ok: true });
+      assert.deepEqual(await usage.charge(charge, limits), { ok: false, exceeded: 'account' });
+      assert.equal((await usage.usageTotals(other, T0)).characters, 6);
+      assert.equal((await usage.usageByProduct(other, T0)).get('text_translation'), 6);
+    });
+
+    it('admin: caps active developer keys and deactivates them', async () => {
+      const admin = store.repositories.admin;
+      const first = keyRow(accountId, 'developer');
+      assert.equal(await admin.insertDeveloperKeyWithin(first, 2), true);
+      assert.equal(await admin.insertDeveloperKeyWithin(keyRow(accountId, 'developer'), 2), false);
+      assert.equal((await admin.getAccountKey(accountId, first.id))?.id, first.id);
+      assert.equal(await admin.getAccountKey(randomUUID(), first.id), undefined);
+      await admin.deactivateKey(first.id, T0 + 5);
+      assert.equal((await store.repositories.accounts.getKey(first.id))?.deactivated_at, T0 + 5);
+      assert.equal(await admin.insertDeveloperKeyWithin(keyRow(accountId, 'developer'), 2), true);
+    });
+
+    it('glossaries: creates, reads, updates and deletes with their dictionaries', async () => {
+      const glossaries = store.repositories.glossaries;
+      const id = randomUUID();
+      const dict = { glossary_id: id, source_lang: 'en', target_lang: 'es', entries: 'a\tb', entry_count: 1, updated_at: T0 };
+      await glossaries.create({ id, account_id: accountId, name: 'g', v3_edited: 0, created_at: T0 }, [dict]);
+      assert.equal((await glossaries.get(accountId, id))?.name, 'g');
+      assert.equal(await glossaries.count(accountId), 1);
+      await glossaries.update(id, { name: 'g2' }, [{ ...dict, entries: 'a\tc', updated_at: T0 + 1 }]);
+      assert.equal((await glossaries.get(accountId, id))?.name, 'g2');
+      assert.equal((await glossaries.dictionary(id, 'en', 'es'))?.entries, 'a\tc');
+      assert.equal(await glossaries.delete(accountId, id), true);
+      assert.equal(await glossaries.get(accountId, id), undefined);
+    });
+
+    it('style rules: inserts, reads and updates only at the expected version', async () => {
+      const rules = store.repositories.styleRules;
+      const id = randomUUID();
+      await rules.insert({ id, account_id: accountId, name: 's', language: 'en', configured_rules: '{}', custom_instructions: '[]', version: 1, created_at: T0, updated_at: T0 });
+      assert.equal((await rules.get(accountId, id))?.name, 's');
+      assert.equal(await rules.update(id, 2, { name: 'stale' }), false);
+      assert.equal(await rules.update(id, 1, { name: 's2', version: 2 }), true);
+      assert.equal((await rules.get(accountId, id))?.name, 's2');
+      assert.equal(await rules.delete(accountId, id), true);
+    });
+
+    it('translation memories: inserts, reads and updates memories and their jobs', async () => {
+      const memories = store.repositories.memories;
+      const id = randomUUID();
+      await memories.insertMemory({ id, account_id: accountId, name: 'm', source_lang: 'en', target_langs: '["es"]', segment_count: 0, created_at: T0, updated_at: T0 });
+      await memories.insertSegments(id, [{ target_lang: 'es', source: 'hello', target: 'hola' }]);
+      await memories.updateMemory(id, { segment_count: 1 });
+      assert.equal((await memories.getMemory(accountId, id))?.segment_count, 1);
+      const segments = await memories.segments(id, 'es', 0, 10);
+      assert.deepEqual(segments.map((s) => [s.source, s.target]), [['hello', 'hola']]);
+      const jobId = randomUUID();
+      await memories.insertJob({
+        id: jobId, account_id: accountId, operation: 'import', status: 'queued', memory_id: id, display_name: 'm',
+        content_type: null, content_length: null, file_path: null, error_message: null, skipped_segment_count: 0,
+        created_at: T0, updated_at: T0, expires_at: null, lease_owner: null, lease_expires_at: null, attempts: 0,
+      });
+      await memories.updateJob(jobId, { status: 'done' });
+      assert.equal((await memories.getJob(accountId, jobId))?.status, 'done');
+      assert.equal(await memories.getJob(randomUUID(), jobId), undefined);
+    });
+
+    it('documents: inserts, claims under a lease and finishes', async () => {
+      const documents = store.repositories.documents;
+      const id = randomUUID();
+      const row: DocumentRow = {
+        id, account_id: accountId, key_id: keyId, status: 'queued', format: 'txt', output_format: 'txt', source_lang: null,
+        target_lang: 'es', formality: 'default', watermark: 0, glossary_ids: '[]', style_id: null, translation_memory_id: null,
+        translation_memory_threshold: null, reporting_tag: null, key_verifier: 'v', wrapped_key: 'w', upload_bytes: 3,
+        result_bytes: null, billed_characters: null, charged: 0, error_message: null, notice: null, attempts: 0,
+        lease_owner: null, lease_expires_at: null, segments_total: 0, segments_done: 0, created_at: T0, started_at: null, finished_at: null,
+      };
+      await documents.insert(row);
+      assert.equal((await documents.get(id))?.status, 'queued');
+      const claimed = await documents.claimNext('node-a', T0 + 10, 1000);
+      assert.equal(claimed?.id, id);
+      assert.equal(claimed?.lease_owner, 'node-a');
+      assert.equal(await documents.finish(id, 'node-b', { status: 'done' }), false);
+      assert.equal(await documents.finish(id, 'node-a', { status: 'done', billed_characters: 3 }), true);
+      const done = await documents.get(id);
+      assert.equal(done?.status, 'done');
+      assert.equal(done?.billed_characters, 3);
+    });
+
+    it('spoken terms: creates, reads and replaces a language list', async () => {
+      const spoken = store.repositories.spokenTerms;
+      const id = randomUUID();
+      await spoken.create({ id, account_id: accountId, name: 'terms', created_at: T0 }, [{ spoken_terms_id: id, lang: 'en', entries: 'a', entry_count: 1, updated_at: T0 }]);
+      assert.equal((await spoken.get(accountId, id))?.name, 'terms');
+      await spoken.putList({ spoken_terms_id: id, lang: 'en', entries: 'a\nb', entry_count: 2, updated_at: T0 + 1 });
+      assert.equal((await spoken.termList(id, 'en'))?.entry_count, 2);
+      assert.equal(await spoken.delete(accountId, id), true);
+      assert.equal(await spoken.get(accountId, id), undefined);
+    });
+
+    it('voice sessions: inserts, finds by token and ends', async () => {
+      const sessions = store.repositories.voiceSessions;
+      const id = randomUUID();
+      await sessions.insert({
+        id, account_id: accountId, key_id: keyId, config: '{}', reporting_tag: null, token_hash: 'tok-1', token_expires_at: T0 + 60_000,
+        latest_hash: 'tok-1', generation: 0, connected: 0, ended: null, last_activity: T0,
+      });
+      assert.equal((await sessions.byToken('tok-1'))?.id, id);
+      assert.equal(await sessions.end(id, 'client', T0 + 1), true);
+      assert.equal((await sessions.get(id))?.ended, 'client');
+    });
+
+    it('server secrets and job stats: read what the migrations and the tables hold', async () => {
+      assert.equal((await store.repositories.serverSecrets.serverSecret('url_signing')).length > 0, true);
+      await assert.rejects(store.repositories.serverSecrets.serverSecret('nope'), /missing/);
+      const stats = await store.repositories.jobStats.jobStats();
+      assert.ok(stats.some((s) => s.kind === 'document' && s.status === 'done' && s.count === 1));
+      assert.ok(stats.some((s) => s.kind === 'translation_memory' && s.status === 'done' && s.count === 1));
+    });
+  });
+}

@@ -1,0 +1,154 @@
+// The translation core's own API, without HTTP: translateText meters a job, prepare/translateSegments serve callers
+// that own their segmentation and bill themselves, and the policies moved out of the composition root.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { AuthContext } from '../../src/accounts/accounts-service.js';
+import { EngineError, type EngineTranslateOptions, type TranslationEngine } from '../../src/engines/engine.js';
+import { ServiceError } from '../../src/lib/errors.js';
+import { engineErrorToServiceError } from '../../src/translate/engine-errors.js';
+import { buildCatalogue } from '../../src/translate/language-catalogue.js';
+import { sourceDetector } from '../../src/translate/source-detection.js';
+import { NO_CUSTOMIZATION, textOptions, type TranslateJob, type TranslationSpec } from '../../src/translate/translate-job.js';
+import { createAccount, createTestApp, testEngines, type TestContext } from '../helpers/harness.js';
+
+let ctx: TestContext;
+let caller: AuthContext;
+
+const enEs: TranslationSpec = { sourceLang: 'en', targetLang: 'es', options: textOptions(), customization: NO_CUSTOMIZATION };
+const job = (texts: string[], spec: Partial<TranslationSpec> = {}): TranslateJob => ({ ...enEs, ...spec, texts, caller, reportingTag: 'core-test' });
+const usedCharacters = async () => (await ctx.services.usage.summary(caller)).keyCharacters;
+
+/** What reached the engine: the real Apertium engine, with its calls written down. */
+const engineCalls: { segments: string[]; options: EngineTranslateOptions }[] = [];
+function recorded(engine: TranslationEngine): TranslationEngine {
+  return {
+    name: engine.name,
+    features: engine.features,
+    start: () => engine.start(),
+    pairs: () => engine.pairs(),
+    translate: (pair, segments, options) => {
+      engineCalls.push({ segments, options });
+      return engine.translate(pair, segments, options);
+    },
+    close: () => engine.close(),
+  };
+}
+
+before(async () => {
+  ctx = await createTestApp({ engines: testEngines().map(recorded) });
+  const account = await createAccount(ctx);
+  caller = (await ctx.services.accounts.authenticate(account.key))!;
+});
+after(() => ctx.close());
+
+describe('TranslationCore.translateText', () => {
+  it('translates and charges the key the billed characters', async () => {
+    const before = await usedCharacters();
+    const outcome = await ctx.services.translate.translateText(job(['The dog sleeps.', 'The house is big.']));
+    assert.match(outcome.results[0]!.text, /perro/i);
+    assert.match(outcome.results[1]!.text, /casa/i);
+    assert.equal(outcome.results[0]!.detectedSourceLanguage, 'EN');
+    assert.equal(outcome.billedCharacters, 'The dog sleeps.'.length + 'The house is big.'.length);
+    assert.equal((await usedCharacters()) - before, outcome.billedCharacters);
+  });
+
+  it('bills the text of tagged input, not its tags, and keeps the tags', async () => {
+    const before = await usedCharacters();
+    const text = '<p>The <b>dog</b> sleeps.</p>';
+    const outcome = await ctx.services.translate.translateText(job([text], { options: textOptions({ tagHandling: 'xml' }) }));
+    assert.match(outcome.results[0]!.text, /^<p>.*<b>.*<\/b>.*<\/p>$/u);
+    assert.equal(outcome.results[0]!.billedCharacters, 'The dog sleeps.'.length);
+    assert.equal(outcome.results[0]!.tagHandlingVersion, 'v2');
+    assert.equal((await usedCharacters()) - before, 'The dog sleeps.'.length);
+  });
+
+  it('refuses an unsupported pair before billing anything', async () => {
+    const before = await usedCharacters();
+    await assert.rejects(
+      ctx.services.translate.translateText(job(['Hallo'], { sourceLang: 'de' })),
+      (err: unknown) => err instanceof ServiceError && err.code === 'invalid_request' && /'DE' to 'ES' is not supported/.test(err.message),
+    );
+    assert.equal(await usedCharacters(), before);
+  });
+});
+
+describe('TranslationCore.prepare and translateSegments', () => {
+  it('translates segments in order through a prepared spec, charging nothing', async () => {
+    const before = await usedCharacters();
+    const prepared = await ctx.services.translate.prepare(caller.account.id, enEs);
+    const out = await ctx.services.translate.translateSegments(prepared, ['The dog sleeps.', 'The house is big.', 'The dog sleeps.']);
+    assert.equal(out.length, 3);
+    assert.match(out[0]!, /perro/i);
+    assert.match(out[1]!, /casa/i);
+    assert.equal(out[2], out[0]);
+    assert.equal(await usedCharacters(), before);
+  });
+
+  it('applies the sentence splitting asked for per call, and queues the work under the account', async () => {
+    const prepared = await ctx.services.translate.prepare(caller.account.id, { ...enEs, options: textOptions({ splitSentences: '0' }) });
+    const text = 'The dog sleeps.\nThe house is big.';
+    engineCalls.length = 0;
+    await ctx.services.translate.translateSegments(prepared, [text]);
+    assert.deepEqual(engineCalls.map((c) => c.segments), [[text]]);
+    engineCalls.length = 0;
+    const [split] = await ctx.services.translate.translateSegments(prepared, [text], { splitSentences: '1' });
+    assert.deepEqual(engineCalls.map((c) => c.segments), [['The dog sleeps.', 'The house is big.']]);
+    assert.equal(engineCalls[0]!.options.requester, caller.account.id);
+    assert.equal(split!.split('\n').length, 2);
+  });
+
+  it('validates the pair and the resources at prepare time with the text messages', async () => {
+    await assert.rejects(ctx.services.translate.prepare(caller.account.id, { ...enEs, sourceLang: 'de' }), /'DE' to 'ES' is not supported/);
+    await assert.rejects(
+      ctx.services.translate.prepare(caller.account.id, { ...enEs, customization: { ...NO_CUSTOMIZATION, glossaryIds: ['00000000-0000-4000-8000-000000000000'] } }),
+      (err: unknown) => err instanceof ServiceError && err.code === 'not_found',
+    );
+  });
+
+  it('needs a source language to translate segments', async () => {
+    const prepared = await ctx.services.translate.prepare(caller.account.id, { ...enEs, sourceLang: undefined });
+    assert.equal(prepared.source, undefined);
+    await assert.rejects(ctx.services.translate.translateSegments(prepared, ['The dog sleeps.']), /source language/);
+  });
+
+  it('detects the source of a sample, and refuses a detected language no engine translates', () => {
+    assert.equal(ctx.services.translate.detectSource('The weather is nice today and the dog sleeps in the garden.', 'es'), 'en');
+    assert.throws(
+      () => ctx.services.translate.detectSource('Das Wetter ist heute schön und der Hund schläft im Garten.', 'es'),
+      /Detected source language 'DE' cannot be translated to 'ES'/,
+    );
+  });
+});
+
+describe('translation policies', () => {
+  it('maps engine failures to API errors and passes other errors through', () => {
+    const timeout = engineErrorToServiceError(new EngineError('timeout', 'slow'));
+    assert.ok(timeout instanceof ServiceError && timeout.code === 'engine_timeout' && timeout.details?.retryAfterSeconds === 1);
+    const busy = engineErrorToServiceError(new EngineError('overloaded', 'full'));
+    assert.ok(busy instanceof ServiceError && busy.code === 'overloaded');
+    const pair = engineErrorToServiceError(new EngineError('unsupported_pair', 'no engine for xx'));
+    assert.ok(pair instanceof ServiceError && pair.code === 'invalid_request' && pair.message === 'no engine for xx');
+    const other = new Error('not an engine error');
+    assert.equal(engineErrorToServiceError(other), other);
+  });
+
+  it('lists a bare English target under both variant names, with its formality', () => {
+    const catalogue = buildCatalogue([
+      { source: 'es', target: 'en', formality: false, kind: 'direct', via: [], engines: ['apertium'] },
+      { source: 'en', target: 'es', formality: true, kind: 'direct', via: [], engines: ['apertium'] },
+    ]);
+    assert.deepEqual(catalogue.sources, ['en', 'es']);
+    assert.deepEqual(catalogue.targets.map((t) => t.code), ['en', 'en-gb', 'en-us', 'es']);
+    assert.equal(catalogue.targets.find((t) => t.code === 'es')!.formality, true);
+  });
+
+  it('falls back to the default source for undecidable short texts only when it can reach the target', () => {
+    const unsure = { detect: () => ({ status: 'insufficient_confidence' as const, rawLanguage: 'fr', confidence: 0.2 }) };
+    const sure = { detect: () => ({ status: 'success' as const, language: 'fr', rawLanguage: 'fr', confidence: 0.9 }) };
+    const canTranslate = (source: string, target: string) => source === 'en' && target === 'es';
+    assert.equal(sourceDetector({ detector: unsure, canTranslate, defaultSourceLang: 'en' }).detectSource('Hola', 'es'), 'en');
+    assert.equal(sourceDetector({ detector: unsure, canTranslate, defaultSourceLang: 'en' }).detectSource('Hola', 'de'), 'fr');
+    assert.equal(sourceDetector({ detector: sure, canTranslate, defaultSourceLang: 'en' }).detectSource('Bonjour', 'es'), 'fr');
+    assert.equal(sourceDetector({ detector: unsure, canTranslate }).detectSource('Hola', 'es'), 'fr');
+  });
+});
