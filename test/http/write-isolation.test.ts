@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { authHeaders, createAccount, createTestApp, type TestAccount, type TestContext } from '../helpers/harness.js';
 import { prng } from '../helpers/prng.js';
 import { HUNG_TEST_MS, waitFor } from '../helpers/wait.js';
@@ -87,6 +88,13 @@ describe('/v2/write/correct under hostile input', () => {
       // this app's checkers only (they start on first use)
       const before = hunspellChildren().filter((pid) => !others.has(pid));
       assert.ok(before.length > 0);
+      // checkers start loading their dictionaries on first use: the count below starts once they are quiet, so CPU
+      // time they use afterwards is this request's
+      await waitFor('the checkers to be idle', async () => {
+        const ticks = cpuTicks(before);
+        await sleep(300);
+        return cpuTicks(before) === ticks;
+      });
       const idle = cpuTicks(before);
       const body = JSON.stringify({ text: [nonWords(2)], target_lang: 'en-US' });
       const socket = connect(port, '127.0.0.1');
