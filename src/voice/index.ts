@@ -7,7 +7,7 @@ import type { TranslationCore } from '../translate/translation-core.js';
 import type { SpokenTermsService } from './spoken-terms/spoken-terms-service.js';
 import { PocketSphinxEngine } from './stt/pocketsphinx.js';
 import type { SpeechToTextEngine } from './stt/engine.js';
-import { findWhisperModel, WhisperEngine } from './stt/whisper.js';
+import { InstalledSpeechEngine } from './stt/installed-engine.js';
 import { EspeakFliteEngine } from './tts/engine.js';
 import { VoiceService, type VoiceServiceOptions } from './voice-service.js';
 
@@ -24,14 +24,13 @@ export interface VoiceBuildOptions {
   now?: () => number;
 }
 
-/** The speech-to-text engine the configuration asks for; Whisper needs a model under MODELS_DIR/whisper. */
+/**
+ * The speech-to-text engine the configuration asks for: PocketSphinx, or the installed Whisper model (MODELS_DIR/whisper,
+ * followed while running; auto falls back to PocketSphinx while there is none).
+ */
 export function sttEngine(config: VoiceBuildOptions['stt'], logger: Logger): SpeechToTextEngine {
-  const dir = join(config.modelsDir, 'whisper');
-  const model = config.engine === 'pocketsphinx' ? null : findWhisperModel(dir);
-  if (config.engine === 'whisper' && !model) throw new Error(`TOLK_STT_ENGINE=whisper, but there is no Whisper model (ggml-*.bin) in ${dir}`);
-  if (!model) return new PocketSphinxEngine();
-  logger.info({ model }, 'speech-to-text: Whisper');
-  return new WhisperEngine({ modelPath: model });
+  if (config.engine === 'pocketsphinx') return new PocketSphinxEngine();
+  return new InstalledSpeechEngine({ mode: config.engine, dir: join(config.modelsDir, 'whisper'), logger });
 }
 
 export function buildVoiceService(options: VoiceBuildOptions): VoiceService {

@@ -1,6 +1,5 @@
 // The Bergamot engine: Firefox Translations' neural models (one directory per direction under the models directory),
 // run by the WebAssembly runtime in worker threads; directories are re-scanned when they change, without a restart.
-import { watch, type FSWatcher } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import {
   EngineError,
@@ -9,6 +8,7 @@ import {
   type LanguagePair,
   type TranslationEngine,
 } from '../engine.js';
+import { DirectoryWatch } from '../../lib/dir-watch.js';
 import { silentLogger, type Logger } from '../../lib/logger.js';
 import { readModelFile, scanModelsDir, type BadModelDir, type ModelInfo } from './model-dir.js';
 import { WorkerPool, type LoadStats, type ModelPayload } from './worker-pool.js';
@@ -63,10 +63,7 @@ export class BergamotEngine implements TranslationEngine {
   private pool: WorkerPool | undefined;
   private models = new Map<string, ModelInfo>();
   private badDirs: BadModelDir[] = [];
-  private watcher: FSWatcher | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private rescanning: Promise<void> | undefined;
-  private rescanAgain = false;
+  private readonly watch: DirectoryWatch;
   private readonly listeners: (() => void)[] = [];
   /** Directories the runtime aborted on, by directory, with the file stamp they had. */
   private readonly refused = new Map<string, { stamp: string; reason: string }>();
@@ -81,6 +78,7 @@ export class BergamotEngine implements TranslationEngine {
       ...options,
     };
     this.log = options.logger ?? silentLogger;
+    this.watch = new DirectoryWatch(this.opts.modelsDir, () => this.rescanOnce(), { intervalMs: this.opts.rescanIntervalMs, logger: this.log, what: 'bergamot models' });
   }
 
   async start(): Promise<void> {
@@ -95,25 +93,7 @@ export class BergamotEngine implements TranslationEngine {
       logger: this.log,
     });
     // The runtimes start with the first translation: a server without models pays nothing for this engine.
-    this.watch();
-  }
-
-  private watch(): void {
-    const schedule = () => void this.rescan().catch((err) => this.log.error({ err }, 'bergamot models re-scan failed'));
-    try {
-      let debounce: NodeJS.Timeout | undefined;
-      this.watcher = watch(this.opts.modelsDir, () => {
-        clearTimeout(debounce);
-        debounce = setTimeout(schedule, 200);
-      });
-      this.watcher.on('error', () => this.watcher?.close());
-    } catch {
-      // No directory yet: the periodic re-scan finds it once models are installed.
-    }
-    if (this.opts.rescanIntervalMs > 0) {
-      this.timer = setInterval(schedule, this.opts.rescanIntervalMs);
-      this.timer.unref();
-    }
+    this.watch.start();
   }
 
   /** Called after the set of pairs changed (models installed or removed while running). */
@@ -137,17 +117,7 @@ export class BergamotEngine implements TranslationEngine {
 
   /** Re-reads the models directory; serialised, and repeated once if asked again while running. */
   rescan(): Promise<void> {
-    if (this.rescanning) {
-      this.rescanAgain = true;
-      return this.rescanning;
-    }
-    this.rescanning = (async () => {
-      do {
-        this.rescanAgain = false;
-        await this.rescanOnce();
-      } while (this.rescanAgain);
-    })().finally(() => (this.rescanning = undefined));
-    return this.rescanning;
+    return this.watch.rescan();
   }
 
   private async rescanOnce(): Promise<void> {
@@ -243,8 +213,7 @@ export class BergamotEngine implements TranslationEngine {
   }
 
   async close(): Promise<void> {
-    this.watcher?.close();
-    clearInterval(this.timer);
+    await this.watch.close();
     await this.pool?.close();
   }
 }

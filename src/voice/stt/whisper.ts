@@ -90,6 +90,9 @@ const EARLY_TRANSCRIPTION_SILENCE_MS = 200;
 /** Speech kept before the first loud frame (soft onsets). */
 const LEAD_IN_MS = 200;
 
+/** Engines with a loaded model: whisper.cpp's log is routed (dropped) while there is one. */
+let loadedEngines = 0;
+
 /** Bracketed non-speech labels Whisper writes for silence or noise ("[BLANK_AUDIO]", "(music)"). */
 const NON_SPEECH = /\[[^\]]*\]|\([^)]*\)|\*[^*]*\*/g;
 
@@ -272,10 +275,15 @@ export class WhisperEngine implements SpeechToTextEngine {
       // dropped); the binding loads the same library file, so the routing holds for the calls made through koffi
       const whisper = await import('@fugood/whisper.node');
       await whisper.loadWhisperModule();
-      await whisper.toggleNativeLog(true);
-      const native = whisperNative();
-      const context = await native.init(this.options.modelPath);
-      return { native, context, state: native.newState(context) };
+      if (loadedEngines++ === 0) await whisper.toggleNativeLog(true);
+      try {
+        const native = whisperNative();
+        const context = await native.init(this.options.modelPath);
+        return { native, context, state: native.newState(context) };
+      } catch (err) {
+        if (--loadedEngines === 0) await whisper.toggleNativeLog(false);
+        throw err;
+      }
     })();
     return this.model;
   }
@@ -341,12 +349,14 @@ export class WhisperEngine implements SpeechToTextEngine {
   async close(): Promise<void> {
     const model = this.model;
     this.model = null;
-    if (!model) return;
-    const { native, context, state } = await model;
+    const loaded = await model?.catch(() => null);
+    if (!loaded) return;
+    const { native, context, state } = loaded;
     await this.queue;
     native.freeState(state);
     native.free(context);
-    // the routed log holds a native callback that keeps the process alive
-    await (await import('@fugood/whisper.node')).toggleNativeLog(false);
+    // the routed log holds a native callback that keeps the process alive; another loaded model (one replacing this
+    // model while sessions still use it) keeps it routed
+    if (--loadedEngines === 0) await (await import('@fugood/whisper.node')).toggleNativeLog(false);
   }
 }
