@@ -163,21 +163,28 @@ async function main(): Promise<void> {
   const samples = new Int16Array(pcm.buffer, pcm.byteOffset, pcm.length / 2);
   const reference = UTTERANCES.join(' ');
   const engines = (process.env.TOLK_BENCH_VOICE_ENGINES ?? 'pocketsphinx,whisper-tiny-shape,whisper-tiny-shape-30s').split(',');
+  // several sessions on one engine: Whisper transcribes one call at a time for all of them
+  const engineSessions = (process.env.TOLK_BENCH_VOICE_ENGINE_SESSIONS ?? '1,2').split(',').map(Number);
   for (const name of engines) {
     const e = name === 'pocketsphinx' ? new PocketSphinxEngine() : tinyShapedWhisper({ fullWindow: name.endsWith('-30s') });
-    const f = await measureEngine(e, samples, ends);
+    for (const n of engineSessions) {
+      const f = await measureEngine(e, samples, ends, n);
+      const wer = name === 'pocketsphinx' ? `WER ${(wordErrorRate(reference, f.text) * 100).toFixed(1)}%, ` : '';
+      const load = n === engineSessions[0] ? `load ${f.loadMs.toFixed(0)} ms (+${f.loadRssMb.toFixed(0)} MB RSS); ` : '';
+      const calls = f.calls ? `; at real-time pace ${f.calls} transcriptions busy ${f.busy.toFixed(2)} of the audio time, ${f.partials.toFixed(0)} partial results a session` : '';
+      console.log(
+        `${name}, ${n} session${n > 1 ? 's' : ''}: ${load}real-time factor ${f.rtfWall.toFixed(2)} wall, ${f.rtfCpu.toFixed(2)} CPU; ${wer}end of utterance → concluded p50 ${p50(f.latencies).toFixed(0)} ms, p90 ${p90(f.latencies).toFixed(0)} ms${calls} (engine alone)`,
+      );
+    }
     await e.close();
-    const wer = name === 'pocketsphinx' ? `WER ${(wordErrorRate(reference, f.text) * 100).toFixed(1)}%, ` : '';
-    console.log(
-      `${name}: load ${f.loadMs.toFixed(0)} ms (+${f.loadRssMb.toFixed(0)} MB RSS); real-time factor ${f.rtfWall.toFixed(2)} wall, ${f.rtfCpu.toFixed(2)} CPU; ${wer}end of utterance → concluded p50 ${p50(f.latencies).toFixed(0)} ms, p90 ${p90(f.latencies).toFixed(0)} ms (engine alone, real-time pace)`,
-    );
   }
 
   await runStream(await session(), pcm.subarray(0, 32000), []); // warm-up: decoder pool, Apertium, TTS
   const rates = [16000, 44100, 48000];
   const byRate = await Promise.all(rates.map(async (rate) => runStream(await session(rate), rate === 16000 ? pcm : atRate(pcm, rate), ends, rate)));
   rates.forEach((rate, i) => console.log(`WER at ${rate / 1000} kHz: ${(wordErrorRate(reference, byRate[i]!.text) * 100).toFixed(1)}%  "${byRate[i]!.text}"`));
-  for (const n of (process.env.TOLK_BENCH_VOICE_STREAMS ?? '1,4').split(',').map(Number)) {
+  // TOLK_BENCH_VOICE_STREAMS=0: the engines alone
+  for (const n of (process.env.TOLK_BENCH_VOICE_STREAMS ?? '1,4').split(',').map(Number).filter((n) => n > 0)) {
     const urls = await Promise.all(Array.from({ length: n }, () => session()));
     const results = await Promise.all(urls.map((u) => runStream(u, pcm, ends)));
     const tl = results.flatMap((r) => r.transcriptLatency);

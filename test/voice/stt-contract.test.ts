@@ -107,18 +107,25 @@ for (const [name, make] of engines) {
 }
 
 describe('speech-to-text engine choice (TOLK_STT_ENGINE, TOLK_MODELS_DIR)', () => {
-  it('auto: Whisper when a model is installed, else PocketSphinx; whisper without a model is a start-up error', () => {
+  it('auto: Whisper when a model is installed, else PocketSphinx; whisper without a model is a start-up error', async () => {
     const models = mkdtempSync(join(tmpdir(), 'tolk-models-'));
+    const made: SpeechToTextEngine[] = [];
+    const engine = (config: Parameters<typeof sttEngine>[0]) => {
+      const e = sttEngine(config, silentLogger);
+      made.push(e);
+      return e;
+    };
     try {
-      assert.equal(sttEngine({ engine: 'auto', modelsDir: models }, silentLogger).name, 'pocketsphinx');
-      assert.throws(() => sttEngine({ engine: 'whisper', modelsDir: models }, silentLogger), /no Whisper model \(ggml-\*\.bin\) in/);
+      assert.equal(engine({ engine: 'auto', modelsDir: models }).name, 'pocketsphinx');
+      assert.throws(() => engine({ engine: 'whisper', modelsDir: models }), /no Whisper model \(ggml-\*\.bin\) in/);
       mkdirSync(join(models, 'whisper'));
       writeWhisperModel(join(models, 'whisper', 'ggml-test.en.bin'));
-      const chosen = sttEngine({ engine: 'auto', modelsDir: models }, silentLogger);
+      const chosen = engine({ engine: 'auto', modelsDir: models });
       assert.equal(chosen.name, 'whisper');
       assert.deepEqual([...chosen.languages], ['en'], 'an English-only model (51,864 tokens)');
-      assert.equal(sttEngine({ engine: 'pocketsphinx', modelsDir: models }, silentLogger).name, 'pocketsphinx');
+      assert.equal(engine({ engine: 'pocketsphinx', modelsDir: models }).name, 'pocketsphinx');
     } finally {
+      await Promise.all(made.map((e) => e.close()));
       rmSync(models, { recursive: true, force: true });
     }
   });

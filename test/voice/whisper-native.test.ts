@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { whisperNative } from '../../src/voice/stt/whisper-native.js';
 import { audioContextFor, maxTokensFor, WhisperEngine } from '../../src/voice/stt/whisper.js';
+import { waitFor } from '../helpers/wait.js';
 import { TEST_SHAPE, writeWhisperModel } from '../helpers/whisper-model.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tolk-whisper-native-'));
@@ -61,12 +62,72 @@ describe('whisper.cpp through koffi', () => {
       for (let i = 0; i < audio.length; i += 1600) {
         fed = i + 1600;
         finals.push(...(await r.write(audio.subarray(i, i + 1600))).filter((e) => e.kind === 'final'));
+        // an engine faster than real time: the background transcription is done before the next 100 ms arrive
+        await waitFor('the engine idle', () => engine.idle());
       }
       r.release();
       assert.equal(finals.length, 1);
       assert.ok(fedAtCall.some((at) => at > speech.length), 'a transcription started in the pause');
       // the pause concluded 600 ms after the speech; nothing was transcribed from then on
       assert.deepEqual(fedAtCall.filter((at) => at >= speech.length + 16000 * 0.6), []);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('partial transcriptions run in the background, one at a time per session; the stream is not held up', async () => {
+    writeWhisperModel(join(dir, 'ggml-test.en.bin'));
+    const engine = new WhisperEngine({ modelPath: join(dir, 'ggml-test.en.bin'), partialEveryMs: 300 });
+    let fed = 0;
+    let running = 0;
+    let most = 0;
+    /** audio fed while each call ran */
+    const fedDuring: number[] = [];
+    const transcribe = engine.transcribeDetailed.bind(engine);
+    engine.transcribeDetailed = (audio, language, prompt, kind) => {
+      const at = fed;
+      most = Math.max(most, ++running);
+      return transcribe(audio, language, prompt, kind).finally(() => (running--, fedDuring.push(fed - at)));
+    };
+    try {
+      // 6 s of speech without a pause: only partial transcriptions until finish()
+      const speech = new Int16Array(16000 * 6).map((_, i) => Math.round(12000 * Math.sin(i / 5) * Math.sin(i / 900)));
+      const r = await engine.createRecognizer('en');
+      const events = [];
+      for (let i = 0; i < speech.length; i += 1600) {
+        fed = i + 1600;
+        events.push(...(await r.write(speech.subarray(i, i + 1600))));
+        // real-time pace stands here for the event loop turning between chunks
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      events.push(...(await r.finish()));
+      r.release();
+      assert.equal(most, 1, 'never two transcriptions of one session at once');
+      assert.ok(fedDuring.some((n) => n > 0), 'audio went on being fed while a partial transcription ran');
+      assert.equal(events.at(-1)?.kind, 'final');
+      assert.ok(events.slice(0, -1).every((e) => e.kind === 'partial'));
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('concluding transcriptions go before waiting partial ones; idle() tells when nothing runs or waits', async () => {
+    writeWhisperModel(join(dir, 'ggml-test.en.bin'));
+    const engine = new WhisperEngine({ modelPath: join(dir, 'ggml-test.en.bin') });
+    try {
+      await engine.load();
+      const audio = new Int16Array(16000).map((_, i) => Math.round(8000 * Math.sin(i / 7)));
+      const order: string[] = [];
+      assert.ok(engine.idle());
+      const calls = [
+        engine.transcribeDetailed(audio, 'en', '', 'final').then(() => order.push('first (running)')),
+        engine.transcribeDetailed(audio, 'en', '', 'partial').then(() => order.push('partial')),
+        engine.transcribeDetailed(audio, 'en', '', 'final').then(() => order.push('final')),
+      ];
+      assert.ok(!engine.idle());
+      await Promise.all(calls);
+      assert.deepEqual(order, ['first (running)', 'final', 'partial']);
+      assert.ok(engine.idle());
     } finally {
       await engine.close();
     }

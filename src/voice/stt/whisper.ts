@@ -2,7 +2,10 @@
 // an operator-installed ggml model file (TOLK_MODELS_DIR/whisper/ggml-*.bin, the public whisper.cpp format). Whisper
 // transcribes windows, not streams, so the recogniser finds utterances with an energy detector, re-transcribes the
 // utterance so far for partial results while the speaker talks, and transcribes it once more when a pause concludes
-// it (unless nothing was said since the latest partial). Punctuation and casing are the model's.
+// it (unless nothing was said since the latest partial). Partial transcriptions cost the whole utterance each, so
+// they are bounded: one at a time per session, in the background (the stream goes on), spaced to twice the latest
+// call's time, and only on an idle engine, where concluding transcriptions always go first. Punctuation and casing
+// are the model's.
 import { closeSync, existsSync, openSync, readdirSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RecognizerEvent, RecognizerOptions, SpeechRecognizer, SpeechToTextEngine } from './engine.js';
@@ -110,6 +113,9 @@ class WhisperRecognizer implements SpeechRecognizer {
   private partialText = '';
   /** The stream position the latest partial transcription covered (0: none in this utterance). */
   private partialCovers = 0;
+  /** The partial transcription running (at most one per session), and partial results it produced, not yet returned. */
+  private inFlight: Promise<void> | null = null;
+  private ready: RecognizerEvent[] = [];
   /** The last LEAD_IN_MS of audio outside an utterance. */
   private lead: Int16Array[] = [];
   private noiseDb = -60;
@@ -154,28 +160,45 @@ class WhisperRecognizer implements SpeechRecognizer {
       const pause = ((this.samplesIn - this.lastSpeech) * 1000) / STT_SAMPLE_RATE;
       if (pause >= this.engine.pauseMs || (this.uttSamples * 1000) / STT_SAMPLE_RATE >= this.engine.maxUtteranceMs) {
         const final = await this.conclude();
+        // partial results of the utterance that came while it concluded go first
+        events.push(...this.ready.splice(0));
         if (final) events.push(final);
       }
     }
     this.frame = joined.slice(at);
-    if (this.uttSamples > 0 && this.partialDue()) {
-      this.sinceLastPartial = 0;
-      this.partialCovers = this.samplesIn;
-      const text = await this.transcribe();
-      this.partialText = text;
-      if (text && text !== this.lastPartial) {
-        this.lastPartial = text;
-        events.push({ kind: 'partial', segment: { text, startMs: this.ms(this.uttStart), endMs: this.ms(this.samplesIn), ...this.heard() } });
-      }
-    }
-    return events;
+    const due = this.uttSamples > 0 && !this.inFlight ? this.partialDue() : null;
+    if (due) this.startPartial(due);
+    // partial results transcribed since the last write
+    return [...this.ready.splice(0), ...events];
+  }
+
+  /**
+   * Transcribes the utterance so far in the background: the stream keeps feeding audio (a pause keeps being
+   * detected on time) and its result goes out with the next write. One at a time per session.
+   */
+  private startPartial(kind: 'partial' | 'final'): void {
+    this.sinceLastPartial = 0;
+    const covers = this.samplesIn;
+    const startMs = this.ms(this.uttStart);
+    this.inFlight = this.transcribe(kind)
+      .then((text) => {
+        this.partialCovers = covers;
+        this.partialText = text;
+        if (text && text !== this.lastPartial) {
+          this.lastPartial = text;
+          this.ready.push({ kind: 'partial', segment: { text, startMs, endMs: this.ms(covers), ...this.heard() } });
+        }
+      })
+      .catch(() => {})
+      .finally(() => (this.inFlight = null));
   }
 
   async finish(): Promise<RecognizerEvent[]> {
     if (this.frame.length > 0 && this.uttSamples > 0) this.add(this.frame);
     this.frame = new Int16Array(0);
     const final = await this.conclude();
-    return final ? [final] : [];
+    const partials = this.ready.splice(0);
+    return final ? [...partials, final] : partials;
   }
 
   release(): void {
@@ -184,14 +207,16 @@ class WhisperRecognizer implements SpeechRecognizer {
   }
 
   /**
-   * Every partialIntervalMs while the speaker talks, and once more as soon as a short silence follows speech not yet
-   * transcribed: if the silence turns into the pause that concludes the utterance, that transcription is its text,
-   * and the concluded segment comes without another call.
+   * Once as soon as a short silence follows speech not yet transcribed (queued as a concluding transcription: if the
+   * silence turns into the pause that concludes the utterance, it is the utterance's text, and the concluded segment
+   * comes without another call), and every partialIntervalMs while the speaker talks, when the engine is idle (these
+   * never hold up another session's concluding transcription), else null.
    */
-  private partialDue(): boolean {
-    if ((this.sinceLastPartial * 1000) / STT_SAMPLE_RATE >= this.engine.partialIntervalMs()) return true;
+  private partialDue(): 'partial' | 'final' | null {
     const silentMs = ((this.samplesIn - this.lastSpeech) * 1000) / STT_SAMPLE_RATE;
-    return silentMs >= EARLY_TRANSCRIPTION_SILENCE_MS && this.partialCovers < this.lastSpeech;
+    if (silentMs >= EARLY_TRANSCRIPTION_SILENCE_MS && this.partialCovers < this.lastSpeech) return 'final';
+    const due = (this.sinceLastPartial * 1000) / STT_SAMPLE_RATE >= this.engine.partialIntervalMs();
+    return due && this.engine.idle() ? 'partial' : null;
   }
 
   /** The segment's language field when detecting. */
@@ -209,13 +234,13 @@ class WhisperRecognizer implements SpeechRecognizer {
     return Math.round((sample * 1000) / STT_SAMPLE_RATE);
   }
 
-  private async transcribe(): Promise<string> {
+  private async transcribe(kind: 'partial' | 'final'): Promise<string> {
     if (this.released || this.uttSamples === 0) return '';
     const audio = new Int16Array(this.uttSamples);
     let o = 0;
     for (const f of this.utterance) (audio.set(f, o), (o += f.length));
     const detect = this.detectAmong.size > 0;
-    const result = await this.engine.transcribeDetailed(audio, detect ? (this.detected ?? 'auto') : this.language, this.prompt);
+    const result = await this.engine.transcribeDetailed(audio, detect ? (this.detected ?? 'auto') : this.language, this.prompt, kind);
     // a language heard outside the allowed ones (no translation from it) falls back to the session's
     if (detect && !this.detected) this.detected = this.detectAmong.has(result.language) ? result.language : this.language;
     return result.text.replace(NON_SPEECH, ' ').replace(/\s+/g, ' ').trim();
@@ -225,8 +250,10 @@ class WhisperRecognizer implements SpeechRecognizer {
     const startMs = this.ms(this.uttStart);
     // the utterance ends with its last loud frame, not with the pause that concluded it
     const endMs = Math.max(startMs, this.ms(Math.min(this.samplesIn, this.lastSpeech)));
+    // the partial transcription running may cover the whole utterance
+    if (this.inFlight) await this.inFlight;
     // no speech since the latest transcription: its text is the utterance's
-    const text = this.partialCovers >= this.lastSpeech && this.partialCovers > 0 ? this.partialText : await this.transcribe();
+    const text = this.partialCovers >= this.lastSpeech && this.partialCovers > 0 ? this.partialText : await this.transcribe('final');
     this.utterance = [];
     this.uttSamples = 0;
     this.sinceLastPartial = 0;
@@ -255,10 +282,15 @@ export class WhisperEngine implements SpeechToTextEngine {
   readonly pauseMs: number;
   readonly maxUtteranceMs: number;
   private model: Promise<LoadedModel> | null = null;
-  /** whisper.cpp runs one transcription per context at a time: calls queue here. */
-  private queue: Promise<unknown> = Promise.resolve();
+  /**
+   * whisper.cpp runs one transcription per state at a time: calls wait here, concluding ones before partial ones.
+   */
+  private readonly waiting: { kind: 'partial' | 'final'; run: () => Promise<void> }[] = [];
+  private running: Promise<void> | null = null;
   /** How long the latest transcription took. */
   private lastCallMs = 0;
+  /** Transcriptions made and the time whisper.cpp spent on them (the benchmark's measure of the engine's load). */
+  readonly stats = { calls: 0, busyMs: 0 };
 
   constructor(private readonly options: WhisperOptions) {
     this.languages = new Set(vocabularySize(options.modelPath) > 51864 ? WHISPER_LANGUAGES.map(fromWhisper) : ['en']);
@@ -312,38 +344,63 @@ export class WhisperEngine implements SpeechToTextEngine {
     return (await this.transcribeDetailed(audio, language, prompt)).text;
   }
 
-  /** As transcribe, with the language whisper.cpp used (the detected one for 'auto'). */
-  transcribeDetailed(audio: Int16Array, language: string, prompt = ''): Promise<{ text: string; language: string }> {
-    const run = this.queue.then(async () => {
-      const { native, context, state } = await this.load();
-      const started = performance.now();
-      // whisper.cpp skips input under 1 s: shorter audio is padded with silence
-      const samples = new Float32Array(Math.max(audio.length, MIN_INPUT_SAMPLES));
-      for (let i = 0; i < audio.length; i++) samples[i] = audio[i]! / 32768;
-      const params = native.defaults();
-      Object.assign(params, {
-        n_threads: this.options.threads ?? 2,
-        language: toWhisper(language),
-        no_context: true,
-        no_timestamps: true,
-        single_segment: false,
-        print_progress: false,
-        print_realtime: false,
-        print_timestamps: false,
-        temperature: 0,
-        temperature_inc: 0,
-        audio_ctx: this.options.fullWindow ? 0 : audioContextFor(samples.length),
-        initial_prompt: prompt || null,
-        max_tokens: maxTokensFor(audio.length),
-      });
-      params.greedy.best_of = 1;
-      const rc = await native.full(context, state, params, samples);
-      if (rc !== 0) throw new Error(`whisper.cpp failed to transcribe (${rc})`);
-      this.lastCallMs = performance.now() - started;
-      return { text: native.segments(state).join(''), language: fromWhisper(native.language(state)) };
+  /** Nothing transcribing or waiting to. */
+  idle(): boolean {
+    return this.running === null && this.waiting.length === 0;
+  }
+
+  /**
+   * As transcribe, with the language whisper.cpp used (the detected one for 'auto'). A `partial` call waits behind
+   * every concluding one.
+   */
+  transcribeDetailed(audio: Int16Array, language: string, prompt = '', kind: 'partial' | 'final' = 'final'): Promise<{ text: string; language: string }> {
+    return new Promise((resolve, reject) => {
+      const job = { kind, run: () => this.call(audio, language, prompt).then(resolve, reject) };
+      const at = kind === 'final' ? this.waiting.findIndex((j) => j.kind === 'partial') : -1;
+      this.waiting.splice(at < 0 ? this.waiting.length : at, 0, job);
+      this.next();
     });
-    this.queue = run.catch(() => {});
-    return run;
+  }
+
+  private next(): void {
+    if (this.running) return;
+    const job = this.waiting.shift();
+    if (!job) return;
+    this.running = job.run().finally(() => {
+      this.running = null;
+      this.next();
+    });
+  }
+
+  private async call(audio: Int16Array, language: string, prompt: string): Promise<{ text: string; language: string }> {
+    const { native, context, state } = await this.load();
+    const started = performance.now();
+    // whisper.cpp skips input under 1 s: shorter audio is padded with silence
+    const samples = new Float32Array(Math.max(audio.length, MIN_INPUT_SAMPLES));
+    for (let i = 0; i < audio.length; i++) samples[i] = audio[i]! / 32768;
+    const params = native.defaults();
+    Object.assign(params, {
+      n_threads: this.options.threads ?? 2,
+      language: toWhisper(language),
+      no_context: true,
+      no_timestamps: true,
+      single_segment: false,
+      print_progress: false,
+      print_realtime: false,
+      print_timestamps: false,
+      temperature: 0,
+      temperature_inc: 0,
+      audio_ctx: this.options.fullWindow ? 0 : audioContextFor(samples.length),
+      initial_prompt: prompt || null,
+      max_tokens: maxTokensFor(audio.length),
+    });
+    params.greedy.best_of = 1;
+    const rc = await native.full(context, state, params, samples);
+    if (rc !== 0) throw new Error(`whisper.cpp failed to transcribe (${rc})`);
+    this.lastCallMs = performance.now() - started;
+    this.stats.calls++;
+    this.stats.busyMs += this.lastCallMs;
+    return { text: native.segments(state).join(''), language: fromWhisper(native.language(state)) };
   }
 
   async close(): Promise<void> {
@@ -352,7 +409,7 @@ export class WhisperEngine implements SpeechToTextEngine {
     const loaded = await model?.catch(() => null);
     if (!loaded) return;
     const { native, context, state } = loaded;
-    await this.queue;
+    while (this.running) await this.running;
     native.freeState(state);
     native.free(context);
     // the routed log holds a native callback that keeps the process alive; another loaded model (one replacing this
