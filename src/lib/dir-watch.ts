@@ -91,7 +91,6 @@ export class DirectoryWatch {
         if (next !== null && name !== null && name !== next) return;
         clearTimeout(this.debounce);
         this.debounce = setTimeout(() => this.schedule(), this.opts.debounceMs ?? 200);
-        this.debounce.unref();
       });
       // e.g. the watched directory was removed: watch again from the next periodic re-scan or event on an ancestor
       w.on('error', () => {
@@ -99,8 +98,6 @@ export class DirectoryWatch {
         if (this.watcher === w) (this.watcher = undefined), (this.watching = '');
         this.schedule();
       });
-      // watching alone never keeps the process alive (an engine left open in a script or test)
-      w.unref();
       this.watcher = w;
     } catch {
       // not watchable (permissions, no inotify watches left): the periodic re-scan still finds changes
