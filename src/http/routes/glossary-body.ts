@@ -65,9 +65,11 @@ export function parseDictionary(input: unknown): DictionaryDraft {
   return { sourceLang, targetLang, entries: d.entries, format };
 }
 
-function parseDictionaries(value: unknown): DictionaryDraft[] | undefined {
+/** `max`: how many one request may carry (a PATCH edits one), told before any is read. */
+function parseDictionaries(value: unknown, max = Infinity): DictionaryDraft[] | undefined {
   if (value === undefined) return undefined;
   if (!Array.isArray(value)) throw unsupportedValue('dictionaries');
+  if (value.length > max) throw invalid('Only one dictionary can be edited per request.');
   return value.map(parseDictionary);
 }
 
@@ -88,7 +90,7 @@ export function parseV3Body(body: Record<string, unknown>) {
 export function parsePatchBody(body: Record<string, unknown>): GlossaryChanges {
   const raw = field(body, 'name');
   const name = raw === undefined ? undefined : glossaryName(raw);
-  const dictionaries = parseDictionaries(dictionariesOf(body));
+  const dictionaries = parseDictionaries(dictionariesOf(body), 1);
   return { ...(name !== undefined ? { name } : {}), ...(dictionaries ? { dictionaries } : {}) };
 }
 
