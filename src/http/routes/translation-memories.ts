@@ -8,7 +8,7 @@ import type { Services } from '../../services.js';
 import { authOf } from '../plugins/auth.js';
 import { queryInt, queryValue } from '../query.js';
 import { publicOrigin } from '../public-origin.js';
-import { binaryResponse, errorResponses, handlerChecked, pageQuery } from '../schemas/common.js';
+import { ErrorBody, binaryResponse, errorResponses, handlerChecked, pageQuery } from '../schemas/common.js';
 import { bodyObject } from './glossary-body.js';
 
 const Memory = Type.Object({
@@ -207,7 +207,7 @@ export async function translationMemoryRoutes(app: FastifyInstance, { services }
   );
   app.post<{ Params: { id: string } }>(
     '/v3/translation_memories/:id/export',
-    { config, schema: { params: MemoryParams, response: { 200: Job, 202: Job, 409: Job, ...errorResponses } } },
+    { config, schema: { params: MemoryParams, response: { 200: Job, 202: Job, 409: ErrorBody, ...errorResponses } } },
     async (request, reply) => {
       // 200: a recent export of the unchanged memory is reused; 202: one was started (a running one is a 409 error).
       const r = await m.startExport(authOf(request).account.id, request.params.id);
