@@ -136,8 +136,8 @@ export class VoiceService {
   }
 
   /** Claims a token for a WebSocket connection and attaches the sink to the session's stream. */
-  async connect(token: unknown, sink: StreamSink): Promise<ConnectOutcome> {
-    const claim = typeof token === 'string' && token !== '' ? await this.sessions.claim(token) : ({ ok: false, reason: 'invalid' } as const);
+  async connect(token: string | undefined, sink: StreamSink): Promise<ConnectOutcome> {
+    const claim = token ? await this.sessions.claim(token) : ({ ok: false, reason: 'invalid' } as const);
     // A reused token belongs to a known session: its error goes out in that session's framing.
     if (!claim.ok) {
       return claim.reason === 'reused'

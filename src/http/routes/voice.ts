@@ -125,8 +125,8 @@ export async function voiceRoutes(app: FastifyInstance, { services }: { services
         closed = true;
         release();
       });
-      const token = (request.query as { token?: string }).token;
-      voice.connect(token, sink).then(
+      const raw = (request.query as { token?: unknown }).token;
+      voice.connect(typeof raw === 'string' ? raw : undefined, sink).then(
         (outcome) => {
           if (!outcome.ok) {
             if (!closed) socket.send(encodeServerMessage({ error: outcome.error.body() }, outcome.format));
