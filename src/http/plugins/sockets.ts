@@ -55,7 +55,8 @@ export function onDelivered(request: FastifyRequest, reply: FastifyReply, callba
     }
     // Through a trusted proxy the peer is the proxy, which reads a response as it arrives; proxies also reset idle
     // connections (HAProxy does), which from a client would mean a download left unread. So there, any close counts.
-    const viaProxy = request.ip !== request.raw.socket?.remoteAddress;
+    // (`ips` lists the peer and the forwarded addresses it is trusted for; undefined when no proxy is trusted)
+    const viaProxy = (request.ips?.length ?? 1) > 1;
     const onClose = (hadError: boolean) =>
       void settle((hadError || socket.errored) && !viaProxy ? 'lost' : 'delivered', `connection closed with an error (${String(socket.errored)})`);
     // Settled by the next request: the listener goes, so many downloads on one connection do not pile them up.
