@@ -69,7 +69,13 @@ export interface EldLanguageDetectorOptions {
    * Short alphabetic text (under 20 letters) is decided with the character n-gram model (ngram-model.ts) added to
    * eld's scores. Default true; false leaves short text to eld and the short-text rules alone.
    */
-  ngramModel?: boolean;
+  ngramModel?: boolean | NgramModel;
+  /** Alphabetic text from 20 up to this many letters is checked by the n-gram model too (see MID_MAX_LETTERS). */
+  ngramMaxLetters?: number;
+  /** Override the model's lead for mid-length text (20 letters up to ngramMaxLetters). */
+  ngramMinMarginMid?: number;
+  /** Override the weight of eld's log score in the model's vote. */
+  ngramEldWeight?: number;
   /** Override the model's calibrated leads for short-text success (the training script sweeps them). */
   ngramMinMargin?: number;
   ngramMinMarginFew?: number;
@@ -115,6 +121,9 @@ const SHORT_MARGINS: ReadonlyArray<readonly [letters: number, margin: number]> =
   [16, 0.12],
   [20, 0.06],
 ];
+
+/** Alphabetic text from 20 letters up to this many is also voted on by the n-gram model (longer text: eld alone). */
+const MID_MAX_LETTERS = 80;
 
 /** A signature letter (alphabet-hints) settles short text from this many letters on. */
 const SIGNATURE_MIN_LETTERS = 8;
@@ -163,6 +172,9 @@ export class EldLanguageDetector implements LanguageDetector {
   private readonly shortMargins: boolean;
   private readonly ngramMinMargin: number;
   private readonly ngramMinMarginFew: number;
+  private readonly ngramMinMarginMid: number;
+  private readonly ngramMaxLetters: number;
+  private readonly ngramEldWeight: number;
   /** Index of each model language in the model's order. */
   private readonly ngramIndex: ReadonlyMap<string, number>;
 
@@ -173,6 +185,9 @@ export class EldLanguageDetector implements LanguageDetector {
   ) {
     this.ngramMinMargin = options.ngramMinMargin ?? ngram?.minMargin ?? Infinity;
     this.ngramMinMarginFew = options.ngramMinMarginFew ?? ngram?.minMarginFew ?? this.ngramMinMargin;
+    this.ngramMinMarginMid = options.ngramMinMarginMid ?? ngram?.minMarginMid ?? Infinity;
+    this.ngramMaxLetters = options.ngramMaxLetters ?? MID_MAX_LETTERS;
+    this.ngramEldWeight = options.ngramEldWeight ?? ngram?.eldWeight ?? 1;
     this.ngramIndex = new Map(ngram?.langs.map((l, i) => [l, i]));
     this.maxChars = options.maxChars ?? 1000;
     this.minLetters = options.minLetters ?? 3;
@@ -189,7 +204,8 @@ export class EldLanguageDetector implements LanguageDetector {
     const mod = (await import('eld')) as unknown as { eld: EldLoadable };
     const instance = mod.eld.newInstance();
     await instance.load(options.database ?? 'small');
-    return new EldLanguageDetector(instance, options, options.ngramModel === false ? undefined : NgramModel.load());
+    const model = options.ngramModel === false ? undefined : options.ngramModel instanceof NgramModel ? options.ngramModel : NgramModel.load();
+    return new EldLanguageDetector(instance, options, model);
   }
 
   detect(text: string): DetectionOutcome {
@@ -254,6 +270,17 @@ export class EldLanguageDetector implements LanguageDetector {
         return outcome(vote.language, Math.min(0.99, 1 - 0.5 * (need / vote.margin)), false);
       }
     }
+    // Mid-length text: the model (with eld) settles close neighbours eld confuses (da/nb, cs/sk, ru/bg); text that fits
+    // no language well (poorFit: Welsh, Maltese…) stays undecided whatever the model, which knows only the 33, says.
+    if (alphabetic && shortNeed === undefined && this.ngram && !poorFit && profile.letters < this.ngramMaxLetters) {
+      const vote = this.ngramVote(cleaned, profile.letters, ranked);
+      if (!vote.foreignFirst) {
+        // A clear lead decides; otherwise eld's answer stands only when the model agrees with it.
+        const sure = vote.margin >= this.ngramMinMarginMid;
+        const success = sure || (vote.language === raw && !low);
+        return outcome(sure ? vote.language : raw, success ? Math.max(0.5, confidence) : Math.min(0.49, confidence), !success);
+      }
+    }
     // Reported confidence stays below the success line when the short-text margin is not met.
     const shortShare = shortNeed === undefined ? 1 : Math.min(1, margin / shortNeed, top / (SHORT_FIT * average));
     const calibrated = ambiguous ? Math.min(confidence, 0.5 * shortShare) : confidence;
@@ -276,7 +303,7 @@ export class EldLanguageDetector implements LanguageDetector {
     let second = -Infinity;
     let top = -Infinity;
     for (let i = 0; i < scores.length; i++) {
-      const v = scores[i]! + model.eldWeight * letters * Math.log(eldScores[i]!);
+      const v = scores[i]! + this.ngramEldWeight * letters * Math.log(eldScores[i]!);
       if (v > top) {
         second = top;
         top = v;
