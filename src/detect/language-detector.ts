@@ -274,7 +274,7 @@ export class EldLanguageDetector implements LanguageDetector {
     // no language well (poorFit: Welsh, Maltese…) stays undecided whatever the model, which knows only the 33, says.
     if (alphabetic && shortNeed === undefined && this.ngram && !poorFit && profile.letters < this.ngramMaxLetters) {
       const vote = this.ngramVote(cleaned, profile.letters, ranked);
-      if (!vote.foreignFirst) {
+      if (!vote.foreignFirst && !vote.foreignUnpenalised) {
         // A clear lead decides; otherwise eld's answer stands only when the model agrees with it.
         const sure = vote.margin >= this.ngramMinMarginMid;
         const success = sure || (vote.language === raw && !low);
@@ -291,7 +291,11 @@ export class EldLanguageDetector implements LanguageDetector {
    * The n-gram model's best language with eld's scores added (weighted by length), its lead over the runner-up, and
    * whether eld ranks a language outside the 33 first (the model, which knows only the 33, must not overrule that).
    */
-  private ngramVote(text: string, letters: number, ranked: ReadonlyArray<readonly [string, number]>): { language: string; margin: number; foreignFirst: boolean } {
+  private ngramVote(
+    text: string,
+    letters: number,
+    ranked: ReadonlyArray<readonly [string, number]>,
+  ): { language: string; margin: number; foreignFirst: boolean; foreignUnpenalised: boolean } {
     const model = this.ngram!;
     const scores = model.logLikelihoods(text);
     const eldScores = new Float64Array(scores.length).fill(1e-3);
@@ -311,7 +315,21 @@ export class EldLanguageDetector implements LanguageDetector {
       } else if (v > second) second = v;
     }
     const first = ranked[0]?.[0];
-    return { language: model.langs[best]!, margin: top - second, foreignFirst: first !== undefined && !SUPPORTED.has(fromEldCode(first)) };
+    // Whether eld, before the foreign penalty, ranks a language outside the 33 first: the mid-length vote must not turn
+    // Serbian into Bulgarian (full sentences are long enough for eld to be right about such languages).
+    const keep = 1 - this.foreignPenalty;
+    let foreignTop = 0;
+    let supportedTop = 0;
+    for (const [code, score] of ranked) {
+      if (SUPPORTED.has(fromEldCode(code))) supportedTop = Math.max(supportedTop, score);
+      else foreignTop = Math.max(foreignTop, keep > 0 ? score / keep : score);
+    }
+    return {
+      language: model.langs[best]!,
+      margin: top - second,
+      foreignFirst: first !== undefined && !SUPPORTED.has(fromEldCode(first)),
+      foreignUnpenalised: foreignTop >= supportedTop,
+    };
   }
 
   /**
