@@ -265,8 +265,9 @@ describe('EldLanguageDetector on short text', () => {
     assert.deepEqual([...NgramModel.load().langs].sort(), [...DETECTION_LANGUAGES].sort());
   });
 
-  it('is at least 98.5 % accurate on 50-character prefixes and 99.5 % on whole sentences', () => {
-    assert.ok(score(50).accuracy >= 0.985, `≤50 ${JSON.stringify(score(50))}`);
+  it('is at least 99 % accurate on 50-character prefixes and 99.5 % on whole sentences', () => {
+    // 99.76 % on this sample with the mid-length vote (issue 20), 98.8 % on all held-out sentences before it.
+    assert.ok(score(50).accuracy >= 0.99, `≤50 ${JSON.stringify(score(50))}`);
     assert.ok(score(Infinity).accuracy >= 0.995, `full ${JSON.stringify(score(Infinity))}`);
   });
 });
