@@ -66,8 +66,9 @@ export interface EldLanguageDetectorOptions {
    */
   foreignPenalty?: number;
   /**
-   * Short alphabetic text (under 20 letters) is decided with the character n-gram model (ngram-model.ts) added to
-   * eld's scores. Default true; false leaves short text to eld and the short-text rules alone.
+   * Short alphabetic text (under 20 letters) is decided, and mid-length text (up to ngramMaxLetters) checked, with
+   * the character n-gram model (ngram-model.ts) added to eld's scores. Default true (the model in assets/; the
+   * training script passes its own); false leaves text to eld and the short-text rules alone.
    */
   ngramModel?: boolean | NgramModel;
   /** Alphabetic text from 20 up to this many letters is checked by the n-gram model too (see MID_MAX_LETTERS). */

@@ -1,6 +1,6 @@
-// A character n-gram naive-Bayes model of the 33 detection languages, for short text, where eld's scores alone are
-// too close to call between neighbours. Trained by scripts/train-detect-ngrams.mjs on FLORES dev sentences 0–249 and
-// calibrated on 250–499 (assets/detect-ngrams.tsv); never trained at run time.
+// A character n-gram naive-Bayes model of the 33 detection languages, for short and mid-length text, where eld's
+// scores alone are too close to call between neighbours. Trained by scripts/train-detect-ngrams.mjs on FLORES dev
+// sentences 0–499, its margins cross-fitted on them (assets/detect-ngrams.tsv); never trained at run time.
 
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
