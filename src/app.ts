@@ -46,7 +46,8 @@ export const DEFAULT_BODY_LIMIT = 1024 * 1024;
  */
 class RequestLogController extends LogController {
   override incomingRequest(request: FastifyRequest): void {
-    if (this.isLogDisabled(request)) return;
+    // Checked before building the fields: at the default level the line is never written.
+    if (this.isLogDisabled(request) || !request.log.isLevelEnabled('debug')) return;
     request.log.debug({ req: loggedRequest(request) }, 'incoming request');
   }
 
