@@ -47,7 +47,7 @@ export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 class RequestLogController extends LogController {
   override incomingRequest(request: FastifyRequest): void {
     // Checked before building the fields: at the default level the line is never written.
-    if (this.isLogDisabled(request) || !request.log.isLevelEnabled('debug')) return;
+    if (this.isLogDisabled(request) || (request.log as { isLevelEnabled?(level: string): boolean }).isLevelEnabled?.('debug') === false) return;
     request.log.debug({ req: loggedRequest(request) }, 'incoming request');
   }
 
