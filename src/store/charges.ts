@@ -99,29 +99,21 @@ export function prepareSqliteCharge(db: SqliteDatabase.Database): (items: readon
   const insertEvent = db.prepare(
     'insert into usage_events (account_id, key_id, product, units, reporting_tag, created_at) values (?, ?, ?, ?, ?, ?)',
   );
-  // Both subjects' counters in one statement (one step through SQLite's VM instead of two).
-  const bumpCounters = db.prepare(
-    'insert into usage_counters (subject_id, period_start, characters, speech_to_text_ms) values (?, ?, ?, ?), (?, ?, ?, ?) ' +
+  const bumpCounter = db.prepare(
+    'insert into usage_counters (subject_id, period_start, characters, speech_to_text_ms) values (?, ?, ?, ?) ' +
       'on conflict (subject_id, period_start) do update set characters = usage_counters.characters + excluded.characters, ' +
       'speech_to_text_ms = usage_counters.speech_to_text_ms + excluded.speech_to_text_ms',
   );
-  const NONE: UsageTotals = { characters: 0, speechToTextMs: 0 };
   const periodTotals = (subjectId: string, periodStart: number): UsageTotals => {
     const row = totals.get(subjectId, periodStart);
     return { characters: row?.characters ?? 0, speechToTextMs: row?.speech_to_text_ms ?? 0 };
   };
   const chargeOne = (charge: UsageCharge, limits: ChargeLimits): ChargeOutcome => {
-    // A total is read only where a limit applies to it (chargeRefused looks at no other): an unlimited key of an
-    // unlimited account writes without reading.
-    const speech = charge.product === 'speech_to_text';
-    const accountTotals = !speech && limits.accountCharacterLimit !== null ? periodTotals(charge.accountId, charge.periodStart) : NONE;
-    const keyLimited = speech ? limits.keySpeechToTextMsLimit !== null : limits.keyCharacterLimit !== null;
-    const keyTotals = keyLimited ? periodTotals(charge.keyId, charge.periodStart) : NONE;
-    const refused = chargeRefused(charge, limits, accountTotals, keyTotals);
+    const refused = chargeRefused(charge, limits, periodTotals(charge.accountId, charge.periodStart), periodTotals(charge.keyId, charge.periodStart));
     if (refused) return refused;
     insertEvent.run(charge.accountId, charge.keyId, charge.product, charge.units, charge.reportingTag, charge.at);
     const { chars, ms } = chargeUnits(charge);
-    bumpCounters.run(charge.accountId, charge.periodStart, chars, ms, charge.keyId, charge.periodStart, chars, ms);
+    for (const subject of [charge.accountId, charge.keyId]) bumpCounter.run(subject, charge.periodStart, chars, ms);
     return { ok: true };
   };
   const tx = db.transaction((items: readonly { charge: UsageCharge; limits: ChargeLimits }[]) => items.map((i) => chargeOne(i.charge, i.limits)));
