@@ -61,7 +61,10 @@ async function openapi(app: FastifyInstance): Promise<void> {
   const document = app.swagger.bind(app);
   let text: string | undefined;
   app.swagger = ((opts?: { yaml?: boolean }) => (opts?.yaml ? (text ??= JSON.stringify(document())) : document())) as typeof app.swagger;
-  app.get('/openapi.json', { config: PUBLIC, schema: { hide: true } }, async () => app.swagger());
+  // Built once per process (~60 ms of CPU, the routes' schemas walked) and served as the same text afterwards.
+  app.get('/openapi.json', { config: PUBLIC, schema: { hide: true } }, async (_request, reply) =>
+    reply.type('application/json; charset=utf-8').send((text ??= JSON.stringify(document()))),
+  );
   // The documentation's own routes need no key either.
   await app.register(async (docs) => {
     docs.addHook('onRoute', (route) => {
