@@ -75,7 +75,9 @@ export class DocumentWorker {
   constructor(private readonly o: DocumentWorkerOptions) {
     this.threads = new FormatThreads({ budgetMs: o.formatTimeoutMs, maxHeapMb: FORMAT_THREAD_HEAP_MB });
     this.runner = new JobRunner({
-      name: 'documents',
+      name: 'w',
+      label: 'document',
+      idField: 'document_id',
       queue: documentQueue(o.repository),
       handler: (row, running) => this.run(row, running),
       idOf: (row) => row.id,

@@ -35,8 +35,11 @@ export interface RunningJob {
 export type JobHandler<J> = (job: J, running: RunningJob) => Promise<void>;
 
 export interface JobRunnerOptions<J> {
-  /** Names the runner in logs and prefixes its lease owner, so an operator can tell which node holds a job. */
+  /** Prefixes the lease owner, so an operator can tell which node holds a job. */
   name: string;
+  /** Names the job kind in log lines ("document" → "document job handed back …"), with its id under `idField`. */
+  label: string;
+  idField: string;
   queue: JobQueue<J>;
   handler: JobHandler<J>;
   idOf: (job: J) => string;
@@ -72,7 +75,7 @@ export class JobRunner<J> {
   start(): void {
     if (this.running || this.o.concurrency <= 0) return;
     this.running = true;
-    this.o.logger.info({ worker: this.owner }, `${this.o.name} runner started`);
+    this.o.logger.info({ worker: this.owner }, `${this.o.label} worker started`);
     this.timer = setInterval(() => this.wake(), this.o.pollIntervalMs);
     this.timer.unref();
     this.wake();
@@ -114,7 +117,7 @@ export class JobRunner<J> {
       try {
         job = await this.o.queue.claimNext(this.owner, this.o.now(), this.o.leaseMs);
       } catch (err) {
-        this.o.logger.error({ err }, `${this.o.name} queue: claim failed`);
+        this.o.logger.error({ err }, `${this.o.label} queue: claim failed`);
         return;
       }
       if (!job) return;
@@ -149,7 +152,7 @@ export class JobRunner<J> {
     try {
       await this.o.handler(job, running);
     } catch (err) {
-      this.o.logger.error({ err, job_id: id }, `${this.o.name} job failed`);
+      this.o.logger.error({ err, [this.o.idField]: id }, `${this.o.label} job failed`);
     } finally {
       clearInterval(beat);
       this.aborts.delete(abort);
@@ -159,8 +162,8 @@ export class JobRunner<J> {
     if (running.closing) {
       await this.o.queue
         .handBack(id, this.owner)
-        .then((back) => back && this.o.logger.info({ job_id: id }, `${this.o.name} job handed back for another worker`))
-        .catch((err) => this.o.logger.error({ err, job_id: id }, `${this.o.name} queue: could not hand a job back`));
+        .then((back) => back && this.o.logger.info({ [this.o.idField]: id }, `${this.o.label} job handed back for another worker`))
+        .catch((err) => this.o.logger.error({ err, [this.o.idField]: id }, `${this.o.label} queue: could not hand a job back`));
     }
     this.ended.emit('ended', id);
   }

@@ -117,6 +117,8 @@ function jobSystemContract(db: TestDatabase, kind: Kind): void {
     const runner = (handler: JobHandler<{ id: string; attempts: number }>, options: { concurrency?: number; leaseMs?: number } = {}) => {
       const r = new JobRunner({
         name: 'test',
+        label: 'test',
+        idField: 'job_id',
         queue,
         handler,
         idOf: (job) => job.id,

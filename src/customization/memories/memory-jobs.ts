@@ -49,6 +49,8 @@ export class MemoryJobRunner {
   ) {
     this.runner = new JobRunner({
       name: 'tm',
+      label: 'translation memory',
+      idField: 'job_id',
       queue: memoryJobQueue(repo),
       handler: (job, running) => this.run(job, running),
       idOf: (job) => job.id,
