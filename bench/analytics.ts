@@ -10,7 +10,8 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { Store } from '../src/store/store.js';
 import { AccountsService, type Account } from '../src/accounts/accounts-service.js';
-import { AnalyticsService } from '../src/admin/analytics-service.js';
+import { AGGREGATE_BY_VALUES, AnalyticsService, GROUP_BY_VALUES } from '../src/admin/analytics-service.js';
+import { parseAnalyticsRange, parseChoice, parsePage } from '../src/http/routes/analytics-params.js';
 import { DAY_MS } from '../src/store/schema.js';
 import { benchArgs } from './args.js';
 
@@ -155,7 +156,11 @@ async function benchDatabase(name: 'sqlite' | 'postgres'): Promise<void> {
     console.log('| query (366-day range) | rollups p50 ms | rollups max ms | baseline: ledger GROUP BY p50 ms | speed-up |');
     console.log('|---|---:|---:|---:|---:|');
     for (const shape of SHAPES) {
-      const run = () => (shape.tags ? analytics.customTagReport(account, shape.query) : analytics.usageReport(account, shape.query));
+      // as the route does: parse the query, then the report
+      const run = () =>
+        shape.tags
+          ? analytics.customTagReport(account, parseAnalyticsRange(shape.query), parseChoice(shape.query, 'aggregate_by', AGGREGATE_BY_VALUES) || 'period', parsePage(shape.query))
+          : analytics.usageReport(account, parseAnalyticsRange(shape.query), parseChoice(shape.query, 'group_by', GROUP_BY_VALUES));
       const fast = await median(run);
       const base = await median(() => baseline(store, account.id, shape));
       console.log(
@@ -163,7 +168,8 @@ async function benchDatabase(name: 'sqlite' | 'postgres'): Promise<void> {
       );
     }
     // The two must agree: the total of the rollup path equals the ledger's sum.
-    const report = (await analytics.usageReport(account, SHAPES[0]!.query)).usage_report as { total_usage: { total_characters: number } };
+    const total = (await analytics.usageReport(account, parseAnalyticsRange(SHAPES[0]!.query), '')).total;
+    const report = { total_usage: { total_characters: total.textTranslationCharacters + total.documentTranslationCharacters + total.textImprovementCharacters } };
     const ledger = await sql<{ n: number | string }>`select sum(units) as n from usage_events where product <> 'speech_to_text'`.execute(store.db);
     console.log(`\nconsistency: rollup total ${report.total_usage.total_characters} = ledger total ${Number(ledger.rows[0]!.n)}`);
     const cost = await chargeCost(store, account.id, keyIds[0]!);

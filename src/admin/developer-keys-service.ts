@@ -4,11 +4,17 @@ import { ServiceError, invalid, notFound } from '../lib/errors.js';
 import { DEFAULT_KEY_LABEL, toKey, type Account, type AccountsService, type ApiKey } from '../accounts/accounts-service.js';
 import type { AdminRepository } from '../store/repositories/admin-repository.js';
 import type { ApiKeyRow, Store } from '../store/store.js';
-import { bodyOf, missing, parseKeyId, parseLabel, parseLimit, parseScopes } from './key-params.js';
+import type { Scope } from './scopes.js';
 
 /** Active developer keys an organization may hold at once (the reference's cap). */
 export const MAX_ACTIVE_DEVELOPER_KEYS = 25;
 export const KEY_NOT_FOUND_MESSAGE = 'Developer key not found.';
+
+/** A key's usage limits per billing period: absent = unchanged, null = none, 0 = blocked. */
+export interface KeyLimits {
+  characters?: number | null;
+  speechToTextMs?: number | null;
+}
 
 export interface DeveloperKeysServiceOptions {
   maxActiveKeys?: number;
@@ -26,12 +32,12 @@ export class DeveloperKeysService {
     this.maxActive = options.maxActiveKeys ?? MAX_ACTIVE_DEVELOPER_KEYS;
   }
 
-  /** Creates a developer key; the secret is returned here and never again (only its hash is stored). */
-  async create(account: Account, rawBody: unknown): Promise<{ key: ApiKey; secret: string }> {
-    const body = bodyOf(rawBody);
-    const label = body.label === undefined || body.label === null ? DEFAULT_KEY_LABEL : parseLabel(body.label);
-    const scopes = parseScopes(body) ?? null;
-    const { row, secret } = this.accounts.prepareKey(account, 'developer', label, scopes);
+  /**
+   * Creates a developer key (`scopes` null: unrestricted); the secret is returned here and never again (only its hash
+   * is stored).
+   */
+  async create(account: Account, input: { label?: string; scopes: Scope[] | null }): Promise<{ key: ApiKey; secret: string }> {
+    const { row, secret } = this.accounts.prepareKey(account, 'developer', input.label ?? DEFAULT_KEY_LABEL, input.scopes);
     if (!(await this.repo.insertDeveloperKeyWithin(row, this.maxActive))) {
       throw invalid(
         `Bad request. Reason: At most ${this.maxActive} developer keys can be active at once. Deactivate a key before creating another.`,
@@ -46,45 +52,30 @@ export class DeveloperKeysService {
   }
 
   /** Permanent: a deactivated key never authenticates again; deactivating it twice keeps the first time. */
-  async deactivate(account: Account, rawBody: unknown): Promise<ApiKey> {
-    const row = await this.find(account, parseKeyId(bodyOf(rawBody)));
+  async deactivate(account: Account, keyId: string): Promise<ApiKey> {
+    const row = await this.find(account, keyId);
     await this.repo.deactivateKey(row.id, this.accounts.now());
     return this.changed(account, row.id);
   }
 
-  async rename(account: Account, rawBody: unknown): Promise<ApiKey> {
-    const body = bodyOf(rawBody);
-    const keyId = parseKeyId(body);
-    if (body.label === undefined || body.label === null) throw missing('label');
-    const label = parseLabel(body.label);
+  async rename(account: Account, keyId: string, label: string): Promise<ApiKey> {
     const row = await this.find(account, keyId);
     await this.store.repositories.accounts.updateKey(row.id, { label });
     return this.changed(account, row.id);
   }
 
   /** Absent fields stay as they are; null lifts a limit; 0 blocks the key. */
-  async setLimits(account: Account, rawBody: unknown): Promise<ApiKey> {
-    const body = bodyOf(rawBody);
-    const keyId = parseKeyId(body);
-    const characters = parseLimit(body, 'characters');
-    const speech = parseLimit(body, 'speech_to_text_milliseconds');
-    if (characters === undefined && speech === undefined) {
-      throw invalid("Parameter 'characters' or 'speech_to_text_milliseconds' not specified");
-    }
+  async setLimits(account: Account, keyId: string, limits: KeyLimits): Promise<ApiKey> {
     const row = await this.find(account, keyId);
     await this.store.repositories.accounts.updateKey(row.id, {
-      ...(characters !== undefined ? { character_limit: characters } : {}),
-      ...(speech !== undefined ? { speech_to_text_ms_limit: speech } : {}),
+      ...(limits.characters !== undefined ? { character_limit: limits.characters } : {}),
+      ...(limits.speechToTextMs !== undefined ? { speech_to_text_ms_limit: limits.speechToTextMs } : {}),
     });
     return this.changed(account, row.id);
   }
 
   /** Replaces the key's scopes: an array of endpoint groups, or null for an unrestricted key. */
-  async setScopes(account: Account, rawBody: unknown): Promise<ApiKey> {
-    const body = bodyOf(rawBody);
-    const keyId = parseKeyId(body);
-    const scopes = parseScopes(body);
-    if (scopes === undefined) throw missing('scopes');
+  async setScopes(account: Account, keyId: string, scopes: Scope[] | null): Promise<ApiKey> {
     const row = await this.find(account, keyId);
     await this.store.repositories.accounts.updateKey(row.id, { scopes: scopes === null ? null : JSON.stringify(scopes) });
     return this.changed(account, row.id);

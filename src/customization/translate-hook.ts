@@ -4,7 +4,7 @@
 import { ServiceError } from '../lib/errors.js';
 import type { GlossaryService } from './glossaries/glossary-service.js';
 import { applyGlossary } from './glossaries/protect.js';
-import type { StyleRuleService, StyleRuleView } from './style-rules/style-rule-service.js';
+import type { StyleRuleService, StyleRule } from './style-rules/style-rule-service.js';
 import { applyStyleRules, isDeterministic } from './style-rules/deterministic-rules.js';
 import type { MemoryService } from './memories/memory-service.js';
 
@@ -70,7 +70,7 @@ export class TranslateCustomization {
       req.glossaryIds.length > 0 && req.sourceLang !== undefined
         ? await this.glossaries.resolve(accountId, req.glossaryIds, req.sourceLang, req.targetLang, param)
         : [];
-    const style: StyleRuleView | undefined = req.styleId !== undefined ? await this.styleRules.resolve(accountId, req.styleId, req.targetLang, capabilities) : undefined;
+    const style: StyleRule | undefined = req.styleId !== undefined ? await this.styleRules.resolve(accountId, req.styleId, req.targetLang, capabilities) : undefined;
     const memoryId = req.translationMemoryId;
     const threshold = req.translationMemoryThreshold ?? 75;
     // without a source (detected later) the memory must still exist and fit the target: a 404 now, not a failed job
@@ -78,7 +78,7 @@ export class TranslateCustomization {
     const matchers = glossaries.map((g) => g.matcher);
     const extras: EngineExtras = {};
     if (style && capabilities.styleRules) {
-      const rules = Object.entries(style.configured_rules).flatMap(([c, set]) =>
+      const rules = Object.entries(style.configuredRules).flatMap(([c, set]) =>
         Object.entries(set).filter(([r, o]) => !isDeterministic(c, r, o)).map(([r, o]) => ruleInstruction(c, r, o)),
       );
       if (rules.length > 0) extras.styleRules = rules;
@@ -93,7 +93,7 @@ export class TranslateCustomization {
         const callExtras: EngineExtras = { ...extras };
         const instructions = [
           ...req.customInstructions,
-          ...(style?.custom_instructions ?? []).filter((c) => !c.source_language || c.source_language.split('-')[0] === source.split('-')[0]).map((c) => c.prompt),
+          ...(style?.customInstructions ?? []).filter((c) => !c.sourceLanguage || c.sourceLanguage.split('-')[0] === source.split('-')[0]).map((c) => c.prompt),
         ];
         if (instructions.length > 0 && capabilities.customInstructions) callExtras.customInstructions = instructions;
         let translated: string[] = [];
@@ -112,7 +112,7 @@ export class TranslateCustomization {
         const out = fromMemory.slice() as string[];
         misses.forEach((i, k) => (out[i] = translated[k]!));
         void target;
-        return style ? applyStyleRules(style.configured_rules, out) : out;
+        return style ? applyStyleRules(style.configuredRules, out) : out;
       },
     };
   }

@@ -46,13 +46,18 @@ export interface DocumentServiceOptions {
   formats?: DocumentFormats;
 }
 
-export interface DocumentStatusView {
-  document_id: string;
-  status: 'queued' | 'translating' | 'done' | 'error';
-  seconds_remaining?: number;
-  billed_characters?: number;
-  error_message?: string;
-  message?: string;
+/** Where a document's translation is: waiting, under way (with an estimate), done (billed, perhaps with a notice), failed. */
+export type DocumentState =
+  | { status: 'queued' }
+  | { status: 'translating'; secondsRemaining: number }
+  /** `notice`: what was kept untranslated (e.g. PDF pages whose fonts cannot be read back). */
+  | { status: 'done'; billedCharacters: number; notice?: string }
+  | { status: 'error'; errorMessage: string };
+
+/** An accepted upload: the document's id and the key the client needs for its status and result. */
+export interface DocumentHandle {
+  id: string;
+  key: string;
 }
 
 export interface ReceivedFile {
@@ -161,7 +166,7 @@ export class DocumentService {
   }
 
   /** Validates and queues an uploaded file; the caller discards the file when this throws. */
-  async enqueue(ctx: AuthContext, file: ReceivedFile, fileName: string | undefined, req: DocumentRequest, reportingTag: string | null) {
+  async enqueue(ctx: AuthContext, file: ReceivedFile, fileName: string | undefined, req: DocumentRequest, reportingTag: string | null): Promise<DocumentHandle> {
     const format = this.formatFor(fileName);
     if (file.bytes > format.maxBytes) {
       throw new ServiceError('payload_too_large', `Document too large: ${format.id} documents may have at most ${format.maxBytes} bytes.`);
@@ -209,36 +214,29 @@ export class DocumentService {
     await this.files.rename(file.id, 'part', 'upload');
     await this.repository.insert(row);
     this.worker.wake();
-    return { document_id: file.id, document_key: file.key };
+    return { id: file.id, key: file.key };
   }
 
   /** The row when it exists, belongs to the account and the key is right; else 404 (a wrong key reveals nothing). */
-  private async authorized(ctx: AuthContext, id: string, key: unknown): Promise<DocumentRow> {
-    if (key === undefined || key === null || key === '') throw invalid("Parameter 'document_key' not specified");
-    if (typeof key !== 'string') throw new ServiceError('invalid_request', "Value for 'document_key' not supported.");
+  private async authorized(ctx: AuthContext, id: string, key: string): Promise<DocumentRow> {
     const row = /^[0-9A-Fa-f]{32}$/.test(id) ? await this.repository.get(id.toUpperCase()) : undefined;
     if (!row || row.account_id !== ctx.account.id || !verifyKey(key, row.id, row.key_verifier)) throw notFound(DOCUMENT_NOT_FOUND);
     return row;
   }
 
-  async status(ctx: AuthContext, id: string, key: unknown): Promise<DocumentStatusView> {
+  async status(ctx: AuthContext, id: string, key: string): Promise<DocumentState> {
     let row = await this.authorized(ctx, id, key);
     if (row.status === 'queued' || row.status === 'translating') row = await this.awaitEnd(row);
-    // the id as the client sent it (ids match case-insensitively)
-    const view: DocumentStatusView = { document_id: id, status: 'queued' };
     switch (row.status) {
       case 'queued':
-        return view;
+        return { status: 'queued' };
       case 'translating':
-        return { ...view, status: 'translating', seconds_remaining: this.secondsRemaining(row) };
+        return { status: 'translating', secondsRemaining: this.secondsRemaining(row) };
       case 'done':
       case 'downloading':
-        // a notice (text kept untranslated) is told in `message`; error_message stays for failures
-        return { ...view, status: 'done', billed_characters: row.billed_characters ?? 0, ...(row.notice ? { message: row.notice } : {}) };
-      default: {
-        const message = row.error_message ?? 'The document could not be translated.';
-        return { ...view, status: 'error', error_message: message, message };
-      }
+        return { status: 'done', billedCharacters: row.billed_characters ?? 0, ...(row.notice ? { notice: row.notice } : {}) };
+      default:
+        return { status: 'error', errorMessage: row.error_message ?? 'The document could not be translated.' };
     }
   }
 
@@ -285,7 +283,7 @@ export class DocumentService {
    * deleted by `complete`, which the caller runs only when the client has received it; `release` makes it
    * downloadable again, uncharged.
    */
-  async download(ctx: AuthContext, id: string, key: unknown): Promise<DocumentDownload> {
+  async download(ctx: AuthContext, id: string, key: string): Promise<DocumentDownload> {
     const row = await this.authorized(ctx, id, key);
     if (row.status === 'queued' || row.status === 'translating') throw new ServiceError('not_ready', DOCUMENT_NOT_DONE);
     if (row.status === 'error') throw new ServiceError('conflict', `Document translation failed: ${row.error_message ?? 'unknown error'}`);

@@ -7,7 +7,7 @@ import type { Logger } from '../lib/logger.js';
 import { NO_CUSTOMIZATION, textOptions, type TranslationSpec } from '../translate/translate-job.js';
 import type { PreparedTranslation, TranslationCore } from '../translate/translation-core.js';
 import { voiceErrors, type MessageFormat, type VoiceProtocolError } from './protocol.js';
-import { parseVoiceSessionRequest, SOURCE_LANGS, type VoiceCapabilities, type VoiceSessionConfig } from './session-request.js';
+import { SOURCE_LANGS, type VoiceCapabilities, type VoiceSessionConfig } from './session-request.js';
 import { VoiceSessionRegistry, type VoiceSession } from './sessions.js';
 import type { ChangeFeed } from '../store/change-feed.js';
 import type { VoiceSessionRepository } from '../store/repositories/voice-session-repository.js';
@@ -94,8 +94,8 @@ export class VoiceService {
     await this.opts.usage.assertSpeechToTextAvailable(ctx);
   }
 
-  async requestSession(ctx: AuthContext, body: unknown, reportingTag: string | null): Promise<SessionGrant> {
-    const config = parseVoiceSessionRequest(body, this.capabilities());
+  /** `config`: a request checked against capabilities() (parseVoiceSessionRequest). */
+  async requestSession(ctx: AuthContext, config: VoiceSessionConfig, reportingTag: string | null): Promise<SessionGrant> {
     const resources = await this.resolveResources(ctx, config);
     await this.assertSpeechQuota(ctx);
     const { session, token } = await this.sessions.create(ctx, config, reportingTag, resources);
@@ -120,8 +120,7 @@ export class VoiceService {
     return { spokenTerms, translations };
   }
 
-  async reconnect(ctx: AuthContext, token: unknown): Promise<SessionGrant> {
-    if (typeof token !== 'string' || token === '') throw invalid("Missing required parameter 'token'.");
+  async reconnect(ctx: AuthContext, token: string): Promise<SessionGrant> {
     const outcome = await this.sessions.reconnect(ctx, token);
     if ('error' in outcome) {
       throw invalid(outcome.error === 'outdated' ? 'Outdated token: the session was invalidated. Request a new session.' : 'Invalid or expired token.');
@@ -137,8 +136,8 @@ export class VoiceService {
   }
 
   /** Claims a token for a WebSocket connection and attaches the sink to the session's stream. */
-  async connect(token: unknown, sink: StreamSink): Promise<ConnectOutcome> {
-    const claim = typeof token === 'string' && token !== '' ? await this.sessions.claim(token) : ({ ok: false, reason: 'invalid' } as const);
+  async connect(token: string | undefined, sink: StreamSink): Promise<ConnectOutcome> {
+    const claim = token ? await this.sessions.claim(token) : ({ ok: false, reason: 'invalid' } as const);
     // A reused token belongs to a known session: its error goes out in that session's framing.
     if (!claim.ok) {
       return claim.reason === 'reused'

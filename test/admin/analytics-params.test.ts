@@ -1,9 +1,10 @@
 // Parsing of the analytics query parameters and the developer-key fields, and the report's number formats.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseAnalyticsRange, parseChoice, parseDate, parsePage } from '../../src/admin/analytics-params.js';
-import { maskKey, msToMinutes } from '../../src/admin/analytics-service.js';
-import { parseKeyId, parseLimit, parseScopes } from '../../src/admin/key-params.js';
+import { parseAnalyticsRange, parseChoice, parseDate, parsePage } from '../../src/http/routes/analytics-params.js';
+import { maskKey } from '../../src/admin/analytics-service.js';
+import { msToMinutes } from '../../src/http/routes/admin-analytics.js';
+import { parseKeyId, parseLimit, parseScopes } from '../../src/http/routes/admin-key-params.js';
 
 describe('analytics parameters', () => {
   it('accepts YYYY-MM-DD and YYYY-MM-DDTHH:MM:SS as UTC', () => {

@@ -212,7 +212,14 @@ describe('a cluster of two nodes behind HAProxy', { skip: unavailable, timeout: 
       return ((await res.json()) as { character_count: number }).character_count;
     };
     // a download is charged once its response has gone out, just after the client has it
-    await until(`usage to reach ${sent}`, async () => (await count()) >= sent);
+    let last = 0;
+    try {
+      await until(`usage to reach ${sent}`, async () => (last = await count()) >= sent);
+    } catch (err) {
+      // what the nodes said about charges, to tell a lost charge from a slow one
+      const said = cluster.nodes.flatMap((n) => n.serve.logs().split('\n').filter((l) => /charge|completion|release|delivery|"level":[56]0/.test(l)));
+      assert.fail(`${(err as Error).message}: usage stayed at ${last} of ${sent}\n${said.slice(-30).join('\n')}`);
+    }
     assert.equal(await count(), sent);
   });
 });

@@ -24,13 +24,13 @@ describe('TranslateCustomization', () => {
   });
 
   it('glossary + translation memory + style rule change real Apertium output', async () => {
-    const g = await ctx.services.glossaries.create(acc.accountId, 'Cars', [{ source_lang: 'en', target_lang: 'es', entries: 'car\tautomóvil' }]);
-    const style = await ctx.services.styleRules.create(acc.accountId, { name: 'S', language: 'es', configured_rules: { numbers: { decimal_separator: 'use_comma_as_decimal_separator' } } });
-    const job = await ctx.services.memories.startImport(acc.accountId, { source_file: { file_name: 'a.tmx' }, parameters: { display_name: 'TM' } }, (p: string) => `http://x${p}`);
-    await ctx.services.memories.receiveUpload(acc.accountId, job.job_id, Readable.from([readFileSync(new URL('../../../test/fixtures/customization/small.tmx', import.meta.url))]));
+    const g = await ctx.services.glossaries.create(acc.accountId, { name: 'Cars', dictionaries: [{ sourceLang: 'en', targetLang: 'es', entries: 'car\tautomóvil', format: 'tsv' }] });
+    const style = await ctx.services.styleRules.create(acc.accountId, { name: 'S', language: 'es', configuredRules: { numbers: { decimal_separator: 'use_comma_as_decimal_separator' } }, customInstructions: [] });
+    const job = await ctx.services.memories.startImport(acc.accountId, { displayName: 'TM', contentType: 'application/xml' });
+    await ctx.services.memories.receiveUpload(acc.accountId, job.jobId, Readable.from([readFileSync(new URL('../../../test/fixtures/customization/small.tmx', import.meta.url))]));
     await ctx.services.memories.idle();
-    const memoryId = (await ctx.services.memories.list(acc.accountId, 0, 10)).translation_memories[0]!.translation_memory_id;
-    const hook = await ctx.services.customization.prepare(acc.accountId, { ...base, glossaryIds: [g.id], styleId: style.style_id, translationMemoryId: memoryId });
+    const memoryId = (await ctx.services.memories.list(acc.accountId, 0, 10)).memories[0]!.id;
+    const hook = await ctx.services.customization.prepare(acc.accountId, { ...base, glossaryIds: [g.id], styleId: style.id, translationMemoryId: memoryId });
     assert.ok(hook);
     const segments = ['I bought a new car that costs 3.5 million.', 'The printer is out of paper.', 'Restart the computer before installing the new update.'];
     const plain = await engine(segments);
@@ -45,22 +45,22 @@ describe('TranslateCustomization', () => {
   it('errors: missing TM (404), TM without the target, style language mismatch, custom instructions refused', async () => {
     const none = '00000000-0000-0000-0000-000000000000';
     await assert.rejects(ctx.services.customization.prepare(acc.accountId, { ...base, translationMemoryId: none }), (e: Error & { code?: string }) => e.code === 'not_found');
-    const memoryId = (await ctx.services.memories.list(acc.accountId, 0, 10)).translation_memories[0]!.translation_memory_id;
+    const memoryId = (await ctx.services.memories.list(acc.accountId, 0, 10)).memories[0]!.id;
     await assert.rejects(ctx.services.customization.prepare(acc.accountId, { ...base, targetLang: 'de', translationMemoryId: memoryId }), /does not support the target language de/);
-    const style = await ctx.services.styleRules.create(acc.accountId, { name: 'S', language: 'de' });
-    await assert.rejects(ctx.services.customization.prepare(acc.accountId, { ...base, styleId: style.style_id }), /Style rule language does not match the translate request target language/);
+    const style = await ctx.services.styleRules.create(acc.accountId, { name: 'S', language: 'de', configuredRules: {}, customInstructions: [] });
+    await assert.rejects(ctx.services.customization.prepare(acc.accountId, { ...base, styleId: style.id }), /Style rule language does not match the translate request target language/);
     await assert.rejects(ctx.services.customization.prepare(acc.accountId, { ...base, customInstructions: ['Be formal'] }), /language-model engine/);
     await assert.rejects(ctx.services.customization.prepare(acc.accountId, { ...base, glossaryIds: [none] }), /Glossary not found/);
   });
 
   it('a capable engine (language model) gets glossary terms, LLM-only style rules and instructions natively', async () => {
-    const g = await ctx.services.glossaries.create(acc.accountId, 'N', [{ source_lang: 'en', target_lang: 'es', entries: 'car\tautomóvil\nboat\tbarca' }]);
+    const g = await ctx.services.glossaries.create(acc.accountId, { name: 'N', dictionaries: [{ sourceLang: 'en', targetLang: 'es', entries: 'car\tautomóvil\nboat\tbarca', format: 'tsv' }] });
     const style = await ctx.services.styleRules.create(acc.accountId, {
       name: 'L', language: 'es',
-      configured_rules: { style_and_tone: { formality: 'use_formal_tone' }, punctuation: { exclamation_marks: 'do_not_use' } },
-      custom_instructions: [{ label: 'x', prompt: 'Keep it short.' }],
+      configuredRules: { style_and_tone: { formality: 'use_formal_tone' }, punctuation: { exclamation_marks: 'do_not_use' } },
+      customInstructions: [{ label: 'x', prompt: 'Keep it short.' }],
     });
-    const hook = await ctx.services.customization.prepare(acc.accountId, { ...base, glossaryIds: [g.id], styleId: style.style_id, customInstructions: ['Be polite.'] }, { glossary: true, styleRules: true, customInstructions: true });
+    const hook = await ctx.services.customization.prepare(acc.accountId, { ...base, glossaryIds: [g.id], styleId: style.id, customInstructions: ['Be polite.'] }, { glossary: true, styleRules: true, customInstructions: true });
     let seen: unknown;
     const out = await hook!.run('en', 'es', ['My car is fast!'], async (segments, extras) => {
       seen = { segments, extras };

@@ -69,6 +69,7 @@ function haproxyConfig(port: number, nodes: { name: string; port: number }[]): s
     '  retry-on conn-failure empty-response',
     'frontend tolk',
     `  bind 127.0.0.1:${port}`,
+    '  option forwardfor',
     '  default_backend nodes',
     'backend nodes',
     '  balance roundrobin',
@@ -117,6 +118,8 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
         TOLK_PORT: String(port),
         TOLK_FREE_PORT: String(await freePort()),
         TOLK_APERTIUM_PAIRS: 'en-es',
+        // the load balancer (docs/deployment.md)
+        TOLK_TRUST_PROXY: '127.0.0.1',
         ...options.env,
       };
       const serve = await startServe(env, 60_000);

@@ -34,9 +34,9 @@ export interface DocumentsTestApp {
 }
 
 /** A test app whose documents live in a fresh temporary directory, with one pro account. */
-export async function createDocumentsTestApp(): Promise<DocumentsTestApp> {
+export async function createDocumentsTestApp(env: Record<string, string> = {}): Promise<DocumentsTestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tolk-docs-'));
-  const ctx = await createTestApp({ env: { TOLK_DATA_DIR: dataDir } });
+  const ctx = await createTestApp({ env: { TOLK_DATA_DIR: dataDir, ...env } });
   const account = await createAccount(ctx);
   return {
     ctx,

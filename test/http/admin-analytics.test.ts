@@ -198,13 +198,11 @@ describe('custom tag report', () => {
     let page: number | null = 1;
     const pages: (number | null)[] = [];
     while (page !== null) {
-      const report: { next_page: number | null; usage: { custom_tag: string; usage_date?: string }[] } = (
-        await service.customTagReport(account, { start_date: '2026-03-10', end_date: '2026-03-14', aggregate_by: 'day', page: String(page) })
-      ).custom_tag_usage_report;
+      const report = await service.customTagReport(account, { from: Date.UTC(2026, 2, 10), to: Date.UTC(2026, 2, 14) }, 'day', page);
       assert.ok(report.usage.length <= 2);
-      seen.push(...report.usage.map((u) => `${u.custom_tag} ${u.usage_date}`));
-      pages.push(report.next_page);
-      page = report.next_page;
+      seen.push(...report.usage.map((u) => `${u.tag} ${u.day!.toISOString().slice(0, 19)}Z`));
+      pages.push(report.nextPage);
+      page = report.nextPage;
     }
     assert.deepEqual(pages, [2, 3, null]);
     const all = (await tags('start_date=2026-03-10&end_date=2026-03-14&aggregate_by=day')).json().custom_tag_usage_report.usage;

@@ -13,7 +13,8 @@ let t: DocumentsTestApp;
 let port: number;
 
 before(async () => {
-  t = await createDocumentsTestApp();
+  // a proxy on this host is trusted; requests without X-Forwarded-For are still the client's own
+  t = await createDocumentsTestApp({ TOLK_TRUST_PROXY: '127.0.0.1' });
   await t.ctx.app.listen({ port: 0, host: '127.0.0.1' });
   port = (t.ctx.app.server.address() as AddressInfo).port;
 });
@@ -75,16 +76,17 @@ async function until(what: string, check: () => Promise<boolean>): Promise<void>
   await waitFor(what, check);
 }
 
-function downloadRequest(id: string, key: string, connection: string): string {
+function downloadRequest(id: string, key: string, connection: string, forwardedFor?: string): string {
   const body = `document_key=${key}`;
   return (
     `POST /v2/document/${id}/result HTTP/1.1\r\nHost: ${t.account.host}\r\nAuthorization: Service-Auth-Key ${t.account.key}\r\n` +
+    (forwardedFor ? `X-Forwarded-For: ${forwardedFor}\r\n` : '') +
     `Connection: ${connection}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body}`
   );
 }
 
 /** Sends the download over a raw socket, reads `bytes` of the answer and drops the connection. */
-async function partialDownload(id: string, key: string, bytes: number, connection = 'keep-alive'): Promise<string> {
+async function partialDownload(id: string, key: string, bytes: number, connection = 'keep-alive', forwardedFor?: string): Promise<string> {
   const socket = connect(port, '127.0.0.1');
   socket.setNoDelay(true);
   let received = Buffer.alloc(0);
@@ -97,7 +99,7 @@ async function partialDownload(id: string, key: string, bytes: number, connectio
       }
     });
     socket.once('error', reject);
-    socket.write(downloadRequest(id, key, connection));
+    socket.write(downloadRequest(id, key, connection, forwardedFor));
   });
   socket.resetAndDestroy();
   return received.subarray(0, 200).toString('latin1');
@@ -172,6 +174,41 @@ describe('document download billed on receipt', () => {
     // charged, then deleted
     await until('the charge', async () => (await t.ctx.services.documents.repository.get(id.toUpperCase())) === undefined);
     assert.equal(await documentCharacters(), before + billed);
+  });
+});
+
+describe('document download through a trusted proxy', () => {
+  // A proxy reads a response as it arrives and resets idle connections to the server (HAProxy does): a reset after
+  // the last byte says nothing about the client, so the download counts as delivered; one before it does not.
+  it('a proxy that read the whole response and resets its connection has the download charged', async () => {
+    const { id, key, billed } = await largeDocument();
+    const before = await documentCharacters();
+    const socket = connect(port, '127.0.0.1');
+    let received = Buffer.alloc(0);
+    await new Promise<void>((resolve, reject) => {
+      socket.on('data', (d: Buffer) => {
+        received = Buffer.concat([received, d]);
+        const end = received.indexOf('\r\n\r\n');
+        const length = Number(/content-length: (\d+)/i.exec(received.subarray(0, Math.max(0, end)).toString('latin1'))?.[1]);
+        if (end >= 0 && received.length >= end + 4 + length) resolve();
+      });
+      socket.once('error', reject);
+      socket.write(downloadRequest(id, key, 'keep-alive', '127.0.0.1'));
+    });
+    // all of it read, then the proxy's reset
+    socket.resetAndDestroy();
+    assert.match(received.subarray(0, 20).toString('latin1'), /^HTTP\/1\.1 200/);
+    await until('the charge', async () => (await t.ctx.services.documents.repository.get(id.toUpperCase())) === undefined);
+    assert.equal(await documentCharacters(), before + billed);
+  });
+
+  it('a proxy that resets before the last byte leaves the download uncharged', async () => {
+    const { id, key } = await largeDocument();
+    const before = await documentCharacters();
+    const head = await partialDownload(id, key, 64 * 1024, 'keep-alive', '127.0.0.1');
+    assert.match(head, /^HTTP\/1\.1 200/);
+    await until('the download to be released', async () => (await t.ctx.services.documents.repository.get(id.toUpperCase()))?.status === 'done');
+    assert.equal(await documentCharacters(), before);
   });
 });
 

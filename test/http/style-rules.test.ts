@@ -52,7 +52,7 @@ describe('style rules', () => {
 
   it('resolve(): language must match; LLM-only rules and custom instructions are refused, never ignored', async () => {
     const det = (await req('POST', '/v3/style_rules', { name: 'd', language: 'es', configured_rules: { numbers: { decimal_separator: 'use_comma_as_decimal_separator' } } })).json();
-    assert.equal((await ctx.services.styleRules.resolve(acc.accountId, det.style_id, 'ES')).style_id, det.style_id);
+    assert.equal((await ctx.services.styleRules.resolve(acc.accountId, det.style_id, 'ES')).id, det.style_id);
     await assert.rejects(ctx.services.styleRules.resolve(acc.accountId, det.style_id, 'de'), /Style rule language does not match the translate request target language/);
     const llm = (await req('POST', '/v3/style_rules', { name: 'l', language: 'en', configured_rules: { style_and_tone: { formality: 'use_formal_tone' } } })).json();
     await assert.rejects(ctx.services.styleRules.resolve(acc.accountId, llm.style_id, 'en-US'), /language-model engine/);

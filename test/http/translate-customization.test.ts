@@ -62,10 +62,10 @@ describe('customization through /v2/translate', () => {
   });
 
   it('a translation memory answers exact and fuzzy hits; a missing memory is 404', async () => {
-    const job = await ctx.services.memories.startImport(acc.accountId, { source_file: { file_name: 'a.tmx' }, parameters: { display_name: 'TM' } }, (p: string) => `http://x${p}`);
-    await ctx.services.memories.receiveUpload(acc.accountId, job.job_id, Readable.from([readFileSync(new URL('../../../test/fixtures/customization/small.tmx', import.meta.url))]));
+    const job = await ctx.services.memories.startImport(acc.accountId, { displayName: 'TM', contentType: 'application/xml' });
+    await ctx.services.memories.receiveUpload(acc.accountId, job.jobId, Readable.from([readFileSync(new URL('../../../test/fixtures/customization/small.tmx', import.meta.url))]));
     await ctx.services.memories.idle();
-    const memoryId = (await ctx.services.memories.list(acc.accountId, 0, 10)).translation_memories[0]!.translation_memory_id;
+    const memoryId = (await ctx.services.memories.list(acc.accountId, 0, 10)).memories[0]!.id;
     const res = await translate({ text: ['The printer is out of paper.', 'The printer is out of ink.', 'Restart the computer before installing the update.'], translation_memory_id: memoryId, translation_memory_threshold: 70 });
     assert.equal(res.statusCode, 200, res.body);
     const [exact, fuzzy, markup] = res.json().translations.map((t: { text: string }) => t.text);

@@ -56,7 +56,18 @@ describe('translation memories', () => {
     await ctx.services.memories.idle();
     const done = (await req('GET', `/v3/translation_memories/jobs/${exp.json().job_id}`)).json();
     assert.equal(done.results[0].status, 'completed');
-    assert.equal((await req('POST', `/v3/translation_memories/${r.translation_memory_id}/export`)).statusCode, 200);
+    // a recent export of the unchanged memory is reused: the service says `ready`, the route answers 200 with it
+    const again = await req('POST', `/v3/translation_memories/${r.translation_memory_id}/export`);
+    assert.equal(again.statusCode, 200);
+    assert.deepEqual(again.json(), { job_id: exp.json().job_id, parameters: { translation_memory_id: r.translation_memory_id } });
+    assert.deepEqual(await ctx.services.memories.startExport(acc.accountId, r.translation_memory_id), { jobId: exp.json().job_id, memoryId: r.translation_memory_id, ready: true });
+    // while an export runs another is refused: 409 with the error body (it was a 500 when the schema wanted a job)
+    const running = (status: string) => ctx.services.store.db.updateTable('tm_jobs').set({ status }).where('id', '=', exp.json().job_id).execute();
+    await running('processing');
+    const busy = await req('POST', `/v3/translation_memories/${r.translation_memory_id}/export`);
+    assert.equal(busy.statusCode, 409, busy.body);
+    assert.deepEqual(busy.json(), { message: 'An export of this translation memory is already in progress; poll its job.', code: 'conflict' });
+    await running('completed');
     const file = await noKey('GET', done.results[0].download_url);
     assert.equal(file.statusCode, 200, file.body);
     assert.match(file.body, /<seg>La impresora no tiene papel\.<\/seg>/);

@@ -14,19 +14,46 @@ const LANGS = new Set<string>(GLOSSARY_LANGUAGES);
 export const MAX_GLOSSARIES_PER_ACCOUNT = 1000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export interface DictionaryInput {
-  source_lang?: unknown;
-  target_lang?: unknown;
-  entries?: unknown;
-  entries_format?: unknown;
+/** One dictionary as a request gives it: its pair (glossary languages, see glossaryLang) and its entries as text. */
+export interface DictionaryDraft {
+  sourceLang: string;
+  targetLang: string;
+  entries: string;
+  format: EntriesFormat;
 }
 
-export interface GlossaryView {
+export interface GlossaryInput {
+  name: string;
+  dictionaries: DictionaryDraft[];
+}
+
+/** What a glossary edit changes: its name, and dictionaries merged into the ones of their pairs. */
+export interface GlossaryChanges {
+  name?: string;
+  dictionaries?: DictionaryDraft[];
+}
+
+export interface DictionarySummary {
+  sourceLang: string;
+  targetLang: string;
+  entryCount: number;
+}
+
+export interface Glossary {
   id: string;
   name: string;
-  creationTime: string;
+  createdAt: Date;
+  /** Edited through the v3 API (v2 then refuses to delete it). */
   v3Edited: boolean;
-  dictionaries: { source_lang: string; target_lang: string; entry_count: number }[];
+  /** In the order they were given. */
+  dictionaries: DictionarySummary[];
+}
+
+/** The entries of one dictionary as canonical TSV. */
+export interface DictionaryEntries {
+  sourceLang: string;
+  targetLang: string;
+  entries: string;
 }
 
 export interface CompiledDictionary {
@@ -43,17 +70,12 @@ export function glossaryLang(value: unknown, name: string): string {
   return base;
 }
 
-function checkName(value: unknown): string {
+/** A glossary name as the reference words its errors. */
+export function glossaryName(value: unknown): string {
   if (typeof value !== 'string' || value.length === 0) throw invalid("Parameter 'name' not specified");
   if (value.trim().length === 0) throw invalid("Value for 'name' not supported.");
   if (Buffer.byteLength(value, 'utf8') > MAX_TERM_BYTES) throw invalid(`Glossary name exceeds ${MAX_TERM_BYTES} UTF-8 bytes.`);
   return value;
-}
-
-function checkFormat(value: unknown): EntriesFormat {
-  if (value === undefined || value === '') return 'tsv';
-  if (value === 'tsv' || value === 'csv') return value;
-  throw unsupportedValue('entries_format');
 }
 
 export function checkGlossaryId(id: string, name = 'glossary_id'): string {
@@ -67,16 +89,11 @@ interface ParsedDictionary {
   entries: ReturnType<typeof parseEntries>;
 }
 
-function parseDictionary(input: DictionaryInput, requireEntries = true): ParsedDictionary {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw invalid("Parameter 'dictionaries' must hold dictionary objects.");
-  const source = glossaryLang(input.source_lang, 'source_lang');
-  const target = glossaryLang(input.target_lang, 'target_lang');
-  if (source === target) throw invalid('Source and target language of a glossary dictionary must differ.');
-  const format = checkFormat(input.entries_format);
-  if (typeof input.entries !== 'string' || (requireEntries && input.entries.trim() === '')) throw invalid("Parameter 'entries' not specified");
-  const entries = parseEntries(input.entries, format, { source, target });
-  if (requireEntries && entries.length === 0) throw invalid('Invalid glossary entries provided');
-  return { source, target, entries };
+/** The entries' content rules (entries.ts); the pair and the format were checked where the request was read. */
+function parseDictionary(d: DictionaryDraft): ParsedDictionary {
+  const entries = parseEntries(d.entries, d.format, { source: d.sourceLang, target: d.targetLang });
+  if (entries.length === 0) throw invalid('Invalid glossary entries provided');
+  return { source: d.sourceLang, target: d.targetLang, entries };
 }
 
 export class GlossaryService {
@@ -96,31 +113,28 @@ export class GlossaryService {
     });
   }
 
-  private async view(row: GlossaryRow, infos?: DictionaryInfo[]): Promise<GlossaryView> {
+  private async view(row: GlossaryRow, infos?: DictionaryInfo[]): Promise<Glossary> {
     const dicts = infos ?? (await this.repo.dictionaryInfo([row.id]));
     return {
       id: row.id,
       name: row.name,
-      creationTime: new Date(Number(row.created_at)).toISOString(),
+      createdAt: new Date(Number(row.created_at)),
       v3Edited: Number(row.v3_edited) === 1,
       // in the order they were given (the repository keeps it)
-      dictionaries: dicts.map((d) => ({ source_lang: d.source_lang, target_lang: d.target_lang, entry_count: Number(d.entry_count) })),
+      dictionaries: dicts.map((d) => ({ sourceLang: d.source_lang, targetLang: d.target_lang, entryCount: Number(d.entry_count) })),
     };
   }
 
-  /** `allowEmpty`: v3 creates a glossary without dictionaries (the clients add them afterwards); v2 needs its one. */
-  async create(accountId: string, name: unknown, dictionaries: DictionaryInput[], allowEmpty = false): Promise<GlossaryView> {
-    const checkedName = checkName(name);
-    if (!Array.isArray(dictionaries)) throw unsupportedValue('dictionaries');
-    if (dictionaries.length === 0 && !allowEmpty) throw invalid("Parameter 'dictionaries' not specified");
-    const parsed = dictionaries.map((d) => parseDictionary(d));
+  /** A glossary with its dictionaries (v3 may create one without any: the clients add them afterwards). */
+  async create(accountId: string, input: GlossaryInput): Promise<Glossary> {
+    const parsed = input.dictionaries.map((d) => parseDictionary(d));
     const pairs = new Set(parsed.map((d) => `${d.source}-${d.target}`));
     if (pairs.size !== parsed.length) throw invalid('Each language pair may appear in only one dictionary of a glossary.');
     if ((await this.repo.count(accountId)) >= MAX_GLOSSARIES_PER_ACCOUNT) {
       throw new ServiceError('forbidden', `Glossary limit reached: an account can hold at most ${MAX_GLOSSARIES_PER_ACCOUNT} glossaries.`);
     }
     const at = this.now();
-    const row: GlossaryRow = { id: newUuid(), account_id: accountId, name: checkedName, v3_edited: 0, created_at: at };
+    const row: GlossaryRow = { id: newUuid(), account_id: accountId, name: input.name, v3_edited: 0, created_at: at };
     const rows = parsed.map((d) => ({
       glossary_id: row.id,
       source_lang: d.source,
@@ -133,7 +147,7 @@ export class GlossaryService {
     return this.view(row, rows);
   }
 
-  async get(accountId: string, id: string): Promise<GlossaryView> {
+  async get(accountId: string, id: string): Promise<Glossary> {
     return this.view(await this.row(accountId, id));
   }
 
@@ -143,7 +157,7 @@ export class GlossaryService {
     return row;
   }
 
-  async list(accountId: string): Promise<GlossaryView[]> {
+  async list(accountId: string): Promise<Glossary[]> {
     const rows = await this.repo.list(accountId);
     const infos = await this.repo.dictionaryInfo(rows.map((r) => r.id));
     return Promise.all(rows.map((r) => this.view(r, infos.filter((i) => i.glossary_id === r.id))));
@@ -159,10 +173,9 @@ export class GlossaryService {
   }
 
   /** PATCH: rename and/or merge entries of at most one dictionary into the existing one of its pair. */
-  async patch(accountId: string, id: string, name: unknown, dictionaries: DictionaryInput[] | undefined): Promise<GlossaryView> {
+  async patch(accountId: string, id: string, changes: GlossaryChanges): Promise<Glossary> {
     const row = await this.row(accountId, id);
-    const newName = name === undefined ? undefined : checkName(name);
-    if (dictionaries !== undefined && !Array.isArray(dictionaries)) throw unsupportedValue('dictionaries');
+    const { name: newName, dictionaries } = changes;
     if (dictionaries && dictionaries.length > 1) throw invalid('Only one dictionary can be edited per request.');
     if (newName === undefined && (!dictionaries || dictionaries.length === 0)) throw invalid("Parameter 'name' or 'dictionaries' not specified");
     const rows = [];
@@ -181,35 +194,27 @@ export class GlossaryService {
   }
 
   /** PUT dictionaries: replaces or creates the dictionary of one pair. */
-  async putDictionary(accountId: string, id: string, input: DictionaryInput) {
+  async putDictionary(accountId: string, id: string, input: DictionaryDraft): Promise<DictionarySummary> {
     const row = await this.row(accountId, id);
     const parsed = parseDictionary(input);
     const d = { glossary_id: row.id, source_lang: parsed.source, target_lang: parsed.target, entries: toTsv(parsed.entries), entry_count: parsed.entries.length, updated_at: this.now() };
     await this.repo.update(row.id, { v3Edited: true }, [d]);
-    return { source_lang: d.source_lang, target_lang: d.target_lang, entry_count: d.entry_count };
+    return { sourceLang: d.source_lang, targetLang: d.target_lang, entryCount: d.entry_count };
   }
 
-  async deleteDictionary(accountId: string, id: string, source: unknown, target: unknown): Promise<void> {
+  /** `source`, `target`: glossary languages (see glossaryLang). */
+  async deleteDictionary(accountId: string, id: string, source: string, target: string): Promise<void> {
     const row = await this.row(accountId, id);
-    const s = glossaryLang(source, 'source_lang');
-    const t = glossaryLang(target, 'target_lang');
-    if (!(await this.repo.deleteDictionary(row.id, s, t))) throw notFound('Dictionary not found');
+    if (!(await this.repo.deleteDictionary(row.id, source, target))) throw notFound('Dictionary not found');
   }
 
   /** Entries of one pair as canonical TSV. */
-  async entries(accountId: string, id: string, source: unknown, target: unknown): Promise<{ source_lang: string; target_lang: string; entries: string }> {
+  /** `source`, `target`: glossary languages (see glossaryLang). */
+  async entries(accountId: string, id: string, source: string, target: string): Promise<DictionaryEntries> {
     const row = await this.row(accountId, id);
-    const s = glossaryLang(source, 'source_lang');
-    const t = glossaryLang(target, 'target_lang');
-    const d = await this.repo.dictionary(row.id, s, t);
+    const d = await this.repo.dictionary(row.id, source, target);
     if (!d) throw notFound('Dictionary not found');
-    return { source_lang: s, target_lang: t, entries: d.entries };
-  }
-
-  /** The v2 view: a glossary's only (or first) dictionary. */
-  async firstDictionary(accountId: string, id: string) {
-    const view = await this.get(accountId, id);
-    return { view, dictionary: view.dictionaries[0] };
+    return { sourceLang: source, targetLang: target, entries: d.entries };
   }
 
   /**
@@ -243,8 +248,8 @@ export class GlossaryService {
 }
 
 /** All source-target pairs glossaries support (for /v2/glossary-language-pairs). */
-export function glossaryLanguagePairs(): { source_lang: string; target_lang: string }[] {
+export function glossaryLanguagePairs(): { sourceLang: string; targetLang: string }[] {
   const out = [];
-  for (const s of GLOSSARY_LANGUAGES) for (const t of GLOSSARY_LANGUAGES) if (s !== t) out.push({ source_lang: s, target_lang: t });
+  for (const s of GLOSSARY_LANGUAGES) for (const t of GLOSSARY_LANGUAGES) if (s !== t) out.push({ sourceLang: s, targetLang: t });
   return out;
 }

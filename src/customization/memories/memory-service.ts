@@ -9,15 +9,16 @@ import { FuzzyIndex, type MemorySegment } from './fuzzy-index.js';
 import { MemoryFiles } from './memory-files.js';
 import { MemoryJobRunner } from './memory-jobs.js';
 import { decodeCursor, encodeCursor } from './segment-cursor.js';
+import {
+  memoryJob, memoryOf, memorySummary,
+  type ExportStart, type ImportInput, type ImportStart, type Memory, type MemoryJob, type MemoryPage, type SegmentPage,
+} from './memory-views.js';
 
 export { DOWNLOAD_TTL_MS, TM_SOURCE_LANGUAGES } from './memory-jobs.js';
 
 export const MAX_TMX_BYTES = 256 * 1024 * 1024;
 export const UPLOAD_TTL_MS = 60 * 60 * 1000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Turns a job's path into the URL handed to the client, valid until `expiresAt` (epoch ms). */
-export type UrlFor = (path: string, expiresAt: number) => string;
 
 export interface MemoryServiceOptions {
   /** Where job files live: this node's disk, or the database every node reads (so any node runs any job). */
@@ -34,7 +35,6 @@ export interface MemoryServiceOptions {
 }
 
 type SegmentRow = Awaited<ReturnType<MemoryRepository['segments']>>[number];
-const iso = (ms: number | null) => (ms === null ? undefined : new Date(Number(ms)).toISOString());
 
 export class MemoryService {
   private readonly now: () => number;
@@ -86,29 +86,18 @@ export class MemoryService {
     await this.jobs.idle();
   }
 
-  /**
-   * Starts an import job; `urlFor(path, expiresAt)` turns a path into the URL handed out (the HTTP layer signs it, so
-   * the upload needs no API key).
-   */
-  async startImport(accountId: string, body: Record<string, unknown>, urlFor: UrlFor) {
-    const file = body.source_file as Record<string, unknown> | undefined;
-    if (typeof file !== 'object' || file === null) throw invalid("Parameter 'source_file' not specified");
-    const params = (body.parameters ?? {}) as Record<string, unknown>;
-    const name = params.display_name ?? file.file_name;
-    if (typeof name !== 'string' || name.trim() === '') throw invalid("Parameter 'display_name' not specified");
-    const contentType = file.content_type ?? 'application/xml';
-    if (typeof contentType !== 'string' || !/^(application|text)\/(xml|x-tmx\+xml|tmx\+xml)$/.test(contentType.split(';')[0]!.trim())) throw unsupportedValue('content_type');
-    const length = file.content_length;
-    if (length !== undefined && (typeof length !== 'number' || !Number.isInteger(length) || length < 0)) throw unsupportedValue('content_length');
-    if (typeof length === 'number' && length > MAX_TMX_BYTES) throw new ServiceError('payload_too_large', `The TMX file exceeds the maximum size of ${MAX_TMX_BYTES} bytes.`);
+  /** Starts an import job: the file is then uploaded (receiveUpload) until the job's `expiresAt`. */
+  async startImport(accountId: string, input: ImportInput): Promise<ImportStart> {
+    const length = input.contentLength;
+    if (length !== undefined && length > MAX_TMX_BYTES) throw new ServiceError('payload_too_large', `The TMX file exceeds the maximum size of ${MAX_TMX_BYTES} bytes.`);
     const at = this.now();
     const job: JobRow = {
-      id: newUuid(), account_id: accountId, operation: 'import', status: 'awaiting_input', memory_id: null, display_name: name,
-      content_type: contentType, content_length: typeof length === 'number' ? length : null, file_path: null, error_message: null,
+      id: newUuid(), account_id: accountId, operation: 'import', status: 'awaiting_input', memory_id: null, display_name: input.displayName,
+      content_type: input.contentType, content_length: length ?? null, file_path: null, error_message: null,
       skipped_segment_count: 0, created_at: at, updated_at: at, expires_at: at + UPLOAD_TTL_MS, lease_owner: null, lease_expires_at: null, attempts: 0,
     };
     await this.repo.insertJob(job);
-    return { job_id: job.id, upload_url: urlFor(`/v3/translation_memories/jobs/${job.id}/upload`, job.expires_at!), expires_at: iso(job.expires_at)! };
+    return { jobId: job.id, expiresAt: new Date(at + UPLOAD_TTL_MS) };
   }
 
   /** A job of the account, or any job when `accountId` is null (the caller holds a signed URL for it). */
@@ -134,38 +123,14 @@ export class MemoryService {
     this.jobs.wake();
   }
 
-  async getJob(accountId: string, id: string, urlFor: UrlFor) {
+  /** A job of the account; an upload that was not made in time is marked expired on the way. */
+  async getJob(accountId: string, id: string): Promise<MemoryJob> {
     let job = await this.job(accountId, id);
     if (job.status === 'awaiting_input' && job.expires_at !== null && Number(job.expires_at) < this.now()) {
       await this.repo.updateJob(job.id, { status: 'expired', updated_at: this.now() });
       job = { ...job, status: 'expired' };
     }
-    const result: Record<string, unknown> = { status: job.status };
-    if (job.status === 'awaiting_input') result.status_metadata = { required_action: 'upload_file' };
-    if (job.memory_id && job.status !== 'failed') result.translation_memory_id = job.memory_id;
-    // error_message as the Ruby client reads it, error.message as deepl-node reads it.
-    if (job.error_message) Object.assign(result, { error_message: job.error_message, error: { message: job.error_message } });
-    if (job.operation === 'import') result.skipped_segment_count = Number(job.skipped_segment_count);
-    if (job.operation === 'export' && job.status === 'completed') {
-      result.download_url = urlFor(`/v3/translation_memories/jobs/${job.id}/download`, Number(job.expires_at));
-      result.expires_at = iso(job.expires_at);
-    }
-    if (job.operation === 'import' && job.status === 'awaiting_input') result.expires_at = iso(job.expires_at);
-    return {
-      job_id: job.id,
-      operation: job.operation,
-      display_name: job.display_name,
-      creation_time: iso(job.created_at)!,
-      updated_time: iso(job.updated_at)!,
-      ...(job.content_type ? { source_content_type: job.content_type } : {}),
-      ...(job.content_length !== null ? { source_content_length: Number(job.content_length) } : {}),
-      // The request's parameters and source file echoed in the shape they were sent in (deepl-node reads these).
-      parameters: job.operation === 'export' ? { translation_memory_id: job.memory_id, display_name: job.display_name } : { display_name: job.display_name },
-      ...(job.operation === 'import'
-        ? { source_file: { ...(job.content_type ? { content_type: job.content_type } : {}), ...(job.content_length !== null ? { content_length: Number(job.content_length) } : {}) } }
-        : {}),
-      results: [result],
-    };
+    return memoryJob(job);
   }
 
   private async memory(accountId: string, id: string): Promise<MemoryRow> {
@@ -174,14 +139,16 @@ export class MemoryService {
     return m;
   }
 
-  /** 200 reuses a recent export of the unchanged memory (downloaded or not: its file stays until it expires), 202 starts one, 409 while one runs. */
-  async startExport(accountId: string, memoryId: string): Promise<{ status: 200 | 202; body: { job_id: string; parameters: { translation_memory_id: string } } }> {
+  /**
+   * Reuses a recent export of the unchanged memory (downloaded or not: its file stays until it expires; `ready`), or
+   * starts one; a conflict while one runs.
+   */
+  async startExport(accountId: string, memoryId: string): Promise<ExportStart> {
     const memory = await this.memory(accountId, memoryId);
     const jobs = await this.repo.exportJobs(memory.id);
     if (jobs.some((j) => j.status === 'processing')) throw new ServiceError('conflict', 'An export of this translation memory is already in progress; poll its job.');
     const reusable = jobs.find((j) => (j.status === 'completed' || j.status === 'downloaded') && Number(j.created_at) >= Number(memory.updated_at) && (j.expires_at === null || Number(j.expires_at) > this.now()));
-    const body = (id: string) => ({ job_id: id, parameters: { translation_memory_id: memory.id } });
-    if (reusable) return { status: 200, body: body(reusable.id) };
+    if (reusable) return { jobId: reusable.id, memoryId: memory.id, ready: true };
     const at = this.now();
     const job: JobRow = {
       id: newUuid(), account_id: accountId, operation: 'export', status: 'processing', memory_id: memory.id, display_name: memory.name,
@@ -191,7 +158,7 @@ export class MemoryService {
     job.file_path = this.files.fileId(job.id);
     await this.repo.insertJob(job);
     this.jobs.wake();
-    return { status: 202, body: body(job.id) };
+    return { jobId: job.id, memoryId: memory.id, ready: false };
   }
 
   /** The content of a finished export (decrypted as it is read); the job becomes `downloaded`. */
@@ -208,17 +175,8 @@ export class MemoryService {
   }
 
   /** One memory with its timestamps. */
-  async get(accountId: string, id: string) {
-    const m = await this.memory(accountId, id);
-    return {
-      translation_memory_id: m.id,
-      name: m.name,
-      source_language: m.source_lang,
-      target_languages: JSON.parse(m.target_langs) as string[],
-      segment_count: Number(m.segment_count),
-      creation_time: iso(m.created_at)!,
-      updated_time: iso(m.updated_at)!,
-    };
+  async get(accountId: string, id: string): Promise<Memory> {
+    return memoryOf(await this.memory(accountId, id));
   }
 
   /** Deletes a memory and its segments; refused (409) while an export of it is running. */
@@ -235,7 +193,7 @@ export class MemoryService {
    * Source segments (consecutive rows of one translation unit share their source) with their targets, paged by an
    * opaque cursor that also binds the filter. `filterText` matches source and targets; segment_count is the whole memory.
    */
-  async segmentPage(accountId: string, id: string, options: { pageSize: number; pageCursor?: string; filterText?: string; caseSensitive: boolean }) {
+  async segmentPage(accountId: string, id: string, options: { pageSize: number; pageCursor?: string; filterText?: string; caseSensitive: boolean }): Promise<SegmentPage> {
     const m = await this.memory(accountId, id);
     const filter = options.filterText ?? '';
     if (options.filterText !== undefined && [...filter].length < 2) throw unsupportedValue('filter_text');
@@ -258,17 +216,16 @@ export class MemoryService {
       }
       out.push(rows);
     }
-    const created = iso(m.created_at)!;
+    const createdAt = new Date(Number(m.created_at));
     return {
       segments: out.map((rows) => ({
-        source_segment_id: String(rows[0]!.id),
-        source_text: rows[0]!.source,
-        creation_time: created,
-        updated_time: created,
-        targets: rows.map((r) => ({ target_segment_id: String(r.id), target_language: r.target_lang, target_text: r.target, creation_time: created, updated_time: created })),
+        id: String(rows[0]!.id),
+        text: rows[0]!.source,
+        createdAt,
+        targets: rows.map((r) => ({ id: String(r.id), language: r.target_lang, text: r.target })),
       })),
-      segment_count: Number(m.segment_count),
-      ...(more ? { next_page_cursor: encodeCursor({ a: Number(out.at(-1)!.at(-1)!.id), f: filter, c: options.caseSensitive }) } : {}),
+      segmentCount: Number(m.segment_count),
+      ...(more ? { nextPageCursor: encodeCursor({ a: Number(out.at(-1)!.at(-1)!.id), f: filter, c: options.caseSensitive }) } : {}),
     };
   }
 
@@ -290,18 +247,9 @@ export class MemoryService {
     if (current) yield current;
   }
 
-  async list(accountId: string, page: number, pageSize: number) {
+  async list(accountId: string, page: number, pageSize: number): Promise<MemoryPage> {
     const { rows, total } = await this.repo.pageMemories(accountId, page, pageSize);
-    return {
-      translation_memories: rows.map((m) => ({
-        translation_memory_id: m.id,
-        name: m.name,
-        source_language: m.source_lang,
-        target_languages: JSON.parse(m.target_langs) as string[],
-        segment_count: Number(m.segment_count),
-      })),
-      total_count: total,
-    };
+    return { memories: rows.map(memorySummary), totalCount: total };
   }
 
   /**

@@ -11,21 +11,39 @@ export const MAX_INSTRUCTIONS = 200;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export type ConfiguredRules = Record<string, Record<string, string>>;
-export interface CustomInstruction {
+/** A custom instruction as a request gives it. */
+export interface InstructionInput {
+  label: string;
+  prompt: string;
+  /** Only texts in this language (lower case) get it. */
+  sourceLanguage?: string;
+}
+export interface CustomInstruction extends InstructionInput {
+  id: string;
+}
+export interface StyleRuleInput {
+  name: string;
+  /** One of STYLE_RULE_LANGUAGES. */
+  language: string;
+  configuredRules: ConfiguredRules;
+  customInstructions: InstructionInput[];
+}
+export interface StyleRule {
+  id: string;
+  name: string;
+  createdAt: Date;
+  updatedAt: Date;
+  language: string;
+  version: number;
+  configuredRules: ConfiguredRules;
+  customInstructions: CustomInstruction[];
+}
+/** A custom instruction as the custom_instructions column holds it (JSON). */
+interface StoredInstruction {
   id: string;
   label: string;
   prompt: string;
   source_language?: string;
-}
-export interface StyleRuleView {
-  style_id: string;
-  name: string;
-  creation_time: string;
-  updated_time: string;
-  language: string;
-  version: number;
-  configured_rules: ConfiguredRules;
-  custom_instructions: CustomInstruction[];
 }
 
 /** Validates a ConfiguredRules object against the catalogue generated from the reference OpenAPI schema. */
@@ -48,33 +66,23 @@ export function validateConfiguredRules(value: unknown): ConfiguredRules {
   return out;
 }
 
-function checkString(value: unknown, name: string, max: number): string {
-  if (typeof value !== 'string' || value.trim() === '') throw invalid(`Parameter '${name}' not specified`);
-  if ([...value].length > max) throw invalid(`Parameter '${name}' must be at most ${max} characters`);
-  return value;
-}
+const stored = (c: CustomInstruction): StoredInstruction => ({
+  id: c.id, label: c.label, prompt: c.prompt, ...(c.sourceLanguage !== undefined ? { source_language: c.sourceLanguage } : {}),
+});
+const instructionsJson = (list: CustomInstruction[]) => JSON.stringify(list.map(stored));
 
-export function validateInstruction(value: unknown, id = newUuid()): CustomInstruction {
-  if (typeof value !== 'object' || value === null) throw invalid("Parameter 'custom_instructions' not supported.");
-  const v = value as Record<string, unknown>;
-  const out: CustomInstruction = { id, label: checkString(v.label, 'label', 100), prompt: checkString(v.prompt, 'prompt', 300) };
-  if (v.source_language !== undefined && v.source_language !== null) {
-    if (typeof v.source_language !== 'string' || !/^[a-z]{2}(-[a-z0-9]+)?$/i.test(v.source_language)) throw unsupportedValue('source_language');
-    out.source_language = v.source_language.toLowerCase();
-  }
-  return out;
-}
-
-function view(row: StyleRuleRow): StyleRuleView {
+function view(row: StyleRuleRow): StyleRule {
   return {
-    style_id: row.id,
+    id: row.id,
     name: row.name,
-    creation_time: new Date(Number(row.created_at)).toISOString(),
-    updated_time: new Date(Number(row.updated_at)).toISOString(),
+    createdAt: new Date(Number(row.created_at)),
+    updatedAt: new Date(Number(row.updated_at)),
     language: row.language,
     version: Number(row.version),
-    configured_rules: JSON.parse(row.configured_rules) as ConfiguredRules,
-    custom_instructions: JSON.parse(row.custom_instructions) as CustomInstruction[],
+    configuredRules: JSON.parse(row.configured_rules) as ConfiguredRules,
+    customInstructions: (JSON.parse(row.custom_instructions) as StoredInstruction[]).map((c) => ({
+      id: c.id, label: c.label, prompt: c.prompt, ...(c.source_language !== undefined ? { sourceLanguage: c.source_language } : {}),
+    })),
   };
 }
 
@@ -84,19 +92,14 @@ export class StyleRuleService {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async create(accountId: string, body: Record<string, unknown>): Promise<StyleRuleView> {
-    const name = checkString(body.name, 'name', 1024);
-    if (typeof body.language !== 'string') throw invalid("Parameter 'language' not specified");
-    const language = body.language.toLowerCase();
-    if (!STYLE_RULE_LANGUAGES.includes(language)) throw unsupportedValue('language');
-    const rules = validateConfiguredRules(body.configured_rules);
-    const raw = body.custom_instructions ?? [];
-    if (!Array.isArray(raw)) throw unsupportedValue('custom_instructions');
-    if (raw.length > MAX_INSTRUCTIONS) throw invalid(`At most ${MAX_INSTRUCTIONS} custom instructions are allowed.`);
+  async create(accountId: string, input: StyleRuleInput): Promise<StyleRule> {
+    if (!STYLE_RULE_LANGUAGES.includes(input.language)) throw unsupportedValue('language');
+    if (input.customInstructions.length > MAX_INSTRUCTIONS) throw invalid(`At most ${MAX_INSTRUCTIONS} custom instructions are allowed.`);
     const at = this.now();
     const row: StyleRuleRow = {
-      id: newUuid(), account_id: accountId, name, language,
-      configured_rules: JSON.stringify(rules), custom_instructions: JSON.stringify(raw.map((r) => validateInstruction(r))),
+      id: newUuid(), account_id: accountId, name: input.name, language: input.language,
+      configured_rules: JSON.stringify(input.configuredRules),
+      custom_instructions: instructionsJson(input.customInstructions.map((c) => ({ ...c, id: newUuid() }))),
       version: 1, created_at: at, updated_at: at,
     };
     await this.repo.insert(row);
@@ -109,11 +112,11 @@ export class StyleRuleService {
     return row;
   }
 
-  async get(accountId: string, id: string): Promise<StyleRuleView> {
+  async get(accountId: string, id: string): Promise<StyleRule> {
     return view(await this.row(accountId, id));
   }
 
-  async list(accountId: string, page: number, pageSize: number): Promise<StyleRuleView[]> {
+  async list(accountId: string, page: number, pageSize: number): Promise<StyleRule[]> {
     return (await this.repo.page(accountId, page, pageSize)).map(view);
   }
 
@@ -122,7 +125,7 @@ export class StyleRuleService {
   }
 
   /** Every change bumps the version; a concurrent change makes the loser retry on fresh data. */
-  private async change(accountId: string, id: string, fn: (v: StyleRuleView) => Partial<StyleRuleRow>): Promise<StyleRuleView> {
+  private async change(accountId: string, id: string, fn: (v: StyleRule) => Partial<StyleRuleRow>): Promise<StyleRule> {
     for (let attempt = 0; attempt < 5; attempt++) {
       const row = await this.row(accountId, id);
       const changes = { ...fn(view(row)), version: Number(row.version) + 1, updated_at: this.now() };
@@ -131,44 +134,43 @@ export class StyleRuleService {
     throw new ServiceError('conflict', 'The style rule was changed concurrently; please retry.');
   }
 
-  rename(accountId: string, id: string, name: unknown) {
-    const n = checkString(name, 'name', 1024);
-    return this.change(accountId, id, () => ({ name: n }));
+  rename(accountId: string, id: string, name: string): Promise<StyleRule> {
+    return this.change(accountId, id, () => ({ name }));
   }
 
-  replaceRules(accountId: string, id: string, rules: unknown) {
-    const r = validateConfiguredRules(rules);
-    return this.change(accountId, id, () => ({ configured_rules: JSON.stringify(r) }));
+  /** `rules`: checked against the catalogue (validateConfiguredRules). */
+  replaceRules(accountId: string, id: string, rules: ConfiguredRules): Promise<StyleRule> {
+    return this.change(accountId, id, () => ({ configured_rules: JSON.stringify(rules) }));
   }
 
-  async addInstruction(accountId: string, id: string, body: unknown): Promise<CustomInstruction> {
-    const instruction = validateInstruction(body);
+  async addInstruction(accountId: string, id: string, input: InstructionInput): Promise<CustomInstruction> {
+    const instruction = { ...input, id: newUuid() };
     await this.change(accountId, id, (v) => {
-      if (v.custom_instructions.length >= MAX_INSTRUCTIONS) throw invalid(`At most ${MAX_INSTRUCTIONS} custom instructions are allowed.`);
-      return { custom_instructions: JSON.stringify([...v.custom_instructions, instruction]) };
+      if (v.customInstructions.length >= MAX_INSTRUCTIONS) throw invalid(`At most ${MAX_INSTRUCTIONS} custom instructions are allowed.`);
+      return { custom_instructions: instructionsJson([...v.customInstructions, instruction]) };
     });
     return instruction;
   }
 
   async getInstruction(accountId: string, id: string, instructionId: string): Promise<CustomInstruction> {
-    const found = (await this.get(accountId, id)).custom_instructions.find((c) => c.id === instructionId);
+    const found = (await this.get(accountId, id)).customInstructions.find((c) => c.id === instructionId);
     if (!found) throw notFound('Custom instruction not found');
     return found;
   }
 
-  async updateInstruction(accountId: string, id: string, instructionId: string, body: unknown): Promise<CustomInstruction> {
-    const instruction = validateInstruction(body, instructionId);
+  async updateInstruction(accountId: string, id: string, instructionId: string, input: InstructionInput): Promise<CustomInstruction> {
+    const instruction = { ...input, id: instructionId };
     await this.change(accountId, id, (v) => {
-      if (!v.custom_instructions.some((c) => c.id === instructionId)) throw notFound('Custom instruction not found');
-      return { custom_instructions: JSON.stringify(v.custom_instructions.map((c) => (c.id === instructionId ? instruction : c))) };
+      if (!v.customInstructions.some((c) => c.id === instructionId)) throw notFound('Custom instruction not found');
+      return { custom_instructions: instructionsJson(v.customInstructions.map((c) => (c.id === instructionId ? instruction : c))) };
     });
     return instruction;
   }
 
   async deleteInstruction(accountId: string, id: string, instructionId: string): Promise<void> {
     await this.change(accountId, id, (v) => {
-      if (!v.custom_instructions.some((c) => c.id === instructionId)) throw notFound('Custom instruction not found');
-      return { custom_instructions: JSON.stringify(v.custom_instructions.filter((c) => c.id !== instructionId)) };
+      if (!v.customInstructions.some((c) => c.id === instructionId)) throw notFound('Custom instruction not found');
+      return { custom_instructions: instructionsJson(v.customInstructions.filter((c) => c.id !== instructionId)) };
     });
   }
 
@@ -176,20 +178,20 @@ export class StyleRuleService {
    * For translation: the style rule list, checked against the target; rules that cannot be applied deterministically
    * (and custom instructions) need an engine with a language model — with none, the request is refused, never ignored.
    */
-  async resolve(accountId: string, styleId: string, targetLang: string, engine: { styleRules?: boolean; customInstructions?: boolean } = {}): Promise<StyleRuleView> {
+  async resolve(accountId: string, styleId: string, targetLang: string, engine: { styleRules?: boolean; customInstructions?: boolean } = {}): Promise<StyleRule> {
     if (!UUID.test(styleId)) throw unsupportedValue('style_id');
     const row = await this.repo.get(accountId, styleId.toLowerCase());
     if (!row) throw notFound('Style rule not found');
     const v = view(row);
     if (v.language !== targetLang.toLowerCase().split('-')[0]) throw invalid('Style rule language does not match the translate request target language');
     if (!engine.styleRules) {
-      const open = Object.entries(v.configured_rules).flatMap(([c, rules]) => Object.entries(rules).filter(([r, o]) => !isDeterministic(c, r, o)).map(([r]) => `${c}.${r}`));
+      const open = Object.entries(v.configuredRules).flatMap(([c, rules]) => Object.entries(rules).filter(([r, o]) => !isDeterministic(c, r, o)).map(([r]) => `${c}.${r}`));
       if (open.length > 0) {
         throw new ServiceError('feature_not_available', `The style rules ${open.join(', ')} need a language-model engine, which the engine for this language pair is not.`);
       }
     }
     if (!engine.customInstructions) {
-      if (v.custom_instructions.length > 0) {
+      if (v.customInstructions.length > 0) {
         throw new ServiceError('feature_not_available', 'Custom instructions need a language-model engine, which the engine for this language pair is not.');
       }
     }

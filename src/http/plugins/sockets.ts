@@ -26,10 +26,12 @@ const pending = new WeakMap<object, () => Promise<void>>();
 export function onDelivered(request: FastifyRequest, reply: FastifyReply, callbacks: DeliveryCallbacks): void {
   const socket: object = request.raw.socket ?? request.raw;
   let settled = false;
-  const settle = (outcome: 'delivered' | 'lost'): Promise<void> => {
+  const settle = (outcome: 'delivered' | 'lost', why?: string): Promise<void> => {
     if (settled) return Promise.resolve();
     settled = true;
     pending.delete(socket);
+    // an operator reading a download that was not charged can tell why
+    if (outcome === 'lost') request.log.info({ why }, 'delivery not confirmed: the result stays downloadable, uncharged');
     return (outcome === 'delivered' ? callbacks.delivered() : callbacks.lost()).catch((err) =>
       request.log.error({ err }, `document ${outcome === 'delivered' ? 'completion' : 'release'} failed`),
     );
@@ -43,15 +45,20 @@ export function onDelivered(request: FastifyRequest, reply: FastifyReply, callba
     finished = true;
     // an error answered instead (the stream failed before the first byte)
     if (res.statusCode >= 300) {
-      void settle('lost');
+      void settle('lost', 'error answered');
       return;
     }
     // No real transport (inject): nothing more can be learnt than that the response was written.
     if (!(socket instanceof Socket) || socket.destroyed) {
-      void settle(socket instanceof Socket && socket.errored ? 'lost' : 'delivered');
+      void settle(socket instanceof Socket && socket.errored ? 'lost' : 'delivered', 'socket error');
       return;
     }
-    const onClose = (hadError: boolean) => void settle(hadError || socket.errored ? 'lost' : 'delivered');
+    // Through a trusted proxy the peer is the proxy, which reads a response as it arrives; proxies also reset idle
+    // connections (HAProxy does), which from a client would mean a download left unread. So there, any close counts.
+    // (`ips` lists the peer and the forwarded addresses it is trusted for; undefined when no proxy is trusted)
+    const viaProxy = (request.ips?.length ?? 1) > 1;
+    const onClose = (hadError: boolean) =>
+      void settle((hadError || socket.errored) && !viaProxy ? 'lost' : 'delivered', `connection closed with an error (${String(socket.errored)})`);
     // Settled by the next request: the listener goes, so many downloads on one connection do not pile them up.
     pending.set(socket, () => {
       socket.off('close', onClose);
@@ -60,7 +67,7 @@ export function onDelivered(request: FastifyRequest, reply: FastifyReply, callba
     socket.once('close', onClose);
   });
   res.once('close', () => {
-    if (!finished) void settle('lost');
+    if (!finished) void settle('lost', 'closed before the last byte');
   });
 }
 

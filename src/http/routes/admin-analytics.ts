@@ -4,10 +4,12 @@ import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
 import { authOf } from '../plugins/auth.js';
 import { errorResponses, handlerChecked } from '../schemas/common.js';
-import { AGGREGATE_BY_VALUES, GROUP_BY_VALUES } from '../../admin/analytics-service.js';
-import { MAX_RANGE_DAYS } from '../../admin/analytics-params.js';
+import {
+  AGGREGATE_BY_VALUES, GROUP_BY_VALUES, type CustomTagReport as TagReport, type UsageBreakdown, type UsageReport as Report,
+} from '../../admin/analytics-service.js';
+import { MAX_RANGE_DAYS, parseAnalyticsRange, parseChoice, parsePage } from './analytics-params.js';
 
-// Queries are checked by src/admin/analytics-params.ts (the reference's messages).
+// Queries are checked by analytics-params.ts (the reference's messages).
 const choice = (values: readonly string[], description: string) =>
   Type.Optional(Type.Union(values.filter((v) => v !== '').map((v) => Type.Literal(v)), { description }));
 const range = {
@@ -69,14 +71,83 @@ const CustomTagReport = Type.Object({
   }),
 });
 
+/** Milliseconds as minutes with two decimals (the reference reports e.g. 107.46). */
+export function msToMinutes(ms: number): number {
+  return Math.round(ms / 600) / 100;
+}
+
+/** The report's date-time form: UTC without zone, e.g. 2025-09-29T00:00:00. */
+const reportTime = (ms: number) => new Date(ms).toISOString().slice(0, 19);
+/** The usage_date form: the day's UTC midnight with Z. */
+const usageDate = (day: Date | undefined) => (day === undefined ? {} : { usage_date: `${day.toISOString().slice(0, 19)}Z` });
+
+const usageWire = (u: UsageBreakdown) => ({
+  total_characters: u.textTranslationCharacters + u.documentTranslationCharacters + u.textImprovementCharacters,
+  text_translation_characters: u.textTranslationCharacters,
+  document_translation_characters: u.documentTranslationCharacters,
+  text_improvement_characters: u.textImprovementCharacters,
+  speech_to_text_minutes: msToMinutes(u.speechToTextMs),
+});
+
+function reportWire(r: Report) {
+  return {
+    usage_report: {
+      total_usage: usageWire(r.total),
+      ...(r.groupBy ? { group_by: r.groupBy } : {}),
+      start_date: reportTime(r.range.from),
+      end_date: reportTime(r.range.to),
+      ...(r.keys
+        ? {
+            [r.groupBy === 'key_and_day' ? 'key_and_day_usages' : 'key_usages']: r.keys.map((k) => ({
+              api_key: k.maskedKey,
+              api_key_label: k.label,
+              ...usageDate(k.day),
+              usage: usageWire(k.usage),
+            })),
+          }
+        : {}),
+    },
+  };
+}
+
+function tagReportWire(r: TagReport) {
+  return {
+    custom_tag_usage_report: {
+      aggregate_by: r.aggregateBy,
+      start_date: reportTime(r.range.from),
+      end_date: reportTime(r.range.to),
+      next_page: r.nextPage,
+      usage: r.usage.map((g) => {
+        const u = usageWire(g.usage);
+        // Characters of every product (documents included); voice minutes are reported apart.
+        const breakdown = {
+          total_characters: u.total_characters,
+          text_translation_characters: u.text_translation_characters,
+          text_improvement_characters: u.text_improvement_characters,
+          speech_to_text_minutes: u.speech_to_text_minutes,
+          speech_to_speech_minutes: 0,
+        };
+        return { custom_tag: g.tag, ...usageDate(g.day), breakdown };
+      }),
+    },
+  };
+}
+
 export async function adminAnalyticsRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
   const config = { auth: 'admin' as const };
-  app.get('/v2/admin/analytics', { config, schema: { querystring: ReportQuery, response: { 200: UsageReport, ...errorResponses } } }, async (request) =>
-    services.analytics.usageReport(authOf(request).account, request.query as Record<string, unknown>),
-  );
+  app.get('/v2/admin/analytics', { config, schema: { querystring: ReportQuery, response: { 200: UsageReport, ...errorResponses } } }, async (request) => {
+    const query = request.query as Record<string, unknown>;
+    const range = parseAnalyticsRange(query);
+    return reportWire(await services.analytics.usageReport(authOf(request).account, range, parseChoice(query, 'group_by', GROUP_BY_VALUES)));
+  });
   app.get(
     '/v2/admin/analytics/custom-tags',
     { config, schema: { querystring: TagReportQuery, response: { 200: CustomTagReport, ...errorResponses } } },
-    async (request) => services.analytics.customTagReport(authOf(request).account, request.query as Record<string, unknown>),
+    async (request) => {
+      const query = request.query as Record<string, unknown>;
+      const range = parseAnalyticsRange(query);
+      const aggregateBy = parseChoice(query, 'aggregate_by', AGGREGATE_BY_VALUES) || 'period';
+      return tagReportWire(await services.analytics.customTagReport(authOf(request).account, range, aggregateBy, parsePage(query)));
+    },
   );
 }

@@ -6,7 +6,7 @@ import type { ApiKey } from '../../accounts/accounts-service.js';
 import { authOf } from '../plugins/auth.js';
 import { JSON_OR_FORM, errorResponses, handlerChecked } from '../schemas/common.js';
 import { SCOPES } from '../../admin/scopes.js';
-import { MAX_LABEL_LENGTH } from '../../admin/key-params.js';
+import { MAX_LABEL_LENGTH, parseCreateBody, parseKeyBody, parseLabelBody, parseLimitsBody, parseScopesBody } from './admin-key-params.js';
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -26,7 +26,7 @@ export const ApiKeyRecord = Type.Object({
   key: Type.Optional(Type.String()),
 });
 
-// Bodies are checked by src/admin/key-params.ts (the reference's messages).
+// Bodies are checked by admin-key-params.ts (the reference's messages).
 const keyId = { key_id: Type.String({ description: 'The key to change: two GUIDs joined by a colon.' }) };
 const label = Type.String({ maxLength: MAX_LABEL_LENGTH, description: 'Name of the key (no control characters).' });
 const limit = (what: string) =>
@@ -59,7 +59,7 @@ export async function adminKeyRoutes(app: FastifyInstance, { services }: { servi
   const account = (request: FastifyRequest) => authOf(request).account;
 
   app.post('/v2/admin/developer-keys', { config, schema: one(CreateBody) }, async (request) => {
-    const { key, secret } = await keys.create(account(request), request.body);
+    const { key, secret } = await keys.create(account(request), parseCreateBody(request.body));
     return { ...keyRecord(key), key: secret };
   });
   app.get(
@@ -68,15 +68,18 @@ export async function adminKeyRoutes(app: FastifyInstance, { services }: { servi
     async (request) => (await keys.list(account(request))).map(keyRecord),
   );
   app.put('/v2/admin/developer-keys/deactivate', { config, schema: one(KeyBody) }, async (request) =>
-    keyRecord(await keys.deactivate(account(request), request.body)),
+    keyRecord(await keys.deactivate(account(request), parseKeyBody(request.body))),
   );
-  app.put('/v2/admin/developer-keys/label', { config, schema: one(LabelBody) }, async (request) =>
-    keyRecord(await keys.rename(account(request), request.body)),
-  );
-  app.put('/v2/admin/developer-keys/limits', { config, schema: one(LimitsBody) }, async (request) =>
-    keyRecord(await keys.setLimits(account(request), request.body)),
-  );
-  app.put('/v2/admin/developer-keys/scopes', { config, schema: one(ScopesBody) }, async (request) =>
-    keyRecord(await keys.setScopes(account(request), request.body)),
-  );
+  app.put('/v2/admin/developer-keys/label', { config, schema: one(LabelBody) }, async (request) => {
+    const { keyId, label } = parseLabelBody(request.body);
+    return keyRecord(await keys.rename(account(request), keyId, label));
+  });
+  app.put('/v2/admin/developer-keys/limits', { config, schema: one(LimitsBody) }, async (request) => {
+    const { keyId, limits } = parseLimitsBody(request.body);
+    return keyRecord(await keys.setLimits(account(request), keyId, limits));
+  });
+  app.put('/v2/admin/developer-keys/scopes', { config, schema: one(ScopesBody) }, async (request) => {
+    const { keyId, scopes } = parseScopesBody(request.body);
+    return keyRecord(await keys.setScopes(account(request), keyId, scopes));
+  });
 }

@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { Type } from '@sinclair/typebox';
 import { ServiceError, invalid } from '../../lib/errors.js';
 import type { Services } from '../../services.js';
-import type { ReceivedFile } from '../../documents/document-service.js';
+import type { DocumentState, ReceivedFile } from '../../documents/document-service.js';
 import { parseDocumentRequest } from '../../documents/document-request.js';
 import { authOf } from '../plugins/auth.js';
 import { onDelivered } from '../plugins/sockets.js';
@@ -51,9 +51,28 @@ function multipartError(err: unknown): unknown {
   return invalid('Bad request. The multipart body could not be read.');
 }
 
-function bodyField(request: FastifyRequest, name: string): unknown {
+/** The document_key of a status or result request. */
+function documentKey(request: FastifyRequest): string {
   const body = request.body;
-  return body && typeof body === 'object' && !Buffer.isBuffer(body) ? (body as Record<string, unknown>)[name] : undefined;
+  const key = body && typeof body === 'object' && !Buffer.isBuffer(body) ? (body as Record<string, unknown>).document_key : undefined;
+  if (key === undefined || key === null || key === '') throw invalid("Parameter 'document_key' not specified");
+  if (typeof key !== 'string') throw invalid("Value for 'document_key' not supported.");
+  return key;
+}
+
+/** `id`: as the client sent it (ids match case-insensitively). */
+function statusWire(id: string, state: DocumentState) {
+  switch (state.status) {
+    case 'queued':
+      return { document_id: id, status: state.status };
+    case 'translating':
+      return { document_id: id, status: state.status, seconds_remaining: state.secondsRemaining };
+    case 'done':
+      // a notice (text kept untranslated) is told in `message`; error_message stays for failures
+      return { document_id: id, status: state.status, billed_characters: state.billedCharacters, ...(state.notice ? { message: state.notice } : {}) };
+    case 'error':
+      return { document_id: id, status: state.status, error_message: state.errorMessage, message: state.errorMessage };
+  }
 }
 
 export async function documentRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
@@ -96,7 +115,8 @@ export async function documentRoutes(app: FastifyInstance, { services }: { servi
         }
         if (!file) throw invalid("Parameter 'file' not specified");
         const req = parseDocumentRequest(fields);
-        return await documents.enqueue(ctx, file, req.fileName ?? partFileName, req, tag);
+        const handle = await documents.enqueue(ctx, file, req.fileName ?? partFileName, req, tag);
+        return { document_id: handle.id, document_key: handle.key };
       } catch (err) {
         if (file) await documents.discard(file);
         throw multipartError(err);
@@ -112,7 +132,7 @@ export async function documentRoutes(app: FastifyInstance, { services }: { servi
     },
     async (request) => {
       const { document_id } = request.params as { document_id: string };
-      return documents.status(authOf(request), document_id, bodyField(request, 'document_key'));
+      return statusWire(document_id, await documents.status(authOf(request), document_id, documentKey(request)));
     },
   );
 
@@ -129,7 +149,7 @@ export async function documentRoutes(app: FastifyInstance, { services }: { servi
     },
     async (request, reply) => {
       const { document_id } = request.params as { document_id: string };
-      const download = await documents.download(authOf(request), document_id, bodyField(request, 'document_key'));
+      const download = await documents.download(authOf(request), document_id, documentKey(request));
       onDelivered(request, reply, { delivered: download.complete, lost: download.release });
       return reply.header('content-type', download.contentType).header('content-length', String(download.bytes)).send(download.stream);
     },

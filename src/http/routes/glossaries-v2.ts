@@ -2,11 +2,11 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { ServiceError, invalid } from '../../lib/errors.js';
-import { glossaryLanguagePairs, type GlossaryView } from '../../customization/glossaries/glossary-service.js';
+import { glossaryLanguagePairs, type Glossary } from '../../customization/glossaries/glossary-service.js';
 import type { Services } from '../../services.js';
 import { authOf } from '../plugins/auth.js';
 import { JSON_OR_FORM, errorResponses } from '../schemas/common.js';
-import { GLOSSARY_BODY_LIMIT, GlossaryV2Body, bodyObject, field } from './glossary-body.js';
+import { GLOSSARY_BODY_LIMIT, GlossaryV2Body, bodyObject, parseV2Body } from './glossary-body.js';
 
 const GlossaryV2 = Type.Object({
   glossary_id: Type.String(),
@@ -20,16 +20,17 @@ const GlossaryV2 = Type.Object({
 
 const IdParams = Type.Object({ glossary_id: Type.String() });
 
-function v2(view: GlossaryView) {
-  const d = view.dictionaries[0];
+/** The v2 view: a glossary's only (or first) dictionary. */
+function v2(glossary: Glossary) {
+  const d = glossary.dictionaries[0];
   return {
-    glossary_id: view.id,
-    name: view.name,
+    glossary_id: glossary.id,
+    name: glossary.name,
     ready: true,
-    source_lang: d?.source_lang ?? '',
-    target_lang: d?.target_lang ?? '',
-    creation_time: view.creationTime,
-    entry_count: d?.entry_count ?? 0,
+    source_lang: d?.sourceLang ?? '',
+    target_lang: d?.targetLang ?? '',
+    creation_time: glossary.createdAt.toISOString(),
+    entry_count: d?.entryCount ?? 0,
   };
 }
 
@@ -48,11 +49,8 @@ export async function glossaryV2Routes(app: FastifyInstance, { services }: { ser
     '/v2/glossaries',
     { bodyLimit: GLOSSARY_BODY_LIMIT, config, schema: { consumes: JSON_OR_FORM, body: GlossaryV2Body, response: { 201: GlossaryV2, ...errorResponses } } },
     async (request, reply) => {
-      const body = bodyObject(request.body);
-      const view = await services.glossaries.create(authOf(request).account.id, field(body, 'name'), [
-        { source_lang: field(body, 'source_lang'), target_lang: field(body, 'target_lang'), entries: field(body, 'entries'), entries_format: field(body, 'entries_format') },
-      ]);
-      return reply.status(201).send(v2(view));
+      const glossary = await services.glossaries.create(authOf(request).account.id, parseV2Body(bodyObject(request.body)));
+      return reply.status(201).send(v2(glossary));
     },
   );
   app.get('/v2/glossaries', { config, schema: { response: { 200: Type.Object({ glossaries: Type.Array(GlossaryV2) }), ...errorResponses } } }, async (request) => {
@@ -85,15 +83,15 @@ export async function glossaryV2Routes(app: FastifyInstance, { services }: { ser
     async (request, reply) => {
       if (!acceptsTsv(request.headers.accept)) throw new ServiceError('unsupported_media_type', 'Unsupported Accept header: only text/tab-separated-values is supported.');
       const accountId = authOf(request).account.id;
-      const { dictionary } = await services.glossaries.firstDictionary(accountId, request.params.glossary_id);
+      const [dictionary] = (await services.glossaries.get(accountId, request.params.glossary_id)).dictionaries;
       if (!dictionary) throw invalid('This glossary has no dictionary.');
-      const { entries } = await services.glossaries.entries(accountId, request.params.glossary_id, dictionary.source_lang, dictionary.target_lang);
+      const { entries } = await services.glossaries.entries(accountId, request.params.glossary_id, dictionary.sourceLang, dictionary.targetLang);
       return reply.type('text/tab-separated-values; charset=utf-8').send(entries);
     },
   );
   app.get(
     '/v2/glossary-language-pairs',
     { config, schema: { response: { 200: Type.Object({ supported_languages: Type.Array(Type.Object({ source_lang: Type.String(), target_lang: Type.String() })) }), ...errorResponses } } },
-    async () => ({ supported_languages: glossaryLanguagePairs() }),
+    async () => ({ supported_languages: glossaryLanguagePairs().map((p) => ({ source_lang: p.sourceLang, target_lang: p.targetLang })) }),
   );
 }

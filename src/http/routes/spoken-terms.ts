@@ -4,6 +4,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { ServiceError, invalid } from '../../lib/errors.js';
 import type { Services } from '../../services.js';
+import type { SpokenTerms as SpokenTermsView, TermListInput, TermListSummary } from '../../voice/spoken-terms/spoken-terms-service.js';
+import { checkCollectionName, termListEntries, termListLang } from '../../voice/spoken-terms/term-list.js';
 import { authOf } from '../plugins/auth.js';
 import { errorResponses, handlerChecked } from '../schemas/common.js';
 
@@ -19,7 +21,7 @@ const SpokenTerms = Type.Object({
 });
 const IdParams = Type.Object({ spoken_terms_id: Type.String() });
 const LangQuery = Type.Object({ lang: Type.Optional(Type.String()) }, { additionalProperties: true });
-// Checked by the spoken terms service (the reference's messages); JSON bodies only.
+// Checked by the parsers below and the spoken terms service (the reference's messages); JSON bodies only.
 const termList = {
   lang: Type.String({ description: 'Language of the terms.' }),
   entries: Type.String({ description: 'The terms, one per line.' }),
@@ -42,6 +44,28 @@ function bodyObject(body: unknown): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
+function parseTermList(input: unknown): TermListInput {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw invalid("Each term list must be an object with 'lang' and 'entries'.");
+  const list = input as Record<string, unknown>;
+  return { lang: termListLang(list.lang), entries: termListEntries(list.entries) };
+}
+
+function parseCreateBody(body: Record<string, unknown>) {
+  const name = checkCollectionName(body.name);
+  const termLists = body.term_lists;
+  if (termLists === undefined || termLists === null) throw invalid("Parameter 'term_lists' not specified");
+  if (!Array.isArray(termLists)) throw invalid("Parameter 'term_lists' must be an array of {lang, entries} objects.");
+  return { name, termLists: termLists.map(parseTermList) };
+}
+
+const termListWire = (l: TermListSummary) => ({ lang: l.lang, entry_count: l.entryCount });
+const spokenTermsWire = (t: SpokenTermsView) => ({
+  spoken_terms_id: t.id,
+  name: t.name,
+  term_lists: t.termLists.map(termListWire),
+  creation_time: t.createdAt.toISOString(),
+});
+
 export async function spokenTermsRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
   const terms = services.spokenTerms;
   type WithId = { Params: { spoken_terms_id: string } };
@@ -49,27 +73,25 @@ export async function spokenTermsRoutes(app: FastifyInstance, { services }: { se
     '/v3/spoken-terms',
     { bodyLimit: BODY_LIMIT, preValidation: requireJson, schema: { body: CreateBody, response: { 201: SpokenTerms, ...errorResponses } } },
     async (request, reply) => {
-      const body = bodyObject(request.body);
-      return reply.status(201).send(await terms.create(authOf(request).account.id, body.name, body.term_lists));
+      return reply.status(201).send(spokenTermsWire(await terms.create(authOf(request).account.id, parseCreateBody(bodyObject(request.body)))));
     },
   );
   app.get('/v3/spoken-terms', { schema: { response: { 200: Type.Object({ spoken_terms: Type.Array(SpokenTerms) }), ...errorResponses } } }, async (request) => ({
-    spoken_terms: await terms.list(authOf(request).account.id),
+    spoken_terms: (await terms.list(authOf(request).account.id)).map(spokenTermsWire),
   }));
   app.get<WithId>('/v3/spoken-terms/:spoken_terms_id', { schema: { params: IdParams, response: { 200: SpokenTerms, ...errorResponses } } }, async (request) =>
-    terms.get(authOf(request).account.id, request.params.spoken_terms_id),
+    spokenTermsWire(await terms.get(authOf(request).account.id, request.params.spoken_terms_id)),
   );
   app.get<WithId & { Querystring: { lang?: string } }>(
     '/v3/spoken-terms/:spoken_terms_id/entries',
     { schema: { params: IdParams, querystring: LangQuery, response: { 200: EntriesResponse, ...errorResponses } } },
-    async (request) => terms.entries(authOf(request).account.id, request.params.spoken_terms_id, request.query.lang),
+    async (request) => terms.entries(authOf(request).account.id, request.params.spoken_terms_id, termListLang(request.query.lang)),
   );
   app.put<WithId>(
     '/v3/spoken-terms/:spoken_terms_id/term-lists',
     { bodyLimit: BODY_LIMIT, preValidation: requireJson, schema: { params: IdParams, body: TermListBody, response: { 200: TermListInfo, ...errorResponses } } },
     async (request) => {
-      const body = bodyObject(request.body);
-      return terms.putList(authOf(request).account.id, request.params.spoken_terms_id, { lang: body.lang, entries: body.entries });
+      return termListWire(await terms.putList(authOf(request).account.id, request.params.spoken_terms_id, parseTermList(bodyObject(request.body))));
     },
   );
   app.delete<WithId>('/v3/spoken-terms/:spoken_terms_id', { schema: { params: IdParams, response: { 204: Type.Null(), ...errorResponses } } }, async (request, reply) => {

@@ -4,6 +4,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import websocket from '@fastify/websocket';
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
+import { invalid } from '../../lib/errors.js';
+import { parseVoiceSessionRequest } from '../../voice/session-request.js';
 import { encodeServerMessage, voiceErrors } from '../../voice/protocol.js';
 import type { StreamSink, VoiceStream } from '../../voice/stream.js';
 import { authOf } from '../plugins/auth.js';
@@ -65,7 +67,8 @@ export async function voiceRoutes(app: FastifyInstance, { services }: { services
     '/v3/voice/realtime',
     { schema: { body: SessionBody, response: { 200: SessionResponse, ...errorResponses } } },
     async (request) => {
-      const grant = await voice.requestSession(authOf(request), request.body, reportingTagHeader(request.headers));
+      const config = parseVoiceSessionRequest(request.body, voice.capabilities());
+      const grant = await voice.requestSession(authOf(request), config, reportingTagHeader(request.headers));
       return { streaming_url: streamingUrl(request), token: grant.token, session_id: grant.sessionId };
     },
   );
@@ -74,7 +77,9 @@ export async function voiceRoutes(app: FastifyInstance, { services }: { services
     '/v3/voice/realtime',
     { schema: { querystring: TokenQuery, response: { 200: SessionResponse, ...errorResponses } } },
     async (request) => {
-      const grant = await voice.reconnect(authOf(request), (request.query as { token?: string }).token);
+      const token = (request.query as { token?: unknown }).token;
+      if (typeof token !== 'string' || token === '') throw invalid("Missing required parameter 'token'.");
+      const grant = await voice.reconnect(authOf(request), token);
       return { streaming_url: streamingUrl(request), token: grant.token, session_id: grant.sessionId };
     },
   );
@@ -120,8 +125,8 @@ export async function voiceRoutes(app: FastifyInstance, { services }: { services
         closed = true;
         release();
       });
-      const token = (request.query as { token?: string }).token;
-      voice.connect(token, sink).then(
+      const raw = (request.query as { token?: unknown }).token;
+      voice.connect(typeof raw === 'string' ? raw : undefined, sink).then(
         (outcome) => {
           if (!outcome.ok) {
             if (!closed) socket.send(encodeServerMessage({ error: outcome.error.body() }, outcome.format));

@@ -3,22 +3,34 @@
 import { ServiceError, invalid, notFound } from '../../lib/errors.js';
 import { newUuid } from '../../lib/ids.js';
 import type { SpokenTermsRepository, SpokenTermsRow, TermListInfo, TermListRow } from '../../store/repositories/spoken-terms-repository.js';
-import { checkCollectionName, parseTermList, termListLang } from './term-list.js';
+import { parseTermList } from './term-list.js';
 
 /** Collections an account may hold (the reference limits them per plan). */
 export const MAX_COLLECTIONS_PER_ACCOUNT = 100;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export interface SpokenTermsView {
-  spoken_terms_id: string;
-  name: string;
-  term_lists: { lang: string; entry_count: number }[];
-  creation_time: string;
+export interface TermListSummary {
+  lang: string;
+  entryCount: number;
 }
 
+export interface SpokenTerms {
+  id: string;
+  name: string;
+  /** By language. */
+  termLists: TermListSummary[];
+  createdAt: Date;
+}
+
+/** A term list as a request gives it: a voice source language (see termListLang) and its terms, one per line. */
 export interface TermListInput {
-  lang?: unknown;
-  entries?: unknown;
+  lang: string;
+  entries: string;
+}
+
+export interface SpokenTermsInput {
+  name: string;
+  termLists: TermListInput[];
 }
 
 export class SpokenTermsService {
@@ -27,35 +39,31 @@ export class SpokenTermsService {
     private readonly now: () => number = Date.now,
   ) {}
 
-  private view(row: SpokenTermsRow, lists: TermListInfo[]): SpokenTermsView {
+  private view(row: SpokenTermsRow, lists: TermListInfo[]): SpokenTerms {
     return {
-      spoken_terms_id: row.id,
+      id: row.id,
       name: row.name,
-      term_lists: [...lists].sort((a, b) => a.lang.localeCompare(b.lang)).map((l) => ({ lang: l.lang, entry_count: Number(l.entry_count) })),
-      creation_time: new Date(Number(row.created_at)).toISOString(),
+      termLists: [...lists].sort((a, b) => a.lang.localeCompare(b.lang)).map((l) => ({ lang: l.lang, entryCount: Number(l.entry_count) })),
+      createdAt: new Date(Number(row.created_at)),
     };
   }
 
+  /** The terms' content rules (term-list.ts). */
   private parseList(id: string, input: TermListInput, at: number): TermListRow {
-    if (typeof input !== 'object' || input === null || Array.isArray(input)) throw invalid("Each term list must be an object with 'lang' and 'entries'.");
-    const lang = termListLang(input.lang);
-    const terms = parseTermList(input.entries, lang);
-    return { spoken_terms_id: id, lang, entries: terms.join('\n'), entry_count: terms.length, updated_at: at };
+    const terms = parseTermList(input.entries, input.lang);
+    return { spoken_terms_id: id, lang: input.lang, entries: terms.join('\n'), entry_count: terms.length, updated_at: at };
   }
 
-  async create(accountId: string, name: unknown, termLists: unknown): Promise<SpokenTermsView> {
-    const checkedName = checkCollectionName(name);
-    if (termLists === undefined || termLists === null) throw invalid("Parameter 'term_lists' not specified");
-    if (!Array.isArray(termLists)) throw invalid("Parameter 'term_lists' must be an array of {lang, entries} objects.");
+  async create(accountId: string, input: SpokenTermsInput): Promise<SpokenTerms> {
     const at = this.now();
     const id = newUuid();
-    const lists = termLists.map((l) => this.parseList(id, l as TermListInput, at));
+    const lists = input.termLists.map((l) => this.parseList(id, l, at));
     const langs = new Set(lists.map((l) => l.lang));
     if (langs.size !== lists.length) throw invalid('Each language may appear in only one term list of a spoken terms collection.');
     if ((await this.repo.count(accountId)) >= MAX_COLLECTIONS_PER_ACCOUNT) {
       throw new ServiceError('quota_exceeded', `Spoken Terms quota exhausted: an account can hold at most ${MAX_COLLECTIONS_PER_ACCOUNT} spoken terms collections.`);
     }
-    const row: SpokenTermsRow = { id, account_id: accountId, name: checkedName, created_at: at };
+    const row: SpokenTermsRow = { id, account_id: accountId, name: input.name, created_at: at };
     await this.repo.create(row, lists);
     return this.view(row, lists);
   }
@@ -66,31 +74,31 @@ export class SpokenTermsService {
     return row;
   }
 
-  async get(accountId: string, id: string): Promise<SpokenTermsView> {
+  async get(accountId: string, id: string): Promise<SpokenTerms> {
     const row = await this.row(accountId, id);
     return this.view(row, await this.repo.listInfo([row.id]));
   }
 
-  async list(accountId: string): Promise<SpokenTermsView[]> {
+  async list(accountId: string): Promise<SpokenTerms[]> {
     const rows = await this.repo.list(accountId);
     const infos = await this.repo.listInfo(rows.map((r) => r.id));
     return rows.map((r) => this.view(r, infos.filter((i) => i.spoken_terms_id === r.id)));
   }
 
-  async entries(accountId: string, id: string, lang: unknown): Promise<{ lang: string; entries: string }> {
+  /** `lang`: a voice source language (see termListLang). */
+  async entries(accountId: string, id: string, lang: string): Promise<{ lang: string; entries: string }> {
     const row = await this.row(accountId, id);
-    const l = termListLang(lang);
-    const list = await this.repo.termList(row.id, l);
-    if (!list) throw notFound(`Spoken terms ${row.id} have no term list for '${l}'.`);
-    return { lang: l, entries: list.entries };
+    const list = await this.repo.termList(row.id, lang);
+    if (!list) throw notFound(`Spoken terms ${row.id} have no term list for '${lang}'.`);
+    return { lang, entries: list.entries };
   }
 
   /** PUT term-lists: replaces or creates the list of one language. */
-  async putList(accountId: string, id: string, input: TermListInput): Promise<{ lang: string; entry_count: number }> {
+  async putList(accountId: string, id: string, input: TermListInput): Promise<TermListSummary> {
     const row = await this.row(accountId, id);
     const list = this.parseList(row.id, input, this.now());
     await this.repo.putList(list);
-    return { lang: list.lang, entry_count: list.entry_count };
+    return { lang: list.lang, entryCount: list.entry_count };
   }
 
   async delete(accountId: string, id: string): Promise<void> {

@@ -25,13 +25,18 @@ export function checkCollectionName(value: unknown): string {
 // C0 and C1 controls, and the Unicode line and paragraph separators (a term is one line).
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u;
 
+/** The `entries` field of a term list: a string (its content is checked by parseTermList). */
+export function termListEntries(entries: unknown): string {
+  if (entries === undefined || entries === null) throw invalid("Parameter 'entries' not specified");
+  if (typeof entries !== 'string') throw invalid("Parameter 'entries' must be a string of terms separated by newlines.");
+  return entries;
+}
+
 /**
  * Parses `entries` (terms separated by "\n") into terms; an empty string is an empty list. Every rule violation is a
  * 400 naming the offending term, so a client can fix its list.
  */
-export function parseTermList(entries: unknown, lang: string): string[] {
-  if (entries === undefined || entries === null) throw invalid("Parameter 'entries' not specified");
-  if (typeof entries !== 'string') throw invalid("Parameter 'entries' must be a string of terms separated by newlines.");
+export function parseTermList(entries: string, lang: string): string[] {
   if (entries === '') return [];
   const terms = entries.split('\n');
   const seen = new Set<string>();

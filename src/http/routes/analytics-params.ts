@@ -1,15 +1,9 @@
 // Query parameters of the analytics endpoints: UTC dates (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS), the 366-day cap, and
 // the choice parameters with the reference's exact messages.
-import { invalid } from '../lib/errors.js';
-import { DAY_MS } from '../store/schema.js';
+import { invalid } from '../../lib/errors.js';
+import { DAY_MS, type AnalyticsRange } from '../../admin/analytics-service.js';
 
 export const MAX_RANGE_DAYS = 366;
-
-/** A half-open range [from, to) in epoch milliseconds. */
-export interface AnalyticsRange {
-  from: number;
-  to: number;
-}
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}):(\d{2})Z?)?$/;
 

@@ -1,6 +1,8 @@
-// Validation of the developer-key request fields (JSON or form bodies), with one clear 400 message per field.
-import { invalid } from '../lib/errors.js';
-import { SCOPES, isScope, type Scope } from './scopes.js';
+// Developer-key request bodies (JSON or form) → the developer keys service's typed inputs, with one clear 400 message
+// per field.
+import { invalid } from '../../lib/errors.js';
+import { SCOPES, isScope, type Scope } from '../../admin/scopes.js';
+import type { KeyLimits } from '../../admin/developer-keys-service.js';
 
 export const MAX_LABEL_LENGTH = 255;
 /** Two GUIDs joined by a colon, as the reference shapes key ids. */
@@ -69,4 +71,40 @@ export function parseScopes(body: Body): Scope[] | null | undefined {
     throw invalid(`Value for 'scopes' not supported. Unknown scope '${unknown}'. Allowed: ${SCOPES.join(', ')}.`);
   }
   return [...new Set(names as Scope[])];
+}
+
+/** Create: an optional label (the default one when absent) and scopes (unrestricted when absent). */
+export function parseCreateBody(raw: unknown): { label?: string; scopes: Scope[] | null } {
+  const body = bodyOf(raw);
+  const label = body.label === undefined || body.label === null ? undefined : parseLabel(body.label);
+  return { ...(label !== undefined ? { label } : {}), scopes: parseScopes(body) ?? null };
+}
+
+export const parseKeyBody = (raw: unknown) => parseKeyId(bodyOf(raw));
+
+export function parseLabelBody(raw: unknown): { keyId: string; label: string } {
+  const body = bodyOf(raw);
+  const keyId = parseKeyId(body);
+  if (body.label === undefined || body.label === null) throw missing('label');
+  return { keyId, label: parseLabel(body.label) };
+}
+
+/** Absent fields stay as they are; null lifts a limit; 0 blocks the key; at least one is needed. */
+export function parseLimitsBody(raw: unknown): { keyId: string; limits: KeyLimits } {
+  const body = bodyOf(raw);
+  const keyId = parseKeyId(body);
+  const characters = parseLimit(body, 'characters');
+  const speech = parseLimit(body, 'speech_to_text_milliseconds');
+  if (characters === undefined && speech === undefined) {
+    throw invalid("Parameter 'characters' or 'speech_to_text_milliseconds' not specified");
+  }
+  return { keyId, limits: { ...(characters !== undefined ? { characters } : {}), ...(speech !== undefined ? { speechToTextMs: speech } : {}) } };
+}
+
+export function parseScopesBody(raw: unknown): { keyId: string; scopes: Scope[] | null } {
+  const body = bodyOf(raw);
+  const keyId = parseKeyId(body);
+  const scopes = parseScopes(body);
+  if (scopes === undefined) throw missing('scopes');
+  return { keyId, scopes };
 }
