@@ -172,6 +172,7 @@ const variants: Array<[string, EldLanguageDetectorOptions]> = [
   ['large database', { database: 'large' }],
   ['medium database', { database: 'medium' }],
   ['no n-gram model (eld and the short-text rules alone)', { ngramModel: false }],
+  ['n-gram model for short text only (no mid-length vote)', { ngramMaxLetters: 0 }],
   ['no short-text margins', { shortMargins: false }],
   ['no foreign penalty', { foreignPenalty: 0 }],
   ['no script shortcuts', { scriptShortcuts: false }],

@@ -24,6 +24,8 @@ interface Variant {
   http?: WrkTarget;
   /** CPU ms used so far by the engine's child processes (the Apertium stages), where the bench can see them. */
   stageCpuMs?: () => number;
+  /** CPU ms used so far by the server's own process (HTTP variants in their own process; all its threads). */
+  serverCpuMs?: () => number;
   close(): Promise<void>;
 }
 
@@ -63,9 +65,12 @@ async function measure(variant: Variant, mode: 'sequential' | '8 concurrent', ki
   const warmupMs = warm ? WARMUP_MS : 0;
   if (CLIENT === 'wrk' && variant.http) {
     if (warmupMs > 0) await runWrk(variant.http, texts, workers, warmupMs);
+    const server0 = variant.serverCpuMs?.() ?? NaN;
     const r = await runWrk(variant.http, texts, workers, DURATION_MS);
     if (r.errors > 0) throw new Error(`${variant.name}: ${r.errors} non-2xx responses under load`);
-    return { variant: `${variant.name} [wrk]`, mode, kind, requests: r.requests, seconds: r.seconds, p50: r.p50, p95: NaN, p99: r.p99, cpuMsPerRequest: NaN, stageCpuMsPerRequest: NaN };
+    // wrk counts only the requests answered in its window; the server's CPU over the same window, per request
+    const cpuMsPerRequest = ((variant.serverCpuMs?.() ?? NaN) - server0) / r.requests;
+    return { variant: `${variant.name} [wrk]`, mode, kind, requests: r.requests, seconds: r.seconds, p50: r.p50, p95: NaN, p99: r.p99, cpuMsPerRequest, stageCpuMsPerRequest: NaN };
   }
   let next = 0;
   const warmEnd = performance.now() + warmupMs;
@@ -146,6 +151,7 @@ async function bareFastifyVariant(): Promise<Variant> {
     name: 'bare Fastify route over the engine (HTTP, own process)',
     translate,
     http: { url: url.toString(), headers, bodyFor },
+    serverCpuMs: () => processCpuMs([child.pid!]),
     close: async () => {
       agent.destroy();
       child.kill('SIGTERM');
@@ -249,6 +255,7 @@ async function tolkProcessVariant(root = repoRoot, name = 'tolk /v2/translate (H
     name,
     translate,
     http: { url: url.toString(), headers, bodyFor: tolkBody },
+    serverCpuMs: () => processCpuMs([child.pid!]),
     close: async () => {
       agent.destroy();
       child.kill('SIGTERM');
@@ -343,7 +350,8 @@ async function main(): Promise<void> {
           const rounds = perVariant.get(v)!;
           // stage CPU per request is steadier than requests/s under load: its own median over the rounds
           const cpu = rounds.map((r) => r.stageCpuMsPerRequest).sort((a, b) => a - b);
-          rows.push({ ...medianRow(rounds), stageCpuMsPerRequest: cpu[Math.floor(cpu.length / 2)] ?? NaN });
+          const server = rounds.map((r) => r.cpuMsPerRequest).sort((a, b) => a - b);
+          rows.push({ ...medianRow(rounds), stageCpuMsPerRequest: cpu[Math.floor(cpu.length / 2)] ?? NaN, cpuMsPerRequest: server[Math.floor(server.length / 2)] ?? NaN });
         }
       }
     }
@@ -352,7 +360,7 @@ async function main(): Promise<void> {
   }
   console.log(`\nen→es, one sentence per request, ${DURATION_MS} ms per cell after ${WARMUP_MS} ms of warm-up, median of ${ROUNDS} alternating rounds, ${CONCURRENCY} concurrent clients in the concurrent mode\n`);
   console.log(`HTTP client: ${CLIENT}\n`);
-  console.log('| variant | mode | text | requests/s | sentences/s | p50 ms | p99 ms | node CPU ms/req | stage CPU ms/req |');
+  console.log('| variant | mode | text | requests/s | sentences/s | p50 ms | p99 ms | node CPU ms/req (server process under wrk) | stage CPU ms/req |');
   console.log('|---|---|---|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) {
     const rps = r.requests / r.seconds;
@@ -374,6 +382,8 @@ async function main(): Promise<void> {
       if (Number.isFinite(off)) console.log(`\n${mode}, ${kind}: engine/engine without tagger reset = ${fmt(raw / off, 3)}, relay/without = ${fmt(relay / off, 3)}`);
     }
     console.log(`\n8 concurrent, ${kind}: tolk/raw = ${fmt(tolk / engine, 2)}, tolk/apy = ${fmt(tolk / apy, 1)}x, bare Fastify/raw = ${fmt(bare / engine, 2)}, tolk/bare Fastify = ${fmt(tolk / bare, 2)}`);
+    const base = rate('baseline tolk', '8 concurrent', kind);
+    if (Number.isFinite(base)) console.log(`8 concurrent, ${kind}: baseline tolk/bare Fastify = ${fmt(base / bare, 2)}, tolk/baseline = ${fmt(tolk / base, 2)}`);
   }
 }
 

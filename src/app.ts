@@ -46,7 +46,8 @@ export const DEFAULT_BODY_LIMIT = 1024 * 1024;
  */
 class RequestLogController extends LogController {
   override incomingRequest(request: FastifyRequest): void {
-    if (this.isLogDisabled(request)) return;
+    // Checked before building the fields: at the default level the line is never written.
+    if (this.isLogDisabled(request) || (request.log as { isLevelEnabled?(level: string): boolean }).isLevelEnabled?.('debug') === false) return;
     request.log.debug({ req: loggedRequest(request) }, 'incoming request');
   }
 
@@ -112,8 +113,8 @@ export async function buildApp({ config, services, logger, loggerInstance }: Bui
   await app.register(metricsPlugin, { services, route: config.metricsPort === undefined });
   // Bodies are JSON or form-encoded; anything else is 415 rather than a string body.
   app.removeContentTypeParser('text/plain');
-  app.addHook('onRequest', async (request) => {
-    if (request.url.length > MAX_URI_LENGTH) throw new ServiceError('uri_too_long', 'URI too long.');
+  app.addHook('onRequest', (request, _reply, done) => {
+    done(request.url.length > MAX_URI_LENGTH ? new ServiceError('uri_too_long', 'URI too long.') : undefined);
   });
   // Form bodies: repeated keys (text=…&text=…) become arrays, as the reference expects.
   await app.register(formbody, { parser: (body) => parseQueryString(body) });

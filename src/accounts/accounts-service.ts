@@ -86,7 +86,11 @@ export function toKey(row: ApiKeyRow): ApiKey {
 }
 
 export class AccountsService {
-  private readonly cache = new Map<string, { ctx: AuthContext; storedHash: string; expires: number }>();
+  /**
+   * Verified keys by presented secret: a hit costs one map lookup, not a SHA-256 per request; a secret is only cached
+   * after its hash matched a stored, active key, so an unknown secret never enters (nor evicts anything).
+   */
+  private readonly cache = new Map<string, { ctx: AuthContext; expires: number }>();
   private readonly ttl: number;
   private readonly maxEntries: number;
   readonly now: () => number;
@@ -162,22 +166,31 @@ export class AccountsService {
     return { row, secret };
   }
 
+  /** The cached context of a presented secret verified less than the cache's lifetime ago, without any await. */
+  cachedAuth(secret: string): AuthContext | undefined {
+    const cached = this.cache.get(secret);
+    if (cached === undefined) return undefined;
+    if (cached.expires > this.now()) return cached.ctx;
+    this.cache.delete(secret);
+    return undefined;
+  }
+
   /** Resolves a presented secret to its key and account, or null when unknown or deactivated. */
   async authenticate(secret: string): Promise<AuthContext | null> {
+    const cached = this.cachedAuth(secret);
+    if (cached) return cached;
     const hash = hashApiKey(secret);
     const now = this.now();
-    const cached = this.cache.get(hash);
-    if (cached && cached.expires > now && constantTimeEqualHex(cached.storedHash, hash)) return cached.ctx;
     const keyRow = await this.store.repositories.accounts.findKeyByHash(hash);
     if (!keyRow || !constantTimeEqualHex(keyRow.key_hash, hash) || keyRow.deactivated_at !== null) {
-      this.cache.delete(hash);
+      this.cache.delete(secret);
       return null;
     }
     const accountRow = await this.store.repositories.accounts.getAccount(keyRow.account_id);
     if (!accountRow) return null;
     const ctx = { account: toAccount(accountRow), key: toKey(keyRow) };
     if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value as string);
-    this.cache.set(hash, { ctx, storedHash: keyRow.key_hash, expires: now + this.ttl });
+    this.cache.set(secret, { ctx, expires: now + this.ttl });
     return ctx;
   }
 
@@ -191,12 +204,12 @@ export class AccountsService {
 
   /** Drops cached auth for a key after it changed (deactivation, limits, scopes). */
   forgetKey(keyId: string): void {
-    for (const [hash, entry] of this.cache) if (entry.ctx.key.id === keyId) this.cache.delete(hash);
+    for (const [secret, entry] of this.cache) if (entry.ctx.key.id === keyId) this.cache.delete(secret);
   }
 
   /** Drops cached auth for every key of an account after the account changed (limit, plan, features). */
   forgetAccount(accountId: string): void {
-    for (const [hash, entry] of this.cache) if (entry.ctx.account.id === accountId) this.cache.delete(hash);
+    for (const [secret, entry] of this.cache) if (entry.ctx.account.id === accountId) this.cache.delete(secret);
   }
 
   billingPeriod(account: Account, now = this.now()): BillingPeriod {

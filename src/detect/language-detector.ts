@@ -66,10 +66,17 @@ export interface EldLanguageDetectorOptions {
    */
   foreignPenalty?: number;
   /**
-   * Short alphabetic text (under 20 letters) is decided with the character n-gram model (ngram-model.ts) added to
-   * eld's scores. Default true; false leaves short text to eld and the short-text rules alone.
+   * Short alphabetic text (under 20 letters) is decided, and mid-length text (up to ngramMaxLetters) checked, with
+   * the character n-gram model (ngram-model.ts) added to eld's scores. Default true (the model in assets/; the
+   * training script passes its own); false leaves text to eld and the short-text rules alone.
    */
-  ngramModel?: boolean;
+  ngramModel?: boolean | NgramModel;
+  /** Alphabetic text from 20 up to this many letters is checked by the n-gram model too (see MID_MAX_LETTERS). */
+  ngramMaxLetters?: number;
+  /** Override the model's lead for mid-length text (20 letters up to ngramMaxLetters). */
+  ngramMinMarginMid?: number;
+  /** Override the weight of eld's log score in the model's vote. */
+  ngramEldWeight?: number;
   /** Override the model's calibrated leads for short-text success (the training script sweeps them). */
   ngramMinMargin?: number;
   ngramMinMarginFew?: number;
@@ -115,6 +122,9 @@ const SHORT_MARGINS: ReadonlyArray<readonly [letters: number, margin: number]> =
   [16, 0.12],
   [20, 0.06],
 ];
+
+/** Alphabetic text from 20 letters up to this many is also voted on by the n-gram model (longer text: eld alone). */
+const MID_MAX_LETTERS = 80;
 
 /** A signature letter (alphabet-hints) settles short text from this many letters on. */
 const SIGNATURE_MIN_LETTERS = 8;
@@ -163,6 +173,9 @@ export class EldLanguageDetector implements LanguageDetector {
   private readonly shortMargins: boolean;
   private readonly ngramMinMargin: number;
   private readonly ngramMinMarginFew: number;
+  private readonly ngramMinMarginMid: number;
+  private readonly ngramMaxLetters: number;
+  private readonly ngramEldWeight: number;
   /** Index of each model language in the model's order. */
   private readonly ngramIndex: ReadonlyMap<string, number>;
 
@@ -173,6 +186,9 @@ export class EldLanguageDetector implements LanguageDetector {
   ) {
     this.ngramMinMargin = options.ngramMinMargin ?? ngram?.minMargin ?? Infinity;
     this.ngramMinMarginFew = options.ngramMinMarginFew ?? ngram?.minMarginFew ?? this.ngramMinMargin;
+    this.ngramMinMarginMid = options.ngramMinMarginMid ?? ngram?.minMarginMid ?? Infinity;
+    this.ngramMaxLetters = options.ngramMaxLetters ?? MID_MAX_LETTERS;
+    this.ngramEldWeight = options.ngramEldWeight ?? ngram?.eldWeight ?? 1;
     this.ngramIndex = new Map(ngram?.langs.map((l, i) => [l, i]));
     this.maxChars = options.maxChars ?? 1000;
     this.minLetters = options.minLetters ?? 3;
@@ -189,7 +205,8 @@ export class EldLanguageDetector implements LanguageDetector {
     const mod = (await import('eld')) as unknown as { eld: EldLoadable };
     const instance = mod.eld.newInstance();
     await instance.load(options.database ?? 'small');
-    return new EldLanguageDetector(instance, options, options.ngramModel === false ? undefined : NgramModel.load());
+    const model = options.ngramModel === false ? undefined : options.ngramModel instanceof NgramModel ? options.ngramModel : NgramModel.load();
+    return new EldLanguageDetector(instance, options, model);
   }
 
   detect(text: string): DetectionOutcome {
@@ -254,6 +271,17 @@ export class EldLanguageDetector implements LanguageDetector {
         return outcome(vote.language, Math.min(0.99, 1 - 0.5 * (need / vote.margin)), false);
       }
     }
+    // Mid-length text: the model (with eld) settles close neighbours eld confuses (da/nb, cs/sk, ru/bg); text that fits
+    // no language well (poorFit: Welsh, Maltese…) stays undecided whatever the model, which knows only the 33, says.
+    if (alphabetic && shortNeed === undefined && this.ngram && !poorFit && profile.letters < this.ngramMaxLetters) {
+      const vote = this.ngramVote(cleaned, profile.letters, ranked);
+      if (!vote.foreignFirst && !vote.foreignUnpenalised) {
+        // A clear lead decides; otherwise eld's answer stands only when the model agrees with it.
+        const sure = vote.margin >= this.ngramMinMarginMid;
+        const success = sure || (vote.language === raw && !low);
+        return outcome(sure ? vote.language : raw, success ? Math.max(0.5, confidence) : Math.min(0.49, confidence), !success);
+      }
+    }
     // Reported confidence stays below the success line when the short-text margin is not met.
     const shortShare = shortNeed === undefined ? 1 : Math.min(1, margin / shortNeed, top / (SHORT_FIT * average));
     const calibrated = ambiguous ? Math.min(confidence, 0.5 * shortShare) : confidence;
@@ -264,7 +292,11 @@ export class EldLanguageDetector implements LanguageDetector {
    * The n-gram model's best language with eld's scores added (weighted by length), its lead over the runner-up, and
    * whether eld ranks a language outside the 33 first (the model, which knows only the 33, must not overrule that).
    */
-  private ngramVote(text: string, letters: number, ranked: ReadonlyArray<readonly [string, number]>): { language: string; margin: number; foreignFirst: boolean } {
+  private ngramVote(
+    text: string,
+    letters: number,
+    ranked: ReadonlyArray<readonly [string, number]>,
+  ): { language: string; margin: number; foreignFirst: boolean; foreignUnpenalised: boolean } {
     const model = this.ngram!;
     const scores = model.logLikelihoods(text);
     const eldScores = new Float64Array(scores.length).fill(1e-3);
@@ -276,7 +308,7 @@ export class EldLanguageDetector implements LanguageDetector {
     let second = -Infinity;
     let top = -Infinity;
     for (let i = 0; i < scores.length; i++) {
-      const v = scores[i]! + model.eldWeight * letters * Math.log(eldScores[i]!);
+      const v = scores[i]! + this.ngramEldWeight * letters * Math.log(eldScores[i]!);
       if (v > top) {
         second = top;
         top = v;
@@ -284,7 +316,21 @@ export class EldLanguageDetector implements LanguageDetector {
       } else if (v > second) second = v;
     }
     const first = ranked[0]?.[0];
-    return { language: model.langs[best]!, margin: top - second, foreignFirst: first !== undefined && !SUPPORTED.has(fromEldCode(first)) };
+    // Whether eld, before the foreign penalty, ranks a language outside the 33 first: the mid-length vote must not turn
+    // Serbian into Bulgarian (full sentences are long enough for eld to be right about such languages).
+    const keep = 1 - this.foreignPenalty;
+    let foreignTop = 0;
+    let supportedTop = 0;
+    for (const [code, score] of ranked) {
+      if (SUPPORTED.has(fromEldCode(code))) supportedTop = Math.max(supportedTop, score);
+      else foreignTop = Math.max(foreignTop, keep > 0 ? score / keep : score);
+    }
+    return {
+      language: model.langs[best]!,
+      margin: top - second,
+      foreignFirst: first !== undefined && !SUPPORTED.has(fromEldCode(first)),
+      foreignUnpenalised: foreignTop >= supportedTop,
+    };
   }
 
   /**

@@ -1,6 +1,6 @@
-// A character n-gram naive-Bayes model of the 33 detection languages, for short text, where eld's scores alone are
-// too close to call between neighbours. Trained by scripts/train-detect-ngrams.mjs on FLORES dev sentences 0–249 and
-// calibrated on 250–499 (assets/detect-ngrams.tsv); never trained at run time.
+// A character n-gram naive-Bayes model of the 33 detection languages, for short and mid-length text, where eld's
+// scores alone are too close to call between neighbours. Trained by scripts/train-detect-ngrams.mjs on FLORES dev
+// sentences 0–499, its margins cross-fitted on them (assets/detect-ngrams.tsv); never trained at run time.
 
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +28,8 @@ export interface NgramModelData {
   minMargin: number | null;
   /** The same for text of at most FEW_LETTERS letters (calibrated on 10-character prefixes). */
   minMarginFew: number | null;
+  /** Lead that lets the model overrule eld on mid-length text (20 letters and up; calibrated on 50-character prefixes). */
+  minMarginMid?: number | null;
 }
 
 export const NGRAM_MODEL_FILE = fileURLToPath(new URL('../../../assets/detect-ngrams.tsv', import.meta.url));
@@ -101,6 +103,7 @@ export class NgramModel {
   readonly eldWeight: number;
   readonly minMargin: number;
   readonly minMarginFew: number;
+  readonly minMarginMid: number;
   private readonly maxN: number;
   /** Feature → its slice of `langOf`/`deltas`, as offset × 64 + length (a feature has at most 33 languages). */
   private readonly words = new Map<string, number>();
@@ -119,6 +122,7 @@ export class NgramModel {
     this.eldWeight = data.eldWeight;
     this.minMargin = data.minMargin ?? Infinity;
     this.minMarginFew = data.minMarginFew ?? Infinity;
+    this.minMarginMid = data.minMarginMid ?? Infinity;
     this.maxN = data.maxN;
     const { alpha } = data;
     this.unseen = data.vocab.map((v, order) => Float64Array.from(data.langs, (_, li) => Math.log(alpha / ((data.totals[li]?.[order] ?? 0) + alpha * v))));

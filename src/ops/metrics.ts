@@ -120,16 +120,15 @@ export class Metrics {
   /** Wraps an engine so every successful call counts its input characters under the engine's name and the pair. */
   meter<E extends TranslationEngine>(engine: E): E {
     const characters = this.characters;
+    // Built once, not on every property read: the proxy is on every translation's path.
+    const translate: TranslationEngine['translate'] = async (pair, segments, options) => {
+      const out = await engine.translate(pair, segments, options);
+      characters.inc({ engine: engine.name, pair: `${pair.source}-${pair.target}` }, segments.reduce((n, s) => n + codePoints(s), 0));
+      return out;
+    };
     return new Proxy(engine, {
       get(target, prop, receiver) {
-        if (prop === 'translate') {
-          const translate: TranslationEngine['translate'] = async (pair, segments, options) => {
-            const out = await target.translate(pair, segments, options);
-            characters.inc({ engine: target.name, pair: `${pair.source}-${pair.target}` }, segments.reduce((n, s) => n + codePoints(s), 0));
-            return out;
-          };
-          return translate;
-        }
+        if (prop === 'translate') return translate;
         const value: unknown = Reflect.get(target, prop, receiver);
         return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
       },

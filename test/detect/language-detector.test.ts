@@ -238,12 +238,36 @@ describe('EldLanguageDetector on short text', () => {
     }
   });
 
+  it('settles mid-length Danish and Norwegian text with the n-gram model better than eld alone', async () => {
+    // All held-out 50-character prefixes (sentences 500–996): the mid-length vote (issue 20) must gain right answers
+    // and lose wrong ones.
+    const eldOnly = await EldLanguageDetector.create({ ngramMaxLetters: 0 });
+    const tally = (d: EldLanguageDetector): { right: number; wrong: number } => {
+      let right = 0;
+      let wrong = 0;
+      for (const lang of ['da', 'nb']) {
+        for (const line of flores(lang).slice(500)) {
+          const o = d.detect(truncateAtWord(line, 50));
+          if (o.status !== 'success') continue;
+          if (o.language === lang) right++;
+          else wrong++;
+        }
+      }
+      return { right, wrong };
+    };
+    const withModel = tally(detector);
+    const without = tally(eldOnly);
+    assert.ok(withModel.right > without.right, `right: ${withModel.right} with the model, ${without.right} without`);
+    assert.ok(withModel.wrong < without.wrong, `wrong: ${withModel.wrong} with the model, ${without.wrong} without`);
+  });
+
   it('has an n-gram model of exactly the 33 detection languages', () => {
     assert.deepEqual([...NgramModel.load().langs].sort(), [...DETECTION_LANGUAGES].sort());
   });
 
-  it('is at least 98.5 % accurate on 50-character prefixes and 99.5 % on whole sentences', () => {
-    assert.ok(score(50).accuracy >= 0.985, `≤50 ${JSON.stringify(score(50))}`);
+  it('is at least 99 % accurate on 50-character prefixes and 99.5 % on whole sentences', () => {
+    // 99.76 % on this sample with the mid-length vote (issue 20), 98.8 % on all held-out sentences before it.
+    assert.ok(score(50).accuracy >= 0.99, `≤50 ${JSON.stringify(score(50))}`);
     assert.ok(score(Infinity).accuracy >= 0.995, `full ${JSON.stringify(score(Infinity))}`);
   });
 });

@@ -2,7 +2,7 @@
 // admin-only routes, and the free/paid base URL check.
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { forbidden } from '../../lib/errors.js';
+import { forbidden, type ServiceError } from '../../lib/errors.js';
 import type { AccountsService, AuthContext } from '../../accounts/accounts-service.js';
 import { SCOPES, scopeAllows, type Scope } from '../../admin/scopes.js';
 
@@ -61,36 +61,41 @@ function hasLegacyAuthKey(request: FastifyRequest): boolean {
 async function authPlugin(app: FastifyInstance, opts: AuthPluginOptions): Promise<void> {
   app.decorateRequest('auth', null);
   const endpointPlan = endpointPlanOf(opts.endpoints);
-  // preValidation: the body is parsed by now, so a legacy auth_key in a form body is seen too.
-  app.addHook('preValidation', async (request) => {
+  /** The checks after the key is known: the endpoint's plan, admin-only routes, the key's scopes. */
+  const admit = (request: FastifyRequest, mode: RouteAuth, ctx: AuthContext): ServiceError | undefined => {
+    const plan = endpointPlan(request);
+    if (plan === 'pro' && ctx.account.plan === 'free') return forbidden(`Wrong endpoint. Free-plan keys must use ${opts.endpoints.freeBaseUrl}`);
+    if (plan === 'free' && ctx.account.plan === 'pro') return forbidden(`Wrong endpoint. Paid-plan keys must use ${opts.endpoints.baseUrl}`);
+    if (mode === 'admin' && ctx.key.kind !== 'admin') return forbidden('Forbidden. This endpoint requires an admin key.');
+    const scope = request.routeOptions.config?.scope;
+    if (!scopeAllows(ctx.key.scopes, scope)) {
+      return forbidden(`Forbidden. This key is not allowed to use this endpoint: its scopes do not include '${scope}'.`);
+    }
+    request.auth = ctx;
+    return undefined;
+  };
+  const unknownKey = () => forbidden('Authorization failed. The key is unknown or has been deactivated.');
+  // preValidation: the body is parsed by now, so a legacy auth_key in a form body is seen too. Callback style: a key
+  // verified moments ago is admitted without a promise (the hook runs on every request).
+  app.addHook('preValidation', (request, _reply, done) => {
     const mode = request.routeOptions.config?.auth ?? 'key';
-    if (mode === 'none' || request.is404) return;
+    if (mode === 'none' || request.is404) return done();
     const header = request.headers.authorization;
     if (header === undefined) {
       if (hasLegacyAuthKey(request)) {
-        throw forbidden(
-          "Authentication via the 'auth_key' parameter is no longer supported. Send the key in the header 'Authorization: Service-Auth-Key <key>'.",
+        return done(
+          forbidden(
+            "Authentication via the 'auth_key' parameter is no longer supported. Send the key in the header 'Authorization: Service-Auth-Key <key>'.",
+          ),
         );
       }
-      throw forbidden("Authorization failed. Please supply a valid key in the header 'Authorization: Service-Auth-Key <key>'.");
+      return done(forbidden("Authorization failed. Please supply a valid key in the header 'Authorization: Service-Auth-Key <key>'."));
     }
     const m = SCHEME.exec(header);
-    if (!m) throw forbidden("Authorization failed. Use the header format 'Authorization: Service-Auth-Key <key>'.");
-    const ctx = await opts.accounts.authenticate(m[1]!);
-    if (!ctx) throw forbidden('Authorization failed. The key is unknown or has been deactivated.');
-    const plan = endpointPlan(request);
-    if (plan === 'pro' && ctx.account.plan === 'free') {
-      throw forbidden(`Wrong endpoint. Free-plan keys must use ${opts.endpoints.freeBaseUrl}`);
-    }
-    if (plan === 'free' && ctx.account.plan === 'pro') {
-      throw forbidden(`Wrong endpoint. Paid-plan keys must use ${opts.endpoints.baseUrl}`);
-    }
-    if (mode === 'admin' && ctx.key.kind !== 'admin') throw forbidden('Forbidden. This endpoint requires an admin key.');
-    const scope = request.routeOptions.config?.scope;
-    if (!scopeAllows(ctx.key.scopes, scope)) {
-      throw forbidden(`Forbidden. This key is not allowed to use this endpoint: its scopes do not include '${scope}'.`);
-    }
-    request.auth = ctx;
+    if (!m) return done(forbidden("Authorization failed. Use the header format 'Authorization: Service-Auth-Key <key>'."));
+    const cached = opts.accounts.cachedAuth(m[1]!);
+    if (cached) return done(admit(request, mode, cached));
+    opts.accounts.authenticate(m[1]!).then((ctx) => done(ctx ? admit(request, mode, ctx) : unknownKey()), done);
   });
 }
 

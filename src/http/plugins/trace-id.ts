@@ -3,8 +3,10 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 
 async function traceId(app: FastifyInstance): Promise<void> {
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback style: an async hook costs a promise on every request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-trace-id', request.id);
+    done();
   });
 }
 

@@ -1,7 +1,8 @@
 // Text kept as it was in a PDF (fonts that cannot be read back) has no words to write into a Word document: a
 // conversion shows it as a picture of its block, rendered by pdf.js onto a canvas.
 import { createCanvas } from '@napi-rs/canvas';
-import { getDocument, type PDFDocumentLoadingTask } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import type { PDFDocumentLoadingTask } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { pdfjs } from './pdfjs.js';
 import type { TextBlock } from './layout.js';
 import type { PageImage } from './page-images.js';
 
@@ -39,6 +40,7 @@ function bands(blocks: readonly TextBlock[]): Band[] {
 export async function renderKeptBlocks(input: Buffer, blocks: readonly (readonly TextBlock[])[]): Promise<PageImage[][]> {
   const out: PageImage[][] = blocks.map(() => []);
   if (blocks.every((b) => b.length === 0)) return out;
+  const { getDocument } = await pdfjs();
   let loading: PDFDocumentLoadingTask | undefined;
   try {
     loading = getDocument({ data: new Uint8Array(input), verbosity: 0, isEvalSupported: false, disableFontFace: true, useSystemFonts: false, stopAtErrors: false });

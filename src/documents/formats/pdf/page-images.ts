@@ -1,7 +1,8 @@
 // The images a PDF's pages paint (image XObjects and inline images), decoded by pdf.js and encoded as PNG, with the
 // size and place they have on the page: a conversion to another format embeds them where they were.
 import { createCanvas, ImageData } from '@napi-rs/canvas';
-import { getDocument, OPS, type PDFDocumentLoadingTask, type PDFDocumentProxy, type PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import type { PDFDocumentLoadingTask, PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { pdfjs } from './pdfjs.js';
 
 export interface PageImage {
   png: Buffer;
@@ -103,6 +104,7 @@ async function png(image: DecodedImage): Promise<Buffer | undefined> {
 
 /** Every page's images in painting order; a document or image pdf.js cannot read yields no images, never an error. */
 export async function readPageImages(input: Buffer, limits: ImageLimits): Promise<PageImage[][]> {
+  const { getDocument, OPS } = await pdfjs();
   let doc: PDFDocumentProxy;
   let loading: PDFDocumentLoadingTask | undefined;
   try {

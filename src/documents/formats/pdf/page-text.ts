@@ -1,5 +1,6 @@
 // Reads a PDF's pages and positioned text with pdf.js (legacy build: runs in Node with its in-process fake worker).
-import { getDocument, OPS, type PDFDocumentLoadingTask, type PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import type { PDFDocumentLoadingTask, PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { pdfjs, type PdfJs } from './pdfjs.js';
 import { DocumentFormatError } from '../format.js';
 import { styleOfFontName } from './fonts.js';
 import type { TextPiece } from './layout.js';
@@ -24,6 +25,7 @@ export interface ReadLimits {
 
 /** Every page's text pieces; unreadable, encrypted or oversized documents throw a DocumentFormatError. */
 export async function readPageTexts(input: Buffer, limits: ReadLimits): Promise<PageText[]> {
+  const { getDocument, OPS } = await pdfjs();
   let doc: PDFDocumentProxy;
   let loading: PDFDocumentLoadingTask | undefined;
   try {
@@ -57,7 +59,7 @@ export async function readPageTexts(input: Buffer, limits: ReadLimits): Promise<
       const content = await page.getTextContent();
       const items = content.items.filter((i): i is PdfjsTextItem & typeof i => 'str' in i && i.str.trim() !== '');
       // font names (for bold, italic, serif) reach the main thread with the operator list only; it also has colours
-      const colors = items.length > 0 ? textColors(await page.getOperatorList()) : undefined;
+      const colors = items.length > 0 ? textColors(OPS, await page.getOperatorList()) : undefined;
       const fontNames = new Map<string, string | undefined>();
       const fontName = (id: string) => {
         if (!fontNames.has(id)) fontNames.set(id, page.commonObjs.has(id) ? (page.commonObjs.get(id) as { name?: string })?.name : undefined);
@@ -95,7 +97,6 @@ export async function readPageTexts(input: Buffer, limits: ReadLimits): Promise<
   }
 }
 
-const SHOW_TEXT_OPS = new Set([OPS.showText, OPS.showSpacedText, OPS.nextLineShowText, OPS.nextLineSetSpacingShowText]);
 /** How far ahead an item's first character is looked for when the two sequences disagree (normalisation, spaces). */
 const RESYNC_WINDOW = 200;
 
@@ -103,7 +104,8 @@ const RESYNC_WINDOW = 200;
  * The fill colour of each text item: the operator list shows glyphs in the same order as the text content, with the
  * fill colour in effect (pdf.js turns gray and CMYK into "#rrggbb"); items are matched to glyphs by their characters.
  */
-function textColors(list: { fnArray: number[]; argsArray: unknown[] }): { next(str: string): string | undefined } {
+function textColors(OPS: PdfJs['OPS'], list: { fnArray: number[]; argsArray: unknown[] }): { next(str: string): string | undefined } {
+  const SHOW_TEXT_OPS = new Set<number>([OPS.showText, OPS.showSpacedText, OPS.nextLineShowText, OPS.nextLineSetSpacingShowText]);
   const chars: string[] = [];
   const colors: string[] = [];
   let color = '#000000';
