@@ -23,6 +23,8 @@ module.exports = {
       'Engines never see HTTP, the database or the services that call them.'),
     onlyImports('store-knows-only-store', '^dist/src/store/', ['^dist/src/lib/'],
       'Repositories and migrations never call services, engines or HTTP.'),
+    onlyImports('jobs-know-only-jobs', '^dist/src/jobs/', ['^dist/src/lib/'],
+      'The job system runs any kind of job through its queue interface; the job kinds bring their tables and handlers.'),
     onlyImports('markup-knows-only-markup', '^dist/src/markup/', ['^dist/src/lib/'],
       'The markup layer is a library used by the translation core and the formats.'),
     onlyImports('formats-know-no-services', '^dist/src/documents/formats/', ['^dist/src/lib/', '^dist/src/markup/', '^dist/src/documents/ocr/'],

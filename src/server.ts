@@ -83,8 +83,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
           logger.warn({ afterMs: config.shutdownTimeoutMs }, 'shutdown: cutting connections still busy');
           for (const s of servers) s.closeAllConnections();
         }, config.shutdownTimeoutMs).unref();
-        // Document jobs go back to the queue first (that also frees the event loop of their work).
-        const documentsClosed = services.documents.close();
+        // Document and TMX jobs go back to the queue first (that also frees the event loop of their work).
+        const jobsClosed = Promise.all([services.documents.close(), services.memories.close()]);
         // Connections the kernel has queued but Node not yet accepted would be reset when the listener closes; keep
         // accepting a moment (readiness already says 503, so balancers send nothing new), then stop, and leave the
         // last ones accepted a moment to have their request read: Node's http close() drops every connection without
@@ -95,7 +95,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
         logger.info({ connections: await Promise.all(servers.map((s) => new Promise((r) => s.getConnections((_e, n) => r(n))))) }, 'shutdown: listeners closed');
         // Idle keep-alive sockets close now, busy ones after their answer (Fastify answers requests arriving meanwhile
         // with Connection: close).
-        await Promise.all([app.close(), ...(freeServer ? [new Promise<void>((r) => freeServer!.close(() => r()))] : []), documentsClosed]);
+        await Promise.all([app.close(), ...(freeServer ? [new Promise<void>((r) => freeServer!.close(() => r()))] : []), jobsClosed]);
         clearTimeout(cut);
         if (metricsServer) await new Promise<void>((r) => metricsServer!.close(() => r()));
         // Voice connections were closed (1001) by app.close(); usage charges are flushed by the store's close.

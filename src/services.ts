@@ -246,8 +246,7 @@ export async function buildServices(config: Config, options: BuildServicesOption
     detectableSources: translate.languages.detectableSources,
     async close(closeOptions = {}) {
       await documents.close();
-      customization.memories.stop();
-      await customization.memories.idle();
+      await customization.memories.close();
       await Promise.all(engines.map((e) => e.close().catch((err) => logger.error({ err }, 'engine close failed'))));
       hunspell.close();
       await voice.close();

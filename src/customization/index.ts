@@ -47,6 +47,7 @@ export async function buildCustomization(store: Store, options: CustomizationOpt
     // the job files' keys derive from the server's own secret (HKDF with their own label, so no key is shared)
     fileSecret: await store.repositories.serverSecrets.serverSecret('url_signing'),
     now,
+    logger: options.logger,
     onError: (err) => options.logger.error({ err }, 'translation memory job failed'),
   });
   // Jobs whose node died are taken over (or end `failed` with a message), so clients polling them are never left waiting.

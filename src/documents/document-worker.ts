@@ -1,9 +1,9 @@
-// The job runner: claims queued documents from the store (bounded concurrency, off the request path), keeps a lease
-// alive while translating, and always ends a job in `done` or `error`; expired leases are reclaimed after a crash.
-import { randomBytes } from 'node:crypto';
-import { EventEmitter } from 'node:events';
+// The documents' job handler on the one job system (src/jobs): the runner claims queued documents under a lease with
+// bounded concurrency; this translates one and always ends it in `done` or `error` (or hands it back at shutdown).
+import type { EventEmitter } from 'node:events';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { JobRunner, type JobQueue, type RunningJob } from '../jobs/job-runner.js';
 import { ServiceError } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
 import type { DocumentRepository, DocumentRow } from '../store/repositories/document-repository.js';
@@ -46,7 +46,16 @@ const FORMAT_THREAD_HEAP_MB = 2048;
 
 class JobFailure extends Error {}
 
-type Progress = { done: number; total: number };
+type Progress = RunningJob['progress'];
+
+/** The documents table as the job system's queue: `queued` rows, and `translating` ones whose lease expired. */
+export function documentQueue(repository: DocumentRepository): JobQueue<DocumentRow> {
+  return {
+    claimNext: (owner, now, leaseMs) => repository.claimNext(owner, now, leaseMs),
+    renew: (id, owner, leaseExpiresAt, progress) => repository.heartbeat(id, owner, leaseExpiresAt, progress),
+    handBack: (id, owner) => repository.handBack(id, owner),
+  };
+}
 /** Translates a document's texts in order, with the sentence splitting its format asks for. */
 type SegmentTranslator = (splitSentences: '1' | 'nonewlines') => (texts: string[]) => Promise<string[]>;
 
@@ -60,31 +69,38 @@ async function readDecrypted(files: DocumentStore, id: string, documentKey: stri
 }
 
 export class DocumentWorker {
-  readonly owner = `w-${randomBytes(6).toString('hex')}`;
-  private active = 0;
-  private running = false;
-  private timer: NodeJS.Timeout | undefined;
-  private claiming = false;
-  private wakeAgain = false;
-  private readonly jobs = new Set<Promise<void>>();
-  private readonly aborts = new Set<AbortController>();
-  /** Emits the id of every job this node ends (done or error), so status requests can answer at once. */
-  readonly ended = new EventEmitter().setMaxListeners(0);
-
+  private readonly runner: JobRunner<DocumentRow>;
   private readonly threads: FormatThreads;
 
   constructor(private readonly o: DocumentWorkerOptions) {
     this.threads = new FormatThreads({ budgetMs: o.formatTimeoutMs, maxHeapMb: FORMAT_THREAD_HEAP_MB });
+    this.runner = new JobRunner({
+      name: 'w',
+      label: 'document',
+      idField: 'document_id',
+      queue: documentQueue(o.repository),
+      handler: (row, running) => this.run(row, running),
+      idOf: (row) => row.id,
+      concurrency: o.concurrency,
+      leaseMs: o.leaseMs,
+      pollIntervalMs: o.pollIntervalMs,
+      now: o.now,
+      logger: o.logger,
+    });
+  }
+
+  /** The lease owner written in the documents table while this node translates a job. */
+  get owner(): string {
+    return this.runner.owner;
+  }
+
+  /** Emits the id of every job this node ends (done or error) or hands back, so status requests can answer at once. */
+  get ended(): EventEmitter {
+    return this.runner.ended;
   }
 
   start(): void {
-    if (this.running || this.o.concurrency <= 0) return;
-    this.running = true;
-    // names the lease owner in the documents table, so an operator can tell which node holds a job
-    this.o.logger.info({ worker: this.owner }, 'document worker started');
-    this.timer = setInterval(() => this.wake(), this.o.pollIntervalMs);
-    this.timer.unref();
-    this.wake();
+    this.runner.start();
   }
 
   /**
@@ -92,71 +108,26 @@ export class DocumentWorker {
    * one to load the formats. Not done at start: an idle thread holding every format costs ~50 MiB.
    */
   prepare(): void {
-    if (this.running) this.threads.warm();
+    if (this.runner.started) this.threads.warm();
   }
 
   /** Looks for work now (called on upload, so a small document is done before the client's first poll). */
   wake(): void {
-    if (!this.running) return;
-    if (this.claiming) {
-      this.wakeAgain = true;
-      return;
-    }
-    this.claiming = true;
-    void this.fill().finally(() => {
-      this.claiming = false;
-      if (this.wakeAgain) {
-        this.wakeAgain = false;
-        this.wake();
-      }
-    });
-  }
-
-  private async fill(): Promise<void> {
-    while (this.running && this.active < this.o.concurrency) {
-      let row: DocumentRow | undefined;
-      try {
-        row = await this.o.repository.claimNext(this.owner, this.o.now(), this.o.leaseMs);
-      } catch (err) {
-        this.o.logger.error({ err }, 'document queue: claim failed');
-        return;
-      }
-      if (!row) return;
-      this.active++;
-      const job = this.run(row).finally(() => {
-        this.active--;
-        this.jobs.delete(job);
-        this.wake();
-      });
-      this.jobs.add(job);
-    }
+    this.runner.wake();
   }
 
   async close(): Promise<void> {
-    this.running = false;
-    if (this.timer) clearInterval(this.timer);
     // Running jobs stop at their next chunk and are handed back to the queue for another worker or node.
-    for (const a of this.aborts) a.abort();
-    await Promise.allSettled([...this.jobs]);
+    await this.runner.close();
     await this.threads.close();
   }
 
-  private async run(row: DocumentRow): Promise<void> {
-    const abort = new AbortController();
-    this.aborts.add(abort);
-    const progress = { done: 0, total: 0 };
-    const beat = setInterval(() => {
-      void this.o.repository
-        .heartbeat(row.id, this.owner, this.o.now() + this.o.leaseMs, progress)
-        .then((ok) => {
-          if (!ok) abort.abort();
-        })
-        .catch(() => {});
-    }, Math.max(50, Math.floor(this.o.leaseMs / 3)));
-    beat.unref();
+  /** One claimed job: translated and stored, or ended in `error` with the reason (unless the node is closing). */
+  private async run(row: DocumentRow, running: RunningJob): Promise<void> {
+    const { progress, signal, owner } = running;
     try {
-      const result = await this.translateJob(row, progress, abort.signal);
-      const ok = await this.o.repository.finish(row.id, this.owner, {
+      const result = await this.translateJob(row, progress, signal);
+      const ok = await this.o.repository.finish(row.id, owner, {
         status: 'done',
         result_bytes: result.bytes,
         billed_characters: result.billed,
@@ -167,28 +138,16 @@ export class DocumentWorker {
       });
       if (ok) await this.o.files.remove(row.id, ['upload']);
     } catch (err) {
-      if (abort.signal.aborted && !this.running) return await this.handBack(row); // shutting down
+      if (signal.aborted && running.closing) return; // the runner hands it back
       const message = this.messageFor(err, row);
       if (!(err instanceof JobFailure) && !(err instanceof DocumentFormatError) && !(err instanceof ServiceError)) {
         this.o.logger.error({ err, document_id: row.id }, 'document translation failed');
       }
       await this.o.repository
-        .finish(row.id, this.owner, { status: 'error', error_message: message, finished_at: this.o.now() })
+        .finish(row.id, owner, { status: 'error', error_message: message, finished_at: this.o.now() })
         .then((ok) => (ok ? this.o.files.remove(row.id) : undefined))
         .catch((e) => this.o.logger.error({ err: e, document_id: row.id }, 'document queue: could not record an error'));
-    } finally {
-      clearInterval(beat);
-      this.aborts.delete(abort);
-      this.ended.emit('ended', row.id);
     }
-  }
-
-  /** Shutdown: the job goes back to the queue at once (no lease to wait out); a failed hand-back leaves the lease to expire. */
-  private async handBack(row: DocumentRow): Promise<void> {
-    await this.o.repository
-      .handBack(row.id, this.owner)
-      .then((ok) => ok && this.o.logger.info({ document_id: row.id }, 'document job handed back for another worker'))
-      .catch((err) => this.o.logger.error({ err, document_id: row.id }, 'document queue: could not hand a job back'));
   }
 
   private messageFor(err: unknown, row: DocumentRow): string {

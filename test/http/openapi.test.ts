@@ -22,7 +22,7 @@ const PARAMETERLESS = new Set([
   'GET /v3/style_rules/{style_id}/custom_instructions/{instruction_id}', 'DELETE /v3/style_rules/{style_id}/custom_instructions/{instruction_id}',
   'GET /v3/translation_memories/{id}', 'DELETE /v3/translation_memories/{id}', 'POST /v3/translation_memories/{id}/export',
   'GET /v3/translation_memories/jobs/{job_id}', 'GET /v2/glossaries/{glossary_id}/entries',
-  'GET /v2/usage', 'POST /v2/usage', 'GET /v3/languages/resources',
+  'GET /v2/usage', 'POST /v2/usage', 'GET /v3/languages/resources', 'GET /metrics',
 ]);
 before(async () => {
   ctx = await createTestApp({ engines: [] });

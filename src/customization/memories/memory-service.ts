@@ -4,6 +4,7 @@ import { ServiceError, invalid, notFound, unsupportedValue } from '../../lib/err
 import { newUuid } from '../../lib/ids.js';
 import type { JobRow, MemoryRepository, MemoryRow } from '../../store/repositories/memory-repository.js';
 import type { ByteStore } from '../../store/byte-store.js';
+import type { Logger } from '../../lib/logger.js';
 import { FuzzyIndex, type MemorySegment } from './fuzzy-index.js';
 import { MemoryFiles } from './memory-files.js';
 import { MemoryJobRunner } from './memory-jobs.js';
@@ -27,8 +28,9 @@ export interface MemoryServiceOptions {
   now?: () => number;
   /** A running job renews its lease every third of this; a job whose node died is taken over after it. */
   leaseMs?: number;
-  /** How often a node looks for jobs whose node died. */
+  /** How often a node looks for jobs queued by other nodes or whose node died. */
   pollIntervalMs?: number;
+  logger: Logger;
   onError?: (err: unknown) => void;
 }
 
@@ -50,6 +52,7 @@ export class MemoryService {
       now: this.now,
       leaseMs: options.leaseMs ?? 30_000,
       pollIntervalMs: options.pollIntervalMs ?? 2_000,
+      logger: options.logger,
       ...(options.onError ? { onError: options.onError } : {}),
     });
   }
@@ -69,13 +72,13 @@ export class MemoryService {
       if (kind === 'upload') return job?.status === 'processing';
       return !!job && (job.status === 'completed' || job.status === 'downloaded') && (job.expires_at === null || Number(job.expires_at) > this.now());
     });
-    await this.jobs.takeOver();
     this.jobs.start();
+    this.jobs.wake();
   }
 
-  /** Stops looking for other nodes' jobs (shutdown); running jobs finish (see idle). */
-  stop(): void {
-    this.jobs.stop();
+  /** Shutdown: stops claiming jobs; running ones go back to the queue for another node (or the next start). */
+  async close(): Promise<void> {
+    await this.jobs.close();
   }
 
   /** Resolves when every background job started so far has finished (tests, shutdown). */
@@ -115,9 +118,9 @@ export class MemoryService {
     await this.files.receive(job.id, body, Math.min(MAX_TMX_BYTES, job.content_length ?? MAX_TMX_BYTES)).catch((err) => {
       throw err instanceof ServiceError ? err : invalid('The upload could not be read.');
     });
-    const changes = { status: 'processing', file_path: this.files.fileId(job.id), memory_id: newUuid(), updated_at: this.now(), ...this.jobs.lease() };
+    const changes = { status: 'processing', file_path: this.files.fileId(job.id), memory_id: newUuid(), updated_at: this.now(), ...this.jobs.queued() };
     await this.repo.updateJob(job.id, changes);
-    this.jobs.run({ ...job, ...changes });
+    this.jobs.wake();
   }
 
   /** A job of the account; an upload that was not made in time is marked expired on the way. */
@@ -150,11 +153,11 @@ export class MemoryService {
     const job: JobRow = {
       id: newUuid(), account_id: accountId, operation: 'export', status: 'processing', memory_id: memory.id, display_name: memory.name,
       content_type: 'application/xml', content_length: null, file_path: null, error_message: null, skipped_segment_count: 0,
-      created_at: at, updated_at: at, expires_at: null, ...this.jobs.lease(),
+      created_at: at, updated_at: at, expires_at: null, ...this.jobs.queued(),
     };
     job.file_path = this.files.fileId(job.id);
     await this.repo.insertJob(job);
-    this.jobs.run(job);
+    this.jobs.wake();
     return { jobId: job.id, memoryId: memory.id, ready: false };
   }
 

@@ -84,10 +84,11 @@ export class MemoryRepository {
   }
 
   /**
-   * Claims a `processing` job whose runner died (lease expired, or none: a job of a release before leases), bumping
-   * `attempts`; on PostgreSQL the candidate is locked with SKIP LOCKED so two nodes never take the same job.
+   * Claims the oldest `processing` job no live lease holds (none yet: queued, or handed back; expired: its runner
+   * died), bumping `attempts`; on PostgreSQL the candidate is locked with SKIP LOCKED so two nodes never take the same
+   * job.
    */
-  async claimAbandonedJob(owner: string, now: number, leaseMs: number): Promise<JobRow | undefined> {
+  async claimJob(owner: string, now: number, leaseMs: number): Promise<JobRow | undefined> {
     const abandoned = (eb: any) => eb.and([eb('status', '=', 'processing'), eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<', now)])]);
     let candidate = this.db.selectFrom('tm_jobs').select('id').where(abandoned).orderBy('created_at').limit(1);
     if (this.dialect === 'postgres') candidate = candidate.forUpdate().skipLocked();
@@ -117,6 +118,18 @@ export class MemoryRepository {
     const r = await this.db
       .updateTable('tm_jobs')
       .set({ ...changes, lease_owner: null, lease_expires_at: null })
+      .where('id', '=', id)
+      .where('lease_owner', '=', owner)
+      .where('status', '=', 'processing')
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  /** Returns a job this runner holds to the queue (shutdown), not counting its claim; false when it is not held. */
+  async handBackJob(id: string, owner: string): Promise<boolean> {
+    const r = await this.db
+      .updateTable('tm_jobs')
+      .set((eb) => ({ lease_owner: null, lease_expires_at: null, attempts: eb('attempts', '-', 1) }))
       .where('id', '=', id)
       .where('lease_owner', '=', owner)
       .where('status', '=', 'processing')
