@@ -69,6 +69,9 @@ export class VoiceStream {
   private ended = false;
   private done = false;
   private firstChunkAt = -1;
+  /** Pacing counts from the connection: a node that was starved of CPU and reads queued chunks at once has still
+   * received no more audio than the client could send since it connected. */
+  private readonly openedAt: number;
   private audioMs = 0;
   private unbilledMs = 0;
   private idleTimer: NodeJS.Timeout | null = null;
@@ -79,6 +82,7 @@ export class VoiceStream {
     private readonly deps: VoiceStreamDeps,
   ) {
     this.now = deps.now ?? Date.now;
+    this.openedAt = this.now();
     const src = config.sourceMedia;
     this.source = new SourceAudio(src, { samples: (s, decoded) => this.onSamples(s, decoded), fail: (err) => this.fail(err) }, deps.logger);
     this.sourceSpacing = new TranscriptSpacing(config.sourceLanguage);
@@ -177,9 +181,9 @@ export class VoiceStream {
     this.recognize(samples);
   }
 
-  /** More audio than 2x real time since the first chunk, beyond a burst allowance for jitter and the latest chunk. */
+  /** More audio than 2x real time since the connection opened, beyond a burst allowance for jitter and the latest chunk. */
   private tooFast(now: number, latestChunkMs: number): boolean {
-    return this.audioMs > 2 * (now - this.firstChunkAt) + PACE_ALLOWANCE_MS + latestChunkMs;
+    return this.audioMs > 2 * (now - this.openedAt) + PACE_ALLOWANCE_MS + latestChunkMs;
   }
 
   private recognize(samples: Int16Array): void {
