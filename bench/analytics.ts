@@ -140,13 +140,13 @@ async function benchDatabase(name: 'sqlite' | 'postgres'): Promise<void> {
   const schema = `bench_${randomBytes(4).toString('hex')}`;
   const store = await Store.open(name === 'sqlite' ? { url: join(dir, 'bench.db') } : { url: PG_URL, pgSchema: schema });
   try {
-    const accounts = new AccountsService(store, { now: () => START - 2 * DAY_MS });
+    const accounts = new AccountsService(store.repositories.accounts, store.changes, { now: () => START - 2 * DAY_MS });
     const { account } = await accounts.createAccount({ plan: 'pro' });
     const keyIds: string[] = [];
     for (let i = 0; i < KEYS; i++) keyIds.push((await accounts.createKey(account.id, { label: `key ${i}` })).key.id);
     const loadMs = await load(store, account, keyIds);
     const repo = store.repositories.admin;
-    const analytics = new AnalyticsService(store, repo);
+    const analytics = new AnalyticsService(store.repositories.accounts, repo);
     const rollupRows = await store.db.selectFrom('usage_daily_keys').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
     const tagRows = await store.db.selectFrom('usage_daily_tags').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
     console.log(

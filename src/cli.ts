@@ -19,7 +19,7 @@ async function withAccounts<T>(fn: (accounts: AccountsService) => Promise<T>): P
   const config = loadConfig();
   const store = await Store.open({ url: config.databaseUrl });
   try {
-    return await fn(new AccountsService(store));
+    return await fn(new AccountsService(store.repositories.accounts, store.changes));
   } finally {
     await store.close();
   }

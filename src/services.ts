@@ -100,11 +100,11 @@ export async function buildServices(config: Config, options: BuildServicesOption
     await store.close();
     throw err;
   }
-  const accounts = new AccountsService(store, options.now ? { now: options.now } : {});
-  const usage = new UsageService(store, accounts);
-  const adminRepository = store.repositories.admin;
-  const adminKeys = new DeveloperKeysService(store, accounts, adminRepository);
-  const analytics = new AnalyticsService(store, adminRepository);
+  const repositories = store.repositories;
+  const accounts = new AccountsService(repositories.accounts, store.changes, options.now ? { now: options.now } : {});
+  const usage = new UsageService(repositories.usage, accounts);
+  const adminKeys = new DeveloperKeysService(repositories.accounts, accounts, repositories.admin);
+  const analytics = new AnalyticsService(repositories.accounts, repositories.admin);
   let pairsChanged = () => {};
   const engines: TranslationEngine[] =
     options.engineOverride ??

@@ -2,7 +2,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import { hashApiKey, newAccountId, newApiKeySecret, newKeyId } from '../lib/ids.js';
 import { ServiceError } from '../lib/errors.js';
-import type { Store, ApiKeyRow, AccountRow } from '../store/store.js';
+import type { ApiKeyRow, AccountRow } from '../store/store.js';
+import type { AccountsRepository } from '../store/repositories/accounts-repository.js';
+import type { ChangeFeed } from '../store/change-feed.js';
 import type { KeyKind, Plan } from '../store/schema.js';
 import { billingPeriodAt, type BillingPeriod } from './billing-period.js';
 
@@ -96,13 +98,15 @@ export class AccountsService {
   readonly now: () => number;
 
   constructor(
-    private readonly store: Store,
+    private readonly repository: AccountsRepository,
+    /** Changes made on other nodes, which drop cached keys and accounts. */
+    changes: ChangeFeed,
     options: AccountsServiceOptions = {},
   ) {
     this.ttl = options.authCacheTtlMs ?? 5_000;
     this.maxEntries = options.authCacheMaxEntries ?? 10_000;
     this.now = options.now ?? Date.now;
-    store.changes.subscribe((change) => {
+    changes.subscribe((change) => {
       if (change.kind === 'key') this.forgetKey(change.id);
       else if (change.kind === 'account') this.forgetAccount(change.id);
       else if (change.kind === 'reset') this.cache.clear();
@@ -124,13 +128,13 @@ export class AccountsService {
       character_limit: characterLimit,
       created_at: this.now(),
     };
-    await this.store.repositories.accounts.insertAccount(row);
+    await this.repository.insertAccount(row);
     const admin = await this.insertKey(toAccount(row), 'admin', 'Admin key');
     return { account: toAccount(row), adminKey: admin.secret, adminKeyId: admin.key.id };
   }
 
   async getAccount(id: string): Promise<Account | undefined> {
-    const row = await this.store.repositories.accounts.getAccount(id);
+    const row = await this.repository.getAccount(id);
     return row && toAccount(row);
   }
 
@@ -142,7 +146,7 @@ export class AccountsService {
 
   private async insertKey(account: Account, kind: KeyKind, label: string, scopes: string[] | null = null) {
     const { row, secret } = this.prepareKey(account, kind, label, scopes);
-    await this.store.repositories.accounts.insertKey(row);
+    await this.repository.insertKey(row);
     return { key: toKey(row), secret };
   }
 
@@ -181,12 +185,12 @@ export class AccountsService {
     if (cached) return cached;
     const hash = hashApiKey(secret);
     const now = this.now();
-    const keyRow = await this.store.repositories.accounts.findKeyByHash(hash);
+    const keyRow = await this.repository.findKeyByHash(hash);
     if (!keyRow || !constantTimeEqualHex(keyRow.key_hash, hash) || keyRow.deactivated_at !== null) {
       this.cache.delete(secret);
       return null;
     }
-    const accountRow = await this.store.repositories.accounts.getAccount(keyRow.account_id);
+    const accountRow = await this.repository.getAccount(keyRow.account_id);
     if (!accountRow) return null;
     const ctx = { account: toAccount(accountRow), key: toKey(keyRow) };
     if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value as string);
@@ -196,9 +200,9 @@ export class AccountsService {
 
   /** A key's context as stored now (not cached), or null when the key is deactivated or gone. */
   async contextForKey(keyId: string): Promise<AuthContext | null> {
-    const keyRow = await this.store.repositories.accounts.getKey(keyId);
+    const keyRow = await this.repository.getKey(keyId);
     if (!keyRow || keyRow.deactivated_at !== null) return null;
-    const accountRow = await this.store.repositories.accounts.getAccount(keyRow.account_id);
+    const accountRow = await this.repository.getAccount(keyRow.account_id);
     return accountRow ? { account: toAccount(accountRow), key: toKey(keyRow) } : null;
   }
 

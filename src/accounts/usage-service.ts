@@ -1,6 +1,6 @@
 // Billing: checks quotas and writes the usage ledger in one transaction; answers the /v2/usage figures.
 import { ServiceError } from '../lib/errors.js';
-import type { Store } from '../store/store.js';
+import type { UsageRepository } from '../store/repositories/usage-repository.js';
 import type { UsageProduct } from '../store/schema.js';
 import type { AccountsService, AuthContext } from './accounts-service.js';
 
@@ -22,7 +22,7 @@ export interface UsageSummary {
 
 export class UsageService {
   constructor(
-    private readonly store: Store,
+    private readonly ledger: UsageRepository,
     private readonly accounts: AccountsService,
   ) {}
 
@@ -32,8 +32,8 @@ export class UsageService {
     if (ctx.account.characterLimit === null && ctx.key.characterLimit === null) return;
     const { start } = this.accounts.billingPeriod(ctx.account);
     const [account, key] = await Promise.all([
-      this.store.repositories.usage.usageTotals(ctx.account.id, start),
-      this.store.repositories.usage.usageTotals(ctx.key.id, start),
+      this.ledger.usageTotals(ctx.account.id, start),
+      this.ledger.usageTotals(ctx.key.id, start),
     ]);
     if (
       (ctx.account.characterLimit !== null && account.characters + units > ctx.account.characterLimit) ||
@@ -48,7 +48,7 @@ export class UsageService {
   async assertSpeechToTextAvailable(ctx: AuthContext): Promise<void> {
     if (ctx.key.speechToTextMsLimit === null) return;
     const { start } = this.accounts.billingPeriod(ctx.account);
-    const key = await this.store.repositories.usage.usageTotals(ctx.key.id, start);
+    const key = await this.ledger.usageTotals(ctx.key.id, start);
     if (key.speechToTextMs >= ctx.key.speechToTextMsLimit) throw new ServiceError('quota_exceeded', QUOTA_EXCEEDED_MESSAGE);
   }
 
@@ -57,7 +57,7 @@ export class UsageService {
     if (units <= 0) return;
     const now = this.accounts.now();
     const { start } = this.accounts.billingPeriod(ctx.account, now);
-    const outcome = await this.store.repositories.usage.charge(
+    const outcome = await this.ledger.charge(
       { accountId: ctx.account.id, keyId: ctx.key.id, product, units, reportingTag, at: now, periodStart: start },
       {
         accountCharacterLimit: ctx.account.characterLimit,
@@ -71,10 +71,10 @@ export class UsageService {
   async summary(ctx: AuthContext): Promise<UsageSummary> {
     const { start, end } = this.accounts.billingPeriod(ctx.account);
     const [account, key, accountByProduct, keyByProduct] = await Promise.all([
-      this.store.repositories.usage.usageTotals(ctx.account.id, start),
-      this.store.repositories.usage.usageTotals(ctx.key.id, start),
-      this.store.repositories.usage.usageByProduct(ctx.account.id, start),
-      this.store.repositories.usage.usageByProduct(ctx.account.id, start, ctx.key.id),
+      this.ledger.usageTotals(ctx.account.id, start),
+      this.ledger.usageTotals(ctx.key.id, start),
+      this.ledger.usageByProduct(ctx.account.id, start),
+      this.ledger.usageByProduct(ctx.account.id, start, ctx.key.id),
     ]);
     const products: UsageSummary['products'] = (
       ['text_translation', 'document_translation', 'text_improvement', 'speech_to_text'] as const

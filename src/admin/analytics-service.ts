@@ -2,7 +2,7 @@
 // read from the ledger's daily rollups. Keys are shown masked (first and last four characters).
 import type { Account } from '../accounts/accounts-service.js';
 import type { AdminRepository, UsageSumRow } from '../store/repositories/admin-repository.js';
-import type { Store } from '../store/store.js';
+import type { AccountsRepository } from '../store/repositories/accounts-repository.js';
 import { DAY_MS } from '../store/schema.js';
 
 export const GROUP_BY_VALUES = ['', 'key', 'key_and_day'] as const;
@@ -85,7 +85,7 @@ export class AnalyticsService {
   private readonly pageSize: number;
 
   constructor(
-    private readonly store: Store,
+    private readonly keys: AccountsRepository,
     private readonly repo: AdminRepository,
     options: AnalyticsServiceOptions = {},
   ) {
@@ -99,7 +99,7 @@ export class AnalyticsService {
     const report: UsageReport = { range, groupBy, total: breakdown(rows) };
     if (groupBy) {
       // Every key of the account (admin keys too: they can translate), in creation order.
-      const keys = await this.store.repositories.accounts.listKeys(account.id);
+      const keys = await this.keys.listKeys(account.id);
       const order = new Map(keys.map((k, i) => [k.id, i]));
       const byId = new Map(keys.map((k) => [k.id, k]));
       const sorted = rows.sort(

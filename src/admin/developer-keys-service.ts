@@ -3,7 +3,8 @@
 import { ServiceError, invalid, notFound } from '../lib/errors.js';
 import { DEFAULT_KEY_LABEL, toKey, type Account, type AccountsService, type ApiKey } from '../accounts/accounts-service.js';
 import type { AdminRepository } from '../store/repositories/admin-repository.js';
-import type { ApiKeyRow, Store } from '../store/store.js';
+import type { AccountsRepository } from '../store/repositories/accounts-repository.js';
+import type { ApiKeyRow } from '../store/store.js';
 import type { Scope } from './scopes.js';
 
 /** Active developer keys an organization may hold at once (the reference's cap). */
@@ -24,7 +25,7 @@ export class DeveloperKeysService {
   private readonly maxActive: number;
 
   constructor(
-    private readonly store: Store,
+    private readonly keys: AccountsRepository,
     private readonly accounts: AccountsService,
     private readonly repo: AdminRepository,
     options: DeveloperKeysServiceOptions = {},
@@ -48,7 +49,7 @@ export class DeveloperKeysService {
 
   /** All developer keys of the account, active and deactivated, oldest first. */
   async list(account: Account): Promise<ApiKey[]> {
-    return (await this.store.repositories.accounts.listKeys(account.id, 'developer')).map(toKey);
+    return (await this.keys.listKeys(account.id, 'developer')).map(toKey);
   }
 
   /** Permanent: a deactivated key never authenticates again; deactivating it twice keeps the first time. */
@@ -60,14 +61,14 @@ export class DeveloperKeysService {
 
   async rename(account: Account, keyId: string, label: string): Promise<ApiKey> {
     const row = await this.find(account, keyId);
-    await this.store.repositories.accounts.updateKey(row.id, { label });
+    await this.keys.updateKey(row.id, { label });
     return this.changed(account, row.id);
   }
 
   /** Absent fields stay as they are; null lifts a limit; 0 blocks the key. */
   async setLimits(account: Account, keyId: string, limits: KeyLimits): Promise<ApiKey> {
     const row = await this.find(account, keyId);
-    await this.store.repositories.accounts.updateKey(row.id, {
+    await this.keys.updateKey(row.id, {
       ...(limits.characters !== undefined ? { character_limit: limits.characters } : {}),
       ...(limits.speechToTextMs !== undefined ? { speech_to_text_ms_limit: limits.speechToTextMs } : {}),
     });
@@ -77,7 +78,7 @@ export class DeveloperKeysService {
   /** Replaces the key's scopes: an array of endpoint groups, or null for an unrestricted key. */
   async setScopes(account: Account, keyId: string, scopes: Scope[] | null): Promise<ApiKey> {
     const row = await this.find(account, keyId);
-    await this.store.repositories.accounts.updateKey(row.id, { scopes: scopes === null ? null : JSON.stringify(scopes) });
+    await this.keys.updateKey(row.id, { scopes: scopes === null ? null : JSON.stringify(scopes) });
     return this.changed(account, row.id);
   }
 

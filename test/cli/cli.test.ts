@@ -24,7 +24,7 @@ it('account create and key create print JSON and the keys authenticate', async (
     assert.match(account.admin_key, /:fx$/);
     const key = JSON.parse((await run(process.execPath, [CLI, 'key', 'create', '--account', account.account_id, '--label', 'ci', '--json'], { env })).stdout);
     assert.match(key.key_id, /:/);
-    const accounts = new AccountsService(store);
+    const accounts = new AccountsService(store.repositories.accounts, store.changes);
     const ctx = await accounts.authenticate(key.key);
     assert.equal(ctx?.account.id, account.account_id);
     assert.equal(ctx?.account.characterLimit, 1000);

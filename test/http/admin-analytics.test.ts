@@ -192,7 +192,7 @@ describe('custom tag report', () => {
   });
 
   it('paginates with page / next_page until next_page is null', async () => {
-    const service = new AnalyticsService(ctx.services.store, ctx.services.store.repositories.admin, { customTagPageSize: 2 });
+    const service = new AnalyticsService(ctx.services.store.repositories.accounts, ctx.services.store.repositories.admin, { customTagPageSize: 2 });
     const account = (await ctx.services.accounts.getAccount(org.accountId))!;
     const seen: string[] = [];
     let page: number | null = 1;

@@ -28,7 +28,7 @@ export function storeContract(db: TestDatabase): void {
     });
 
     it('creates accounts with admin keys and finds keys by hash only', async () => {
-      const accounts = new AccountsService(store);
+      const accounts = new AccountsService(store.repositories.accounts, store.changes);
       const { account, adminKey } = await accounts.createAccount({ plan: 'free', features: ['detection'] });
       assert.equal(account.plan, 'free');
       assert.ok(account.features.has('detection'));
@@ -45,13 +45,13 @@ export function storeContract(db: TestDatabase): void {
     });
 
     it('rejects unknown features', async () => {
-      const accounts = new AccountsService(store);
+      const accounts = new AccountsService(store.repositories.accounts, store.changes);
       await assert.rejects(accounts.createAccount({ plan: 'pro', features: ['teleport'] }), /Unknown feature/);
     });
 
     it('charges atomically: never over the limit, ledger and counters agree', async () => {
-      const accounts = new AccountsService(store);
-      const usage = new UsageService(store, accounts);
+      const accounts = new AccountsService(store.repositories.accounts, store.changes);
+      const usage = new UsageService(store.repositories.usage, accounts);
       const { account } = await accounts.createAccount({ plan: 'pro', characterLimit: 100 });
       const dev = await accounts.createKey(account.id);
       const ctx = (await accounts.authenticate(dev.secret))!;
@@ -69,8 +69,8 @@ export function storeContract(db: TestDatabase): void {
     });
 
     it('keeps speech milliseconds apart from characters', async () => {
-      const accounts = new AccountsService(store);
-      const usage = new UsageService(store, accounts);
+      const accounts = new AccountsService(store.repositories.accounts, store.changes);
+      const usage = new UsageService(store.repositories.usage, accounts);
       const { account } = await accounts.createAccount({ plan: 'pro', characterLimit: 5 });
       const dev = await accounts.createKey(account.id);
       const ctx = (await accounts.authenticate(dev.secret))!;

@@ -13,8 +13,8 @@ import { UsageService } from '../../src/accounts/usage-service.js';
 import { waitFor } from '../helpers/wait.js';
 
 async function chargeMany(store: Store, n: number): Promise<string> {
-  const accounts = new AccountsService(store);
-  const usage = new UsageService(store, accounts);
+  const accounts = new AccountsService(store.repositories.accounts, store.changes);
+  const usage = new UsageService(store.repositories.usage, accounts);
   const { account } = await accounts.createAccount({ plan: 'pro', characterLimit: null });
   const dev = await accounts.createKey(account.id);
   const ctx = (await accounts.authenticate(dev.secret))!;
