@@ -20,7 +20,9 @@ import { EldLanguageDetector, type LanguageDetector } from './detect/language-de
 import { silentLogger, type Logger } from './lib/logger.js';
 import { DEFAULT_TARGET_VARIANT } from './translate/languages.js';
 import { UrlSigner } from './lib/url-signer.js';
-import { buildCustomization, type Customization } from './customization/index.js';
+import { buildCustomization, memoryFileNaming, type Customization } from './customization/index.js';
+import { DatabaseByteStore } from './store/byte-store.js';
+import { DiskByteStore } from './store/disk-byte-store.js';
 import { buildVoiceService, SpokenTermsService, type VoiceService } from './voice/index.js';
 import { HealthService } from './ops/health-service.js';
 import { Metrics } from './ops/metrics.js';
@@ -163,10 +165,17 @@ export async function buildServices(config: Config, options: BuildServicesOption
   // The router sees metered engines: every engine call counts its characters by engine and pair.
   const router = new EngineRouter(engines.map((e) => metrics.meter(e)), { routing: config.engineRoutes, logger, defaultVariants: DEFAULT_TARGET_VARIANT });
   const detector = await EldLanguageDetector.create();
-  const customization = await buildCustomization(store, {
-    dataDir: config.dataDir,
+  const now = options.now ?? Date.now;
+  const urlSigningSecret = await repositories.serverSecrets.serverSecret('url_signing');
+  const customization = await buildCustomization(repositories, {
     logger,
-    files: config.documents.store,
+    // TOLK_DOCUMENT_STORE decides for translation-memory job files too: this node's disk or the database
+    memoryFiles:
+      config.documents.store === 'database'
+        ? new DatabaseByteStore(store.db, now)
+        : new DiskByteStore(join(config.dataDir, 'translation-memories'), memoryFileNaming),
+    // the job files' keys derive from the server's own secret (HKDF with their own label, so no key is shared)
+    memoryFileSecret: urlSigningSecret,
     leaseMs: config.documents.leaseMs,
     ...(options.now ? { now: options.now } : {}),
   });
@@ -238,7 +247,7 @@ export async function buildServices(config: Config, options: BuildServicesOption
     write,
     voice,
     spokenTerms,
-    urlSigner: new UrlSigner(await store.repositories.serverSecrets.serverSecret('url_signing')),
+    urlSigner: new UrlSigner(urlSigningSecret),
     health,
     metrics,
     rateWindows,
