@@ -15,6 +15,7 @@ import { EngineRouter } from './translate/engine-router.js';
 import { TranslationCore } from './translate/translation-core.js';
 import type { LanguageCatalogue } from './translate/language-catalogue.js';
 import { DocumentService, type DocumentServiceOptions } from './documents/document-service.js';
+import { createDocumentStore } from './documents/document-files.js';
 import { join } from 'node:path';
 import { EldLanguageDetector, type LanguageDetector } from './detect/language-detector.js';
 import { silentLogger, type Logger } from './lib/logger.js';
@@ -202,15 +203,15 @@ export async function buildServices(config: Config, options: BuildServicesOption
   });
 
   const documents = new DocumentService({
-    store,
+    repository: repositories.documents,
+    files: createDocumentStore(config.documents.store, store.db, repositories.serverSecrets, join(config.dataDir, 'documents'), now),
+    keys: repositories.accounts,
     accounts,
     usage,
     translate,
-    dir: join(config.dataDir, 'documents'),
     workers: options.engines === false ? 0 : config.documents.workers,
     retentionMs: config.documents.retentionHours * 3_600_000,
     formatTimeoutMs: config.documents.formatTimeoutMs,
-    documentStore: config.documents.store,
     leaseMs: config.documents.leaseMs,
     logger,
     ...(options.now ? { now: options.now } : {}),

@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { DatabaseByteStore, type ByteStore } from '../store/byte-store.js';
 import { DiskByteStore } from '../store/disk-byte-store.js';
-import type { Store } from '../store/store.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.js';
+import type { ServerSecretsRepository } from '../store/repositories/server-secrets-repository.js';
 import { kekFromSecret } from './crypto.js';
 
 export { StoredFileMissing, type StoredFileKind } from '../store/byte-store.js';
@@ -44,18 +46,26 @@ export class DatabaseDocumentStore extends DatabaseByteStore implements Document
   private kek: Buffer | undefined;
 
   constructor(
-    private readonly store: Store,
+    db: Kysely<Database>,
+    private readonly secrets: ServerSecretsRepository,
     now?: () => number,
   ) {
-    super(store.db, now);
+    super(db, now);
   }
 
   async keyEncryptionKey(): Promise<Buffer> {
-    this.kek ??= kekFromSecret(await this.store.repositories.serverSecrets.serverSecret('document_key_encryption'));
+    this.kek ??= kekFromSecret(await this.secrets.serverSecret('document_key_encryption'));
     return this.kek;
   }
 }
 
-export function createDocumentStore(kind: DocumentStoreKind, store: Store, dir: string, now?: () => number): DocumentStore {
-  return kind === 'database' ? new DatabaseDocumentStore(store, now) : new DiskDocumentStore(dir);
+/** `db` and `secrets` serve the database store, `dir` (TOLK_DATA_DIR/documents) the disk store. */
+export function createDocumentStore(
+  kind: DocumentStoreKind,
+  db: Kysely<Database>,
+  secrets: ServerSecretsRepository,
+  dir: string,
+  now?: () => number,
+): DocumentStore {
+  return kind === 'database' ? new DatabaseDocumentStore(db, secrets, now) : new DiskDocumentStore(dir);
 }

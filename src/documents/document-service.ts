@@ -8,11 +8,11 @@ import type { Logger } from '../lib/logger.js';
 import type { AccountsService, AuthContext } from '../accounts/accounts-service.js';
 import { toKey } from '../accounts/accounts-service.js';
 import type { UsageService } from '../accounts/usage-service.js';
-import type { Store } from '../store/store.js';
+import type { AccountsRepository } from '../store/repositories/accounts-repository.js';
 import type { DocumentRepository, DocumentRow } from '../store/repositories/document-repository.js';
 import type { TranslationCore } from '../translate/translation-core.js';
 import { decryptStream, encryptStream, keyVerifier, newDocumentId, newDocumentKey, verifyKey, wrapKey } from './crypto.js';
-import { createDocumentStore, StoredFileMissing, type DocumentStore, type DocumentStoreKind } from './document-files.js';
+import { StoredFileMissing, type DocumentStore } from './document-files.js';
 import { documentSpec, type DocumentRequest } from './document-request.js';
 import { DocumentWorker } from './document-worker.js';
 import { DocumentFormats, type DocumentFormat } from './formats/index.js';
@@ -22,14 +22,15 @@ export const DOCUMENT_NOT_DONE = 'Document translation is not done';
 export const INVALID_FILE = 'Invalid file data.';
 
 export interface DocumentServiceOptions {
-  store: Store;
+  /** The document rows: state, lease, billing. */
+  repository: DocumentRepository;
+  /** Where uploads and results live: this node's disk, or the database (shared by every node). */
+  files: DocumentStore;
+  /** The uploading key's current limits, read when its document is charged. */
+  keys: Pick<AccountsRepository, 'getKey'>;
   accounts: AccountsService;
   usage: UsageService;
   translate: TranslationCore;
-  /** TOLK_DATA_DIR/documents: where the disk store keeps files */
-  dir: string;
-  /** Where uploads and results live: this node's disk, or the database (shared by every node). Default disk. */
-  documentStore?: DocumentStoreKind;
   /** Concurrent translation jobs on this node (0 = this node never translates documents). */
   workers: number;
   /** Documents not downloaded are purged this long after upload. */
@@ -94,9 +95,9 @@ export class DocumentService {
 
   constructor(private readonly o: DocumentServiceOptions) {
     this.formats = o.formats ?? new DocumentFormats();
-    this.repository = o.store.repositories.documents;
+    this.repository = o.repository;
     this.now = o.now ?? Date.now;
-    this.files = createDocumentStore(o.documentStore ?? 'disk', o.store, o.dir, this.now);
+    this.files = o.files;
     this.leaseMs = o.leaseMs ?? 30_000;
     this.worker = new DocumentWorker({
       repository: this.repository,
@@ -339,7 +340,7 @@ export class DocumentService {
 
   /** The uploading key's current account and limits (they may have changed since the upload). */
   private async contextForKey(accountId: string, keyId: string): Promise<AuthContext | undefined> {
-    const [account, keyRow] = await Promise.all([this.o.accounts.getAccount(accountId), this.o.store.repositories.accounts.getKey(keyId)]);
+    const [account, keyRow] = await Promise.all([this.o.accounts.getAccount(accountId), this.o.keys.getKey(keyId)]);
     if (!account || !keyRow) return undefined;
     return { account, key: toKey(keyRow) };
   }

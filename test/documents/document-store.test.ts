@@ -52,7 +52,7 @@ for (const setup of setups) {
     let files: DocumentStore;
     before(async () => {
       store = await Store.open({ url: location.url, ...(location.pgSchema ? { pgSchema: location.pgSchema } : {}) });
-      files = createDocumentStore(setup.kind, store, join(dir, 'documents'));
+      files = createDocumentStore(setup.kind, store.db, store.repositories.serverSecrets, join(dir, 'documents'));
     });
     after(async () => {
       await store.close({ dropSchema: true });
@@ -132,7 +132,7 @@ for (const setup of setups) {
     });
 
     it('another instance over the same place (another node) reads the files and has the same key-encryption key', async () => {
-      const other = createDocumentStore(setup.kind, store, join(dir, 'documents'));
+      const other = createDocumentStore(setup.kind, store.db, store.repositories.serverSecrets, join(dir, 'documents'));
       const data = randomBytes(CHUNK_BYTES + 1);
       await files.write('A8', 'result', [data]);
       assert.ok((await readAll(await other.read('A8', 'result'))).data.equals(data));
