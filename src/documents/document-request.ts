@@ -1,11 +1,6 @@
-// Parses the fields of a /v2/document upload with the same rules and messages as /v2/translate; the translation core
-// validates the languages and loads the glossaries, style rules and memory at upload (prepare), as for text.
-import { invalid, unsupportedValue } from '../lib/errors.js';
-import { textOptions, type TranslationSpec } from '../translate/translate-job.js';
-import { glossaryIdsOf, optionalBoolean, parseSourceLang, parseTargetLang, type Formality } from '../translate/translate-request.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const FORMALITIES: readonly Formality[] = ['default', 'more', 'less', 'prefer_more', 'prefer_less'];
+// What a document upload asks for (its languages, formality, output and resources) and how the translation core is
+// asked for it; the wire parser is src/http/requests/document-request.ts.
+import { textOptions, type Formality, type TranslationSpec } from '../translate/translate-job.js';
 
 export interface DocumentRequest {
   targetLang: string;
@@ -20,65 +15,6 @@ export interface DocumentRequest {
   translationMemoryThreshold: number | undefined;
   /** File name from the `filename` field (else the file part's own). */
   fileName: string | undefined;
-}
-
-type Fields = Record<string, unknown>;
-
-function optionalString(fields: Fields, name: string): string | undefined {
-  const v = fields[name];
-  if (v === undefined || v === null || v === '') return undefined;
-  if (typeof v !== 'string') throw unsupportedValue(name);
-  return v;
-}
-
-function list(fields: Fields, name: string): string[] {
-  const v = fields[name];
-  if (v === undefined || v === null || v === '') return [];
-  const items = Array.isArray(v) ? v : [v];
-  const out: string[] = [];
-  for (const item of items) {
-    if (typeof item !== 'string') throw unsupportedValue(name);
-    for (const part of item.split(',')) if (part.trim()) out.push(part.trim());
-  }
-  return out;
-}
-
-export function parseDocumentRequest(fields: Fields): DocumentRequest {
-  const targetLang = parseTargetLang(fields);
-  const sourceLang = parseSourceLang(fields);
-  const formality = (optionalString(fields, 'formality') ?? 'default') as Formality;
-  if (!FORMALITIES.includes(formality)) throw unsupportedValue('formality');
-  const outputFormat = optionalString(fields, 'output_format')?.trim().replace(/^\./, '').toLowerCase();
-  if (outputFormat !== undefined && !/^[a-z0-9]{1,10}$/.test(outputFormat)) throw unsupportedValue('output_format');
-  const enableWatermark = optionalBoolean(fields, 'enable_watermark') ?? false;
-  optionalBoolean(fields, 'enable_beta_languages'); // deprecated, no effect, but still a boolean
-
-  const glossaryIds = glossaryIdsOf(optionalString(fields, 'glossary_id'), list(fields, 'glossary_ids'), sourceLang);
-  const styleId = optionalString(fields, 'style_id');
-  if (styleId !== undefined && !UUID.test(styleId)) throw unsupportedValue('style_id');
-  const translationMemoryId = optionalString(fields, 'translation_memory_id');
-  if (translationMemoryId !== undefined && !UUID.test(translationMemoryId)) throw unsupportedValue('translation_memory_id');
-  let translationMemoryThreshold: number | undefined;
-  const rawThreshold = optionalString(fields, 'translation_memory_threshold');
-  if (rawThreshold !== undefined) {
-    const n = Number(rawThreshold);
-    if (!/^\d+$/.test(rawThreshold.trim()) || !Number.isInteger(n) || n < 0 || n > 100) {
-      throw invalid('Parameter "translation_memory_threshold" must be an integer between 0 and 100');
-    }
-    translationMemoryThreshold = n;
-  }
-  return {
-    targetLang,
-    sourceLang,
-    formality,
-    outputFormat,
-    enableWatermark,
-    glossaryIds,
-    styleId,
-    translationMemoryId,
-    translationMemoryThreshold,
-    fileName: optionalString(fields, 'filename'),
-  };
 }
 
 /** What the translation core is asked for a document: its languages, formality and resources; layout is kept. */

@@ -9,7 +9,7 @@ import type { Logger } from '../lib/logger.js';
 import type { DocumentRepository, DocumentRow } from '../store/repositories/document-repository.js';
 import type { PreparedTranslation, TranslationCore } from '../translate/translation-core.js';
 import { baseLang, toApiCode } from '../translate/languages.js';
-import type { Formality } from '../translate/translate-request.js';
+import type { Formality } from '../translate/translate-job.js';
 import { decryptStream, encryptStream, unwrapKey } from './crypto.js';
 import type { DocumentStore } from './document-files.js';
 import { documentSpec } from './document-request.js';

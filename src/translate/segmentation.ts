@@ -1,6 +1,6 @@
 // Splits a text into engine segments per split_sentences and puts the engine output back into the text's layout.
 import { segment as sentencexSegment } from 'sentencex';
-import type { SplitSentences } from './translate-request.js';
+import type { SplitSentences } from './translate-job.js';
 
 /**
  * sentencex slows down superlinearly (40k characters: ~140 ms, Intl.Segmenter ~1 s) and mis-splits very long input,

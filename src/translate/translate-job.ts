@@ -1,6 +1,9 @@
 // What a translation is asked to do, independent of how it arrived (HTTP text request, document job, voice session).
 import type { AuthContext } from '../accounts/accounts-service.js';
-import type { Formality, SplitSentences, TagHandling } from './translate-request.js';
+
+export type SplitSentences = '0' | '1' | 'nonewlines';
+export type Formality = 'default' | 'more' | 'less' | 'prefer_more' | 'prefer_less';
+export type TagHandling = 'xml' | 'html';
 
 /** How texts are segmented, formatted and marked up. */
 export interface TextOptions {

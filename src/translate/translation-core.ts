@@ -12,7 +12,7 @@ import { Languages } from './language-catalogue.js';
 import { baseLang } from './languages.js';
 import { sourceDetector } from './source-detection.js';
 import { NO_CUSTOMIZATION, textOptions, type TranslateJob, type TranslationSpec } from './translate-job.js';
-import type { SplitSentences } from './translate-request.js';
+import type { SplitSentences } from './translate-job.js';
 import { TranslateService, type PairRouter, type TextPlan, type TranslateOutcome } from './translate-service.js';
 
 /** Quota and billing of translated characters (UsageService). */

@@ -2,7 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { VoiceStream, type StreamSink, type VoiceStreamDeps } from '../../src/voice/stream.js';
-import { parseVoiceSessionRequest } from '../../src/voice/session-request.js';
+import { parseVoiceSessionRequest } from '../../src/http/requests/session-request.js';
 import type { ServerMessage } from '../../src/voice/protocol.js';
 import type { SpeechToTextEngine, RecognizerEvent } from '../../src/voice/stt/engine.js';
 import { silentLogger } from '../../src/lib/logger.js';

@@ -8,7 +8,7 @@ import { Type } from '@sinclair/typebox';
 import { ServiceError, invalid } from '../../lib/errors.js';
 import type { Services } from '../../services.js';
 import type { DocumentState, ReceivedFile } from '../../documents/document-service.js';
-import { parseDocumentRequest } from '../../documents/document-request.js';
+import { parseDocumentRequest } from '../requests/document-request.js';
 import { authOf } from '../plugins/auth.js';
 import { onDelivered } from '../plugins/sockets.js';
 import { ErrorBody, Flag, JSON_OR_FORM, OneOrMany, binaryResponse, errorResponses, handlerChecked } from '../schemas/common.js';
@@ -30,7 +30,7 @@ const DocumentStatus = Type.Object({
 const DocumentParams = Type.Object({ document_id: Type.String({ maxLength: 100 }) });
 const documentErrors = errorResponses;
 
-// Fields checked by src/documents/document-request.ts (the reference's messages); the multipart body is streamed.
+// Fields checked by src/http/requests/document-request.ts (the reference's messages); the multipart body is streamed.
 const UploadBody = handlerChecked({
   file: Type.String({ format: 'binary', description: 'The document (DOCX, PPTX, XLSX, PDF, HTML, TXT, XLIFF, SRT, images...).' }),
   filename: Type.Optional(Type.String({ description: 'File name, when the file part carries none; its extension names the format.' })),

@@ -2,7 +2,7 @@
 // → charge), reply in the wire shape.
 import type { FastifyInstance } from 'fastify';
 import { parseReportingTag } from '../../accounts/reporting-tag.js';
-import { parseTranslateRequest, translationSpecOf } from '../../translate/translate-request.js';
+import { parseTranslateRequest, translationSpecOf } from '../requests/translate-request.js';
 import type { Services } from '../../services.js';
 import { authOf } from '../plugins/auth.js';
 import { JSON_OR_FORM, errorResponses } from '../schemas/common.js';

@@ -5,7 +5,7 @@ import websocket from '@fastify/websocket';
 import { Type } from '@sinclair/typebox';
 import type { Services } from '../../services.js';
 import { invalid } from '../../lib/errors.js';
-import { parseVoiceSessionRequest } from '../../voice/session-request.js';
+import { parseVoiceSessionRequest } from '../requests/session-request.js';
 import { encodeServerMessage, voiceErrors } from '../../voice/protocol.js';
 import type { StreamSink, VoiceStream } from '../../voice/stream.js';
 import { authOf } from '../plugins/auth.js';
@@ -33,7 +33,7 @@ const MAX_EARLY_FRAMES = 256;
 const SessionResponse = Type.Object({ streaming_url: Type.String(), token: Type.String(), session_id: Type.String() });
 const TokenQuery = Type.Object({ token: Type.Optional(Type.String()) }, { additionalProperties: true });
 
-// Checked by src/voice/session-request.ts (the reference's messages).
+// Checked by src/http/requests/session-request.ts (the reference's messages).
 const optional = (description: string) => Type.Optional(Type.String({ description }));
 const SessionBody = handlerChecked({
   source_media_content_type: Type.String({ description: 'Media type of the audio sent, e.g. `audio/pcm;encoding=s16le;rate=16000`, `audio/ogg;codecs=opus`.' }),

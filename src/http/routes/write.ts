@@ -4,7 +4,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { ServiceError, forbidden } from '../../lib/errors.js';
 import type { Services } from '../../services.js';
-import { WRITE_TARGETS, parseWriteRequest } from '../../write/write-request.js';
+import { WRITE_TARGETS } from '../../write/write-request.js';
+import { parseWriteRequest } from '../requests/write-request.js';
 import type { Improvement } from '../../write/write-service.js';
 import { authOf } from '../plugins/auth.js';
 import { JSON_OR_FORM, OneOrMany, errorResponses, handlerChecked } from '../schemas/common.js';
@@ -29,7 +30,7 @@ const WriteResponse = Type.Object({
 const choice = (values: string[], description: string) =>
   Type.Optional(Type.Union(['default', ...values.flatMap((v) => [v, `prefer_${v}`])].map((v) => Type.Literal(v)), { description }));
 
-// Checked by src/write/write-request.ts for the reference's messages.
+// Checked by src/http/requests/write-request.ts for the reference's messages.
 const WriteBody = handlerChecked({
   text: OneOrMany(Type.String(), 'Texts to improve; a form body repeats the field.'),
   target_lang: Type.Optional(Type.String({ description: `Language of the result: ${WRITE_TARGETS.join(', ')} (any case); the source language when absent.` })),

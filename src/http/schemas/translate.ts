@@ -1,4 +1,4 @@
-// /v2/translate request and response schemas. The request is checked by src/translate/translate-request.ts, whose
+// /v2/translate request and response schemas. The request is checked by src/http/requests/translate-request.ts, whose
 // messages the clients depend on; its schema documents the parameters (see handlerChecked).
 import { Type } from '@sinclair/typebox';
 import { Flag, OneOrMany, handlerChecked } from './common.js';

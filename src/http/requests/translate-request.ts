@@ -1,13 +1,10 @@
 // Parses and validates a /v2/translate body (JSON or form, already decoded to an object) into a typed request,
 // with the reference API's exact messages. Form bodies repeat `text` and join tag lists with commas.
-import { ServiceError, invalid, unsupportedValue } from '../lib/errors.js';
-import { normalizeLangCode } from './languages.js';
-import type { TranslationSpec } from './translate-job.js';
+import { ServiceError, invalid, unsupportedValue } from '../../lib/errors.js';
+import { normalizeLangCode } from '../../translate/languages.js';
+import type { Formality, SplitSentences, TagHandling, TranslationSpec } from '../../translate/translate-job.js';
 
-export type SplitSentences = '0' | '1' | 'nonewlines';
-export type Formality = 'default' | 'more' | 'less' | 'prefer_more' | 'prefer_less';
 export type ModelType = 'quality_optimized' | 'prefer_quality_optimized' | 'latency_optimized';
-export type TagHandling = 'xml' | 'html';
 
 export const MAX_TEXTS = 50;
 export const MAX_GLOSSARY_IDS = 5;
