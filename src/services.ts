@@ -14,6 +14,7 @@ import type { TranslationEngine } from './engines/engine.js';
 import { EngineRouter } from './translate/engine-router.js';
 import { TranslationCore } from './translate/translation-core.js';
 import type { LanguageCatalogue } from './translate/language-catalogue.js';
+import { DocumentFormats } from './documents/formats/index.js';
 import { DocumentService, type DocumentServiceOptions } from './documents/document-service.js';
 import { createDocumentStore } from './documents/document-files.js';
 import { join } from 'node:path';
@@ -206,6 +207,8 @@ export async function buildServices(config: Config, options: BuildServicesOption
     repository: repositories.documents,
     files: createDocumentStore(config.documents.store, store.db, repositories.serverSecrets, join(config.dataDir, 'documents'), now),
     keys: repositories.accounts,
+    // names, limits and output types here; extraction and OCR run in the format threads, which build their own
+    formats: new DocumentFormats(),
     accounts,
     usage,
     translate,

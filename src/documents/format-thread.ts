@@ -2,7 +2,8 @@
 // formats, so no document can block the server's event loop. Text goes to the main thread for translation
 // (message `translate`), which answers with `translated`; format-threads.ts is the other side.
 import { parentPort } from 'node:worker_threads';
-import { DocumentFormatError, DocumentFormats, type ExtractedDocument, type ExtractOptions } from './formats/index.js';
+import { builtFormats, DocumentFormatError, DocumentFormats, type ExtractedDocument, type ExtractOptions } from './formats/index.js';
+import { TesseractRecognizer } from './ocr/tesseract-recognizer.js';
 
 export type ToThread =
   | { op: 'extract'; format: string; input: Uint8Array; options: ExtractOptions }
@@ -20,7 +21,8 @@ export type FromThread =
   | { kind: 'failed'; formatError: boolean; message: string; stack?: string };
 
 const port = parentPort!;
-const formats = new DocumentFormats();
+// This thread's own composition: the formats and the OCR recognizer the image formats share.
+const formats = new DocumentFormats(builtFormats(new TesseractRecognizer()));
 let doc: ExtractedDocument | undefined;
 let nextId = 0;
 /** Aborted when the main thread gives up on the current job: a thread's termination would not end its children. */

@@ -23,20 +23,18 @@ export const PLANNED_EXTENSIONS: ReadonlySet<string> = new Set([
 
 export const MINIMUM_BILLED_EXTENSIONS: ReadonlySet<string> = new Set(['docx', 'doc', 'pptx', 'xlsx', 'pdf']);
 
-/** The image formats' OCR runs Tesseract; one recognizer (and its cached language list) serves both. */
-const recognizer = new TesseractRecognizer();
-export const pngFormat = createImageFormat('png', recognizer);
-export const jpegFormat = createImageFormat('jpeg', recognizer);
+/** Every built format; the image formats' OCR is the recognizer given (one serves both, with its cached languages). */
+export function builtFormats(recognizer: TesseractRecognizer = new TesseractRecognizer()): DocumentFormat[] {
+  return [
+    txtFormat, srtFormat, jsonFormat, htmlFormat, xmlFormat, xliffFormat, ditaFormat, pdfFormat, docxFormat, pptxFormat, xlsxFormat,
+    idmlFormat, mifFormat, createImageFormat('png', recognizer), createImageFormat('jpeg', recognizer),
+  ];
+}
 
 export class DocumentFormats {
   private readonly byExtension = new Map<string, DocumentFormat>();
 
-  constructor(
-    formats: readonly DocumentFormat[] = [
-      txtFormat, srtFormat, jsonFormat, htmlFormat, xmlFormat, xliffFormat, ditaFormat, pdfFormat, docxFormat, pptxFormat, xlsxFormat,
-      idmlFormat, mifFormat, pngFormat, jpegFormat,
-    ],
-  ) {
+  constructor(formats: readonly DocumentFormat[] = builtFormats()) {
     for (const f of formats) for (const ext of f.extensions) this.byExtension.set(ext, f);
   }
 
