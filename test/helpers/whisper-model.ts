@@ -40,6 +40,14 @@ function toHalf(x: number): number {
   return sign | (Math.min(exp, 30) << 10) | ((bits >>> 13) & 0x3ff);
 }
 
+/** Text tokens of the English vocabulary (the special tokens follow them, from end-of-text at this id). */
+export const TEXT_TOKENS = 50256;
+
+/** The generated vocabulary: the 256 bytes, then two-letter pieces (every third ending in a space). */
+export function vocabularyPiece(i: number): Buffer {
+  return i < 256 ? Buffer.from([i]) : Buffer.from(String.fromCharCode(97 + ((i >> 5) % 26), 97 + (i % 26)) + (i % 3 === 0 ? ' ' : ''));
+}
+
 export function writeWhisperModel(path: string, shape: WhisperShape = TEST_SHAPE, seed = 1): void {
   const rand = prng(seed);
   const fd = openSync(path, 'w');
@@ -61,13 +69,13 @@ export function writeWhisperModel(path: string, shape: WhisperShape = TEST_SHAPE
     writeSync(fd, filters);
     // vocabulary: the 50,256 text tokens (bytes, then two-letter pieces); the loader names the special ones after them
     const tokens: Buffer[] = [];
-    for (let i = 0; i < 50256; i++) {
-      const word = i < 256 ? Buffer.from([i]) : Buffer.from(String.fromCharCode(97 + ((i >> 5) % 26), 97 + (i % 26)) + (i % 3 === 0 ? ' ' : ''));
+    for (let i = 0; i < TEXT_TOKENS; i++) {
+      const word = vocabularyPiece(i);
       const len = Buffer.alloc(4);
       len.writeUInt32LE(word.length);
       tokens.push(len, word);
     }
-    ints(50256);
+    ints(TEXT_TOKENS);
     writeSync(fd, Buffer.concat(tokens));
     const tensor = (name: string, ne: number[], type: number, scale = 0.05) => {
       ints(ne.length, Buffer.byteLength(name), type, ...ne);

@@ -1,0 +1,35 @@
+// The part of sherpa-onnx-node (a CommonJS package without type declarations) that the Whisper benchmark and its
+// test use: the offline recogniser with a Whisper model (see the package's types.js for the full config).
+declare module 'sherpa-onnx-node' {
+  export interface OfflineWhisperModelConfig {
+    encoder: string;
+    decoder: string;
+    language?: string;
+    task?: 'transcribe' | 'translate';
+    /** Feature frames (10 ms) of silence appended to the input; sherpa-onnx's default is 1,000. */
+    tailPaddings?: number;
+  }
+  export interface OfflineRecognizerConfig {
+    featConfig?: { sampleRate?: number; featureDim?: number };
+    modelConfig: { whisper: OfflineWhisperModelConfig; tokens: string; numThreads?: number; debug?: boolean | number; provider?: string };
+  }
+  export interface OfflineRecognizerResult {
+    text: string;
+    /** The tokens' text (tokens.txt entries, base64-decoded). */
+    tokens: string[];
+    lang: string;
+  }
+  export class OfflineStream {
+    acceptWaveform(wave: { samples: Float32Array; sampleRate: number }): void;
+  }
+  export class OfflineRecognizer {
+    constructor(config: OfflineRecognizerConfig);
+    static createAsync(config: OfflineRecognizerConfig): Promise<OfflineRecognizer>;
+    createStream(): OfflineStream;
+    decode(stream: OfflineStream): void;
+    decodeAsync(stream: OfflineStream): Promise<OfflineRecognizerResult>;
+    getResult(stream: OfflineStream): OfflineRecognizerResult;
+  }
+  export const version: string;
+  export const onnxruntimeVersion: string;
+}
