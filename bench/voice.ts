@@ -16,6 +16,7 @@ import { ApertiumEngine } from '../src/engines/apertium/index.js';
 import { parseWav, resample } from '../src/voice/audio/pcm.js';
 import { PocketSphinxEngine } from '../src/voice/stt/pocketsphinx.js';
 import { atRate, wordErrorRate } from '../test/voice/voice-helpers.js';
+import { tinyShapedSherpaWhisper } from './sherpa-whisper-engine.js';
 import { measureEngine, tinyShapedWhisper } from './voice-engines.js';
 
 const UTTERANCES = [
@@ -159,14 +160,20 @@ async function main(): Promise<void> {
 
   // The engines alone on the same audio: PocketSphinx, and Whisper on a generated model of tiny.en's shape (speed
   // only: its weights are random, so its words mean nothing), its encoder sized to the utterance and, as the
-  // baseline, over whisper.cpp's default 30 s window.
+  // baseline, over whisper.cpp's default 30 s window. Also on request (TOLK_BENCH_VOICE_ENGINES): the same shape run
+  // by sherpa-onnx (sherpa-whisper-tiny-shape: its default 10 s of silence after the audio; …-tail50: half a second).
   const samples = new Int16Array(pcm.buffer, pcm.byteOffset, pcm.length / 2);
   const reference = UTTERANCES.join(' ');
   const engines = (process.env.TOLK_BENCH_VOICE_ENGINES ?? 'pocketsphinx,whisper-tiny-shape,whisper-tiny-shape-30s').split(',');
   // several sessions on one engine: Whisper transcribes one call at a time for all of them
   const engineSessions = (process.env.TOLK_BENCH_VOICE_ENGINE_SESSIONS ?? '1,2').split(',').map(Number);
   for (const name of engines) {
-    const e = name === 'pocketsphinx' ? new PocketSphinxEngine() : tinyShapedWhisper({ fullWindow: name.endsWith('-30s') });
+    const e =
+      name === 'pocketsphinx'
+        ? new PocketSphinxEngine()
+        : name.startsWith('sherpa-')
+          ? tinyShapedSherpaWhisper({ tailPaddings: name.endsWith('-tail50') ? 50 : undefined })
+          : tinyShapedWhisper({ fullWindow: name.endsWith('-30s') });
     for (const n of engineSessions) {
       const f = await measureEngine(e, samples, ends, n);
       const wer = name === 'pocketsphinx' ? `WER ${(wordErrorRate(reference, f.text) * 100).toFixed(1)}%, ` : '';
