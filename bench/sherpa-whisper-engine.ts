@@ -110,7 +110,7 @@ export class SherpaWhisperEngine implements SpeechToTextEngine, WhisperTranscrib
 /**
  * sherpa-onnx on a generated model of the public sherpa-onnx-whisper-tiny.en's shape (float32), written to a temp
  * dir. `tailPaddings` unset: sherpa-onnx's default 10 s of silence after the audio; 50: half a second, as Tolk's
- * whisper.cpp call sizes its encoder.
+ * whisper.cpp call sizes its encoder; 3000: always Whisper's whole 30 s window (sherpa-onnx caps the input there).
  */
 export function tinyShapedSherpaWhisper(opts: { tailPaddings?: number } = {}): SherpaWhisperEngine {
   const dir = mkdtempSync(join(tmpdir(), 'tolk-bench-sherpa-whisper-'));

@@ -161,7 +161,8 @@ async function main(): Promise<void> {
   // The engines alone on the same audio: PocketSphinx, and Whisper on a generated model of tiny.en's shape (speed
   // only: its weights are random, so its words mean nothing), its encoder sized to the utterance and, as the
   // baseline, over whisper.cpp's default 30 s window. Also on request (TOLK_BENCH_VOICE_ENGINES): the same shape run
-  // by sherpa-onnx (sherpa-whisper-tiny-shape: its default 10 s of silence after the audio; …-tail50: half a second).
+  // by sherpa-onnx (sherpa-whisper-tiny-shape: its default 10 s of silence after the audio; …-tail50: half a second;
+  // …-30s: the whole 30 s window).
   const samples = new Int16Array(pcm.buffer, pcm.byteOffset, pcm.length / 2);
   const reference = UTTERANCES.join(' ');
   const engines = (process.env.TOLK_BENCH_VOICE_ENGINES ?? 'pocketsphinx,whisper-tiny-shape,whisper-tiny-shape-30s').split(',');
@@ -172,7 +173,7 @@ async function main(): Promise<void> {
       name === 'pocketsphinx'
         ? new PocketSphinxEngine()
         : name.startsWith('sherpa-')
-          ? tinyShapedSherpaWhisper({ tailPaddings: name.endsWith('-tail50') ? 50 : undefined })
+          ? tinyShapedSherpaWhisper({ tailPaddings: name.endsWith('-tail50') ? 50 : name.endsWith('-30s') ? 3000 : undefined })
           : tinyShapedWhisper({ fullWindow: name.endsWith('-30s') });
     for (const n of engineSessions) {
       const f = await measureEngine(e, samples, ends, n);
