@@ -1,30 +1,22 @@
 // /v2/document over HTTP (inject): upload (multipart, fields after the file), status, one-time download, every error.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { buffer as readAll } from 'node:stream/consumers';
-import { createAccount, authHeaders, createTestApp, type TestAccount, type TestContext } from '../helpers/harness.js';
+import { createAccount, authHeaders, type TestAccount, type TestContext } from '../helpers/harness.js';
 import type { Part } from '../documents/multipart.js';
-import { DocumentClient, fixture } from '../helpers/documents.js';
+import { createDocumentsTestApp, DocumentClient, documentUsage as documentUsageOf, fixture, type DocumentsTestApp } from '../helpers/documents.js';
 import { waitFor as waitUntil } from '../helpers/wait.js';
 import { failChargedMarks } from '../helpers/failing-mark.js';
 
-
+let app: DocumentsTestApp;
 let ctx: TestContext;
 let pro: TestAccount;
-let dataDir: string;
 
 before(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'tolk-docs-'));
-  ctx = await createTestApp({ env: { TOLK_DATA_DIR: dataDir } });
-  pro = await createAccount(ctx);
+  app = await createDocumentsTestApp();
+  ({ ctx, account: pro } = app);
 });
-after(async () => {
-  await ctx.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+after(async () => app.close());
 
 const client = (account: TestAccount) => new DocumentClient(ctx, account);
 const upload = (parts: Part[], account: TestAccount = pro, headers: Record<string, string> = {}) => client(account).upload(parts, headers);
@@ -32,8 +24,7 @@ const status = (id: string, key: string, account: TestAccount = pro) => client(a
 const result = (id: string, key: string, account: TestAccount = pro) => client(account).download(id, key);
 const waitFor = (id: string, key: string, account: TestAccount = pro) => client(account).waitFor(id, key);
 /** The document characters charged to the pro account's key this period. */
-const documentUsage = async () =>
-  (await ctx.services.usage.summary((await ctx.services.accounts.authenticate(pro.key))!)).products.find((p) => p.product === 'document_translation')!.key;
+const documentUsage = () => documentUsageOf(ctx, pro);
 
 describe('upload, status, download', () => {
   it('applies the glossary and style rule list of the upload to the document', async () => {
