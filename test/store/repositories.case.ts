@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { Store } from '../../src/store/store.js';
 import type { ApiKeyRow } from '../../src/store/repositories/accounts-repository.js';
-import type { DocumentRow } from '../../src/store/repositories/document-repository.js';
 import { testStoreLocation, type TestDatabase } from '../helpers/harness.js';
 import { failChargedMarks } from '../helpers/failing-mark.js';
+import { documentRow, memoryJobRow } from '../helpers/job-rows.js';
 
 const T0 = 1_700_000_000_000;
 
@@ -25,17 +25,6 @@ function keyRow(accountId: string, kind: ApiKeyRow['kind'], overrides: Partial<A
     speech_to_text_ms_limit: null,
     created_at: T0,
     deactivated_at: null,
-    ...overrides,
-  };
-}
-
-function documentRow(id: string, accountId: string, keyId: string, overrides: Partial<DocumentRow> = {}): DocumentRow {
-  return {
-    id, account_id: accountId, key_id: keyId, status: 'queued', format: 'txt', output_format: 'txt', source_lang: null,
-    target_lang: 'es', formality: 'default', watermark: 0, glossary_ids: '[]', style_id: null, translation_memory_id: null,
-    translation_memory_threshold: null, reporting_tag: null, key_verifier: 'v', wrapped_key: 'w', upload_bytes: 3,
-    result_bytes: null, billed_characters: null, charged: 0, error_message: null, notice: null, attempts: 0,
-    lease_owner: null, lease_expires_at: null, segments_total: 0, segments_done: 0, created_at: T0, started_at: null, finished_at: null,
     ...overrides,
   };
 }
@@ -142,11 +131,7 @@ export function repositoriesContract(db: TestDatabase): void {
       const segments = await memories.segments(id, 'es', 0, 10);
       assert.deepEqual(segments.map((s) => [s.source, s.target]), [['hello', 'hola']]);
       const jobId = randomUUID();
-      await memories.insertJob({
-        id: jobId, account_id: accountId, operation: 'import', status: 'queued', memory_id: id, display_name: 'm',
-        content_type: null, content_length: null, file_path: null, error_message: null, skipped_segment_count: 0,
-        created_at: T0, updated_at: T0, expires_at: null, lease_owner: null, lease_expires_at: null, attempts: 0,
-      });
+      await memories.insertJob(memoryJobRow({ id: jobId, account_id: accountId, memory_id: id, created_at: T0 }));
       await memories.updateJob(jobId, { status: 'done' });
       assert.equal((await memories.getJob(accountId, jobId))?.status, 'done');
       assert.equal(await memories.getJob(randomUUID(), jobId), undefined);
@@ -155,7 +140,7 @@ export function repositoriesContract(db: TestDatabase): void {
     it('documents: inserts, claims under a lease and finishes', async () => {
       const documents = store.repositories.documents;
       const id = randomUUID();
-      await documents.insert(documentRow(id, accountId, keyId));
+      await documents.insert(documentRow({ id, account_id: accountId, key_id: keyId, created_at: T0 }));
       assert.equal((await documents.get(id))?.status, 'queued');
       const claimed = await documents.claimNext('node-a', T0 + 10, 1000);
       assert.equal(claimed?.id, id);
@@ -173,7 +158,7 @@ export function repositoriesContract(db: TestDatabase): void {
       const { other, key, limits } = await accountLimitedTo(10);
       const delivered = async (units: number) => {
         const id = randomUUID();
-        await documents.insert(documentRow(id, other, key.id, { status: 'downloading', billed_characters: units }));
+        await documents.insert(documentRow({ id, account_id: other, key_id: key.id, created_at: T0, status: 'downloading', billed_characters: units }));
         return { id, charge: { accountId: other, keyId: key.id, product: 'document_translation' as const, units, reportingTag: null, at: T0 + 1, periodStart: T0 } };
       };
       const charged = async () => (await usage.usageTotals(other, T0)).characters;
