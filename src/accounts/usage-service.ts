@@ -1,6 +1,6 @@
 // Billing: checks quotas and writes the usage ledger in one transaction; answers the /v2/usage figures.
 import { ServiceError } from '../lib/errors.js';
-import type { UsageRepository } from '../store/repositories/usage-repository.js';
+import type { ChargeLimits, ChargeOutcome, UsageCharge, UsageRepository } from '../store/repositories/usage-repository.js';
 import type { UsageProduct } from '../store/schema.js';
 import type { AccountsService, AuthContext } from './accounts-service.js';
 
@@ -19,6 +19,9 @@ export interface UsageSummary {
   /** Per product, account and key units in the period. */
   products: { product: UsageProduct; account: number; key: number }[];
 }
+
+/** Writes one charge (the decision and the ledger, in one transaction), perhaps with the caller's own writes. */
+export type ChargeWriter = (charge: UsageCharge, limits: ChargeLimits) => Promise<ChargeOutcome>;
 
 export class UsageService {
   constructor(
@@ -52,12 +55,21 @@ export class UsageService {
     if (key.speechToTextMs >= ctx.key.speechToTextMsLimit) throw new ServiceError('quota_exceeded', QUOTA_EXCEEDED_MESSAGE);
   }
 
-  /** Records billed work; throws 456 (and records nothing) when it no longer fits the limits. */
-  async charge(ctx: AuthContext, product: UsageProduct, units: number, reportingTag: string | null): Promise<void> {
+  /**
+   * Records billed work; throws 456 (and records nothing) when it no longer fits the limits. `write` replaces the
+   * ledger's own write, e.g. a document's charge together with its charged mark (DocumentRepository.chargeOnce).
+   */
+  async charge(
+    ctx: AuthContext,
+    product: UsageProduct,
+    units: number,
+    reportingTag: string | null,
+    write: ChargeWriter = (charge, limits) => this.ledger.charge(charge, limits),
+  ): Promise<void> {
     if (units <= 0) return;
     const now = this.accounts.now();
     const { start } = this.accounts.billingPeriod(ctx.account, now);
-    const outcome = await this.ledger.charge(
+    const outcome = await write(
       { accountId: ctx.account.id, keyId: ctx.key.id, product, units, reportingTag, at: now, periodStart: start },
       {
         accountCharacterLimit: ctx.account.characterLimit,

@@ -327,9 +327,11 @@ export class DocumentService {
       bytes: row.result_bytes ?? 0,
       complete: async () => {
         clearInterval(beat);
+        // the charge and the charged mark in one transaction: a re-download after a crash is never charged again
         if (!row.charged) {
-          await this.o.usage.charge(payer, 'document_translation', row.billed_characters ?? 0, row.reporting_tag);
-          await this.repository.markCharged(row.id);
+          await this.o.usage.charge(payer, 'document_translation', row.billed_characters ?? 0, row.reporting_tag, (charge, limits) =>
+            this.repository.chargeOnce(row.id, charge, limits),
+          );
         }
         await this.repository.delete(row.id);
         await this.files.remove(row.id);

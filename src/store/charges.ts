@@ -89,10 +89,10 @@ export class SqliteChargeBatcher {
 }
 
 /**
- * charge() on SQLite as one synchronous better-sqlite3 transaction (BEGIN IMMEDIATE … COMMIT) over statements prepared
- * once: same reads, decision and writes as the Kysely path, without re-preparing and re-compiling six queries per call.
+ * One charge on SQLite over statements prepared once (same reads, decision and writes as the Kysely path, without
+ * re-preparing six queries per call); the caller runs it inside its better-sqlite3 transaction.
  */
-export function prepareSqliteCharge(db: SqliteDatabase.Database): (items: readonly { charge: UsageCharge; limits: ChargeLimits }[]) => ChargeOutcome[] {
+export function prepareSqliteChargeStatements(db: SqliteDatabase.Database): (charge: UsageCharge, limits: ChargeLimits) => ChargeOutcome {
   const totals = db.prepare<[string, number], { characters: number; speech_to_text_ms: number }>(
     'select characters, speech_to_text_ms from usage_counters where subject_id = ? and period_start = ?',
   );
@@ -116,6 +116,12 @@ export function prepareSqliteCharge(db: SqliteDatabase.Database): (items: readon
     for (const subject of [charge.accountId, charge.keyId]) bumpCounter.run(subject, charge.periodStart, chars, ms);
     return { ok: true };
   };
+  return chargeOne;
+}
+
+/** charge() on SQLite: a batch as one synchronous better-sqlite3 transaction (BEGIN IMMEDIATE … COMMIT). */
+export function prepareSqliteCharge(db: SqliteDatabase.Database): (items: readonly { charge: UsageCharge; limits: ChargeLimits }[]) => ChargeOutcome[] {
+  const chargeOne = prepareSqliteChargeStatements(db);
   const tx = db.transaction((items: readonly { charge: UsageCharge; limits: ChargeLimits }[]) => items.map((i) => chargeOne(i.charge, i.limits)));
   return (items) => tx.immediate(items);
 }
@@ -127,52 +133,55 @@ export function prepareSqliteCharge(db: SqliteDatabase.Database): (items: readon
  * still billed.)
  */
 export async function chargePostgres(db: Kysely<Database>, charge: UsageCharge): Promise<ChargeOutcome> {
-  return db.transaction().execute(async (trx) => {
-    const account = await trx.selectFrom('accounts').select('character_limit').where('id', '=', charge.accountId).forUpdate().executeTakeFirst();
-    const key = await trx
-      .selectFrom('api_keys')
-      .select(['character_limit', 'speech_to_text_ms_limit'])
-      .where('id', '=', charge.keyId)
-      .executeTakeFirst();
-    if (!account) return { ok: false, exceeded: 'account' } as const;
-    if (!key) return { ok: false, exceeded: 'key' } as const;
-    const current: ChargeLimits = {
-      accountCharacterLimit: account.character_limit,
-      keyCharacterLimit: key.character_limit,
-      keySpeechToTextMsLimit: key.speech_to_text_ms_limit,
-    };
-    const [accountTotals, keyTotals] = await Promise.all([
-      periodTotals(trx, charge.accountId, charge.periodStart),
-      periodTotals(trx, charge.keyId, charge.periodStart),
-    ]);
-    const refused = chargeRefused(charge, current, accountTotals, keyTotals);
-    if (refused) return refused;
+  return db.transaction().execute((trx) => chargePostgresIn(trx, charge));
+}
+
+/** chargePostgres inside the caller's transaction (which commits or rolls back the charge with its own writes). */
+export async function chargePostgresIn(trx: Transaction<Database>, charge: UsageCharge): Promise<ChargeOutcome> {
+  const account = await trx.selectFrom('accounts').select('character_limit').where('id', '=', charge.accountId).forUpdate().executeTakeFirst();
+  const key = await trx
+    .selectFrom('api_keys')
+    .select(['character_limit', 'speech_to_text_ms_limit'])
+    .where('id', '=', charge.keyId)
+    .executeTakeFirst();
+  if (!account) return { ok: false, exceeded: 'account' } as const;
+  if (!key) return { ok: false, exceeded: 'key' } as const;
+  const current: ChargeLimits = {
+    accountCharacterLimit: account.character_limit,
+    keyCharacterLimit: key.character_limit,
+    keySpeechToTextMsLimit: key.speech_to_text_ms_limit,
+  };
+  const [accountTotals, keyTotals] = await Promise.all([
+    periodTotals(trx, charge.accountId, charge.periodStart),
+    periodTotals(trx, charge.keyId, charge.periodStart),
+  ]);
+  const refused = chargeRefused(charge, current, accountTotals, keyTotals);
+  if (refused) return refused;
+  await trx
+    .insertInto('usage_events')
+    .values({
+      account_id: charge.accountId,
+      key_id: charge.keyId,
+      product: charge.product,
+      units: charge.units,
+      reporting_tag: charge.reportingTag,
+      created_at: charge.at,
+    })
+    .execute();
+  const { chars, ms } = chargeUnits(charge);
+  for (const subject of [charge.accountId, charge.keyId]) {
     await trx
-      .insertInto('usage_events')
-      .values({
-        account_id: charge.accountId,
-        key_id: charge.keyId,
-        product: charge.product,
-        units: charge.units,
-        reporting_tag: charge.reportingTag,
-        created_at: charge.at,
-      })
+      .insertInto('usage_counters')
+      .values({ subject_id: subject, period_start: charge.periodStart, characters: chars, speech_to_text_ms: ms })
+      .onConflict((oc) =>
+        oc.columns(['subject_id', 'period_start']).doUpdateSet({
+          characters: sql`usage_counters.characters + ${chars}`,
+          speech_to_text_ms: sql`usage_counters.speech_to_text_ms + ${ms}`,
+        }),
+      )
       .execute();
-    const { chars, ms } = chargeUnits(charge);
-    for (const subject of [charge.accountId, charge.keyId]) {
-      await trx
-        .insertInto('usage_counters')
-        .values({ subject_id: subject, period_start: charge.periodStart, characters: chars, speech_to_text_ms: ms })
-        .onConflict((oc) =>
-          oc.columns(['subject_id', 'period_start']).doUpdateSet({
-            characters: sql`usage_counters.characters + ${chars}`,
-            speech_to_text_ms: sql`usage_counters.speech_to_text_ms + ${ms}`,
-          }),
-        )
-        .execute();
-    }
-    return { ok: true } as const;
-  });
+  }
+  return { ok: true } as const;
 }
 
 /** One subject's totals of one billing period (inside a charge's transaction, or alone). */

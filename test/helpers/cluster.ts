@@ -1,5 +1,6 @@
 // Two Tolk nodes in one process, each with its own services, app and data directory, sharing one fresh PostgreSQL
-// schema (as several machines share one database): for the tests of what a cluster must share (issue 25).
+// schema (as several machines share one database): for the tests of what a cluster must share (issue 25). Also one
+// such node on any database, for tests that stop and start nodes (document recovery).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,14 +40,30 @@ export interface TestClusterOptions {
   now?: () => number;
 }
 
-type ClusterNode = TestContext & { close(options?: { dropSchema?: boolean }): Promise<void> };
+/** One node of a test: its own services and app on the given database, as a separate machine would run them. */
+export interface TestNodeOptions extends TestClusterOptions {
+  /** The database the node opens: a SQLite file or PostgreSQL, with the schema it uses there. */
+  store: { url: string; pgSchema?: string };
+  /** A data directory the caller owns (nodes sharing the documents directory); else a fresh one, removed at close. */
+  dataDir?: string;
+  /** Default: the TaggingEngine. */
+  engines?: TranslationEngine[];
+}
 
-async function startNode(schema: string, options: TestClusterOptions): Promise<ClusterNode> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'tolk-node-'));
-  const config = loadConfig({ TOLK_DATABASE_URL: TEST_POSTGRES_URL, TOLK_PORT: '8080', TOLK_FREE_PORT: '8081', TOLK_DATA_DIR: dataDir, ...options.env });
+export type TestNode = TestContext & { close(options?: { dropSchema?: boolean }): Promise<void> };
+
+export async function startTestNode(options: TestNodeOptions): Promise<TestNode> {
+  const ownDataDir = options.dataDir === undefined ? mkdtempSync(join(tmpdir(), 'tolk-node-')) : undefined;
+  const config = loadConfig({
+    TOLK_DATABASE_URL: options.store.url,
+    TOLK_PORT: '8080',
+    TOLK_FREE_PORT: '8081',
+    TOLK_DATA_DIR: options.dataDir ?? ownDataDir!,
+    ...options.env,
+  });
   const services = await buildServices(config, {
-    engineOverride: [new TaggingEngine()],
-    pgSchema: schema,
+    engineOverride: options.engines ?? [new TaggingEngine()],
+    ...(options.store.pgSchema ? { pgSchema: options.store.pgSchema } : {}),
     ...(options.now ? { now: options.now } : {}),
   });
   const app = await buildApp({ config, services, logger: false });
@@ -58,10 +75,12 @@ async function startNode(schema: string, options: TestClusterOptions): Promise<C
     async close(closeOptions: { dropSchema?: boolean } = {}) {
       await app.close();
       await services.close(closeOptions);
-      rmSync(dataDir, { recursive: true, force: true });
+      if (ownDataDir) rmSync(ownDataDir, { recursive: true, force: true });
     },
   };
 }
+
+const startNode = (schema: string, options: TestClusterOptions) => startTestNode({ ...options, store: { url: TEST_POSTGRES_URL, pgSchema: schema } });
 
 /** Starts node A (which runs the migrations) then node B on one new schema; close() drops the schema. */
 export async function createTestCluster(options: TestClusterOptions = {}): Promise<TestCluster> {

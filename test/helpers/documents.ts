@@ -26,6 +26,12 @@ export function countStatusPolls(ctx: TestContext): Map<string, number> {
   return polls;
 }
 
+/** The document characters charged to the account's key this period. */
+export async function documentUsage(ctx: TestContext, account: TestAccount): Promise<number> {
+  const summary = await ctx.services.usage.summary((await ctx.services.accounts.authenticate(account.key))!);
+  return summary.products.find((p) => p.product === 'document_translation')!.key;
+}
+
 export interface DocumentsTestApp {
   ctx: TestContext;
   account: TestAccount;

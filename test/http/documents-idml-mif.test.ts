@@ -1,54 +1,22 @@
 // IDML and MIF through /v2/document with real Apertium en→es: Spanish text in the stories and Paras, structure kept.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createAccount, authHeaders, createTestApp, type TestAccount, type TestContext } from '../helpers/harness.js';
-import { multipart, type Part } from '../documents/multipart.js';
+import { createDocumentsTestApp, fixture, type DocumentsTestApp } from '../helpers/documents.js';
 import { buildIdml, idmlParts } from '../documents/idml-fixture.js';
 import { readZip } from '../../src/documents/formats/idml/zip-package.js';
 import { idmlFormat } from '../../src/documents/formats/idml/idml-format.js';
 import { mifFormat } from '../../src/documents/formats/mif/mif-format.js';
-import { waitFor } from '../helpers/wait.js';
 
-const FIXTURES = new URL('../../../test/fixtures/documents/', import.meta.url);
-
-let ctx: TestContext;
-let pro: TestAccount;
-let dataDir: string;
-
+let app: DocumentsTestApp;
 before(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'tolk-docs-idml-'));
-  ctx = await createTestApp({ env: { TOLK_DATA_DIR: dataDir } });
-  pro = await createAccount(ctx);
+  app = await createDocumentsTestApp();
 });
-after(async () => {
-  await ctx.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+after(async () => app.close());
 
 /** Uploads a file en→es, waits for the job and downloads the result. */
 async function translate(filename: string, content: Buffer): Promise<{ status: Record<string, unknown>; body: Buffer; type: string }> {
-  const parts: Part[] = [{ name: 'file', filename, content }, { name: 'source_lang', value: 'EN' }, { name: 'target_lang', value: 'ES' }];
-  const { payload, contentType } = multipart(parts);
-  const res = await ctx.app.inject({ method: 'POST', url: '/v2/document', headers: { ...authHeaders(pro), 'content-type': contentType }, payload });
-  assert.equal(res.statusCode, 200, res.body);
-  const { document_id, document_key } = res.json();
-  const body = await waitFor(`document ${document_id} to end`, async () => {
-    const st = await ctx.app.inject({ method: 'POST', url: `/v2/document/${document_id}`, headers: authHeaders(pro), payload: { document_key } });
-    const status = st.json() as Record<string, unknown>;
-    return (status.status === 'error' || status.status === 'done') && status;
-  });
-  if (body.status === 'error') return { status: body, body: Buffer.alloc(0), type: '' };
-  const dl = await ctx.app.inject({
-    method: 'POST',
-    url: `/v2/document/${document_id}/result`,
-    headers: { ...authHeaders(pro), 'content-type': 'application/x-www-form-urlencoded' },
-    payload: `document_key=${document_key}`,
-  });
-  assert.equal(dl.statusCode, 200, dl.body);
-  return { status: body, body: dl.rawPayload, type: String(dl.headers['content-type']) };
+  const { status, file } = await app.client.translateFile([{ name: 'file', filename, content }, { name: 'source_lang', value: 'EN' }, { name: 'target_lang', value: 'ES' }]);
+  return { status, body: file?.data ?? Buffer.alloc(0), type: file?.type ?? '' };
 }
 
 /** Element names and attributes of a story in order, without character data: the structure to keep. */
@@ -85,7 +53,7 @@ describe('idml and mif documents with Apertium', () => {
   });
 
   it('mif: Paras in Spanish, catalogs byte for byte, font changes and special statements kept', async () => {
-    const src = readFileSync(new URL('sample.mif', FIXTURES));
+    const src = fixture('sample.mif');
     const { status, body, type } = await translate('chapter.mif', src);
     assert.equal(status.status, 'done', JSON.stringify(status));
     assert.equal(type, 'application/vnd.mif');

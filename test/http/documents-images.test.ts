@@ -2,8 +2,7 @@
 // text, read by Tesseract in Spanish, is Apertium's translation; image text is not billed; damaged images fail clearly.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { authHeaders, type TestAccount, type TestContext } from '../helpers/harness.js';
-import { createDocumentsTestApp, fixture, type DocumentsTestApp } from '../helpers/documents.js';
+import { createDocumentsTestApp, documentUsage, fixture, type DocumentsTestApp } from '../helpers/documents.js';
 import type { Part } from '../documents/multipart.js';
 import { readImageHeader } from '../../src/documents/formats/image/image-header.js';
 import { decodeIsolated } from '../../src/documents/formats/image/isolated-decoder.js';
@@ -11,11 +10,8 @@ import { paragraphsOf } from '../../src/documents/formats/image/paragraphs.js';
 import { TesseractRecognizer } from '../../src/documents/ocr/tesseract-recognizer.js';
 
 let app: DocumentsTestApp;
-let ctx: TestContext;
-let pro: TestAccount;
 before(async () => {
   app = await createDocumentsTestApp();
-  ({ ctx, account: pro } = app);
 });
 after(async () => app.close());
 
@@ -32,15 +28,9 @@ describe('image documents over HTTP', () => {
     assert.equal(done.status, 'done', done.error_message);
     assert.equal(done.billed_characters, 0);
 
-    const usage = async () =>
-      (await ctx.services.usage.summary((await ctx.services.accounts.authenticate(pro.key))!)).products.find((p) => p.product === 'document_translation')!.key;
+    const usage = () => documentUsage(app.ctx, app.account);
     const usageBefore = await usage();
-    const dl = await ctx.app.inject({
-      method: 'POST',
-      url: `/v2/document/${document_id}/result`,
-      headers: { ...authHeaders(pro), 'content-type': 'application/x-www-form-urlencoded' },
-      payload: `document_key=${document_key}`,
-    });
+    const dl = await app.client.download(document_id, document_key);
     assert.equal(dl.statusCode, 200, dl.body);
     assert.equal(dl.headers['content-type'], 'image/png');
     const out = dl.rawPayload;

@@ -5,13 +5,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import { loadConfig, type Config } from '../../src/config.js';
-import { buildServices, type Services } from '../../src/services.js';
-import { buildApp } from '../../src/app.js';
 import { MAX_ATTEMPTS } from '../../src/documents/document-worker.js';
 import { STORED_FILE_KINDS } from '../../src/store/byte-store.js';
 import { authHeaders, createAccount, testEngines, testStoreLocation, type TestAccount } from '../helpers/harness.js';
+import { startTestNode, type TestNode as Node } from '../helpers/cluster.js';
 import { multipart } from '../documents/multipart.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -22,38 +19,15 @@ after(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-interface Node {
-  app: FastifyInstance;
-  services: Services;
-  config: Config;
-  close(drop?: boolean): Promise<void>;
-}
-
-async function startNode(workers: number, now?: () => number, env: Record<string, string> = {}): Promise<Node> {
-  const config = loadConfig({
-    ...env,
-    TOLK_DATABASE_URL: location.url,
-    TOLK_DATA_DIR: dataDir,
-    TOLK_PORT: '8080',
-    TOLK_FREE_PORT: '8081',
-    TOLK_DOCUMENT_WORKERS: String(workers),
-  });
-  const services = await buildServices(config, {
-    engineOverride: testEngines(['en-es']),
-    ...(location.pgSchema ? { pgSchema: location.pgSchema } : {}),
+/** A node on this run's database, sharing the documents directory with the others (as one machine restarted). */
+function startNode(workers: number, now?: () => number, env: Record<string, string> = {}): Promise<Node> {
+  return startTestNode({
+    store: location,
+    dataDir,
+    engines: testEngines(['en-es']),
+    env: { ...env, TOLK_DOCUMENT_WORKERS: String(workers) },
     ...(now ? { now } : {}),
   });
-  const app = await buildApp({ config, services, logger: false });
-  await app.ready();
-  return {
-    app,
-    services,
-    config,
-    async close(drop = false) {
-      await app.close();
-      await services.close({ dropSchema: drop });
-    },
-  };
 }
 
 async function upload(node: Node, account: TestAccount, text: string) {
@@ -85,7 +59,7 @@ describe('crash recovery', () => {
     // a clock that stands still: the progress estimate below does not drift with the machine's speed
     const clock = Date.now();
     const first = await startNode(0, () => clock);
-    const account = await createAccount({ ...first, close: async () => {} });
+    const account = await createAccount(first);
     const resumed = await upload(first, account, 'The house is big.\nThe dog sleeps.');
     const doomed = await upload(first, account, 'The cat sleeps.');
     const db = first.services.store.db;
@@ -127,7 +101,7 @@ describe('crash recovery', () => {
 describe('several nodes', () => {
   it('a download in progress keeps its lease for as long as it lasts: no other request takes it over', async () => {
     const node = await startNode(1, undefined, { TOLK_DOCUMENT_LEASE_MS: '1000' });
-    const account = await createAccount({ ...node, close: async () => {} });
+    const account = await createAccount(node);
     const doc = await upload(node, account, 'The house is big.');
     assert.equal((await waitEnd(node, account, doc)).status, 'done');
     const ctx = await node.services.accounts.authenticate(account.key);
@@ -149,7 +123,7 @@ describe('several nodes', () => {
 
   it('a download whose node died is served by another node once its lease expired, without a restart', async () => {
     const node = await startNode(1);
-    const account = await createAccount({ ...node, close: async () => {} });
+    const account = await createAccount(node);
     const doc = await upload(node, account, 'The house is big.');
     assert.equal((await waitEnd(node, account, doc)).status, 'done');
     const db = node.services.store.db;
@@ -168,7 +142,7 @@ describe('several nodes', () => {
   it('two nodes sharing the store and the documents directory each claim a job exactly once', async () => {
     const a = await startNode(1);
     const b = await startNode(1);
-    const account = await createAccount({ ...a, close: async () => {} });
+    const account = await createAccount(a);
     const docs = await Promise.all(
       Array.from({ length: 6 }, (_, i) => upload(i % 2 ? b : a, account, `The house number ${i} is big.\nThe dog sleeps.`)),
     );
@@ -190,7 +164,7 @@ describe('retention', () => {
   it('purges documents never downloaded after the retention time (injectable clock)', async () => {
     let clock = Date.now();
     const node = await startNode(1, () => clock);
-    const account = await createAccount({ ...node, close: async () => {} });
+    const account = await createAccount(node);
     const doc = await upload(node, account, 'The house is big.');
     assert.equal((await waitEnd(node, account, doc)).status, 'done');
     const store = node.services.documents.files;
@@ -202,6 +176,6 @@ describe('retention', () => {
     assert.ok((await node.services.documents.purgeExpired()) >= 1);
     assert.equal((await statusOf(node, account, doc)).code, 404);
     assert.deepEqual(await files(), []);
-    await node.close(true);
+    await node.close({ dropSchema: true });
   });
 });

@@ -1,34 +1,30 @@
 // /v2/document over HTTP (inject): upload (multipart, fields after the file), status, one-time download, every error.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createAccount, authHeaders, createTestApp, type TestAccount, type TestContext } from '../helpers/harness.js';
+import { buffer as readAll } from 'node:stream/consumers';
+import { createAccount, authHeaders, type TestAccount, type TestContext } from '../helpers/harness.js';
 import type { Part } from '../documents/multipart.js';
-import { DocumentClient, fixture } from '../helpers/documents.js';
+import { createDocumentsTestApp, DocumentClient, documentUsage as documentUsageOf, fixture, type DocumentsTestApp } from '../helpers/documents.js';
 import { waitFor as waitUntil } from '../helpers/wait.js';
+import { failChargedMarks } from '../helpers/failing-mark.js';
 
-
+let app: DocumentsTestApp;
 let ctx: TestContext;
 let pro: TestAccount;
-let dataDir: string;
 
 before(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'tolk-docs-'));
-  ctx = await createTestApp({ env: { TOLK_DATA_DIR: dataDir } });
-  pro = await createAccount(ctx);
+  app = await createDocumentsTestApp();
+  ({ ctx, account: pro } = app);
 });
-after(async () => {
-  await ctx.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+after(async () => app.close());
 
 const client = (account: TestAccount) => new DocumentClient(ctx, account);
 const upload = (parts: Part[], account: TestAccount = pro, headers: Record<string, string> = {}) => client(account).upload(parts, headers);
 const status = (id: string, key: string, account: TestAccount = pro) => client(account).status(id, key);
 const result = (id: string, key: string, account: TestAccount = pro) => client(account).download(id, key);
 const waitFor = (id: string, key: string, account: TestAccount = pro) => client(account).waitFor(id, key);
+/** The document characters charged to the pro account's key this period. */
+const documentUsage = () => documentUsageOf(ctx, pro);
 
 describe('upload, status, download', () => {
   it('applies the glossary and style rule list of the upload to the document', async () => {
@@ -66,7 +62,7 @@ describe('upload, status, download', () => {
     const expectedChars = source.split(/\r?\n/).map((l) => l.trim()).join('').length;
     assert.equal(done.billed_characters, expectedChars);
 
-    const before = await ctx.services.usage.summary((await ctx.services.accounts.authenticate(pro.key))!);
+    const before = await documentUsage();
     const dl = await result(document_id, document_key);
     assert.equal(dl.statusCode, 200, dl.body);
     assert.match(String(dl.headers['content-type']), /^text\/plain/);
@@ -77,10 +73,8 @@ describe('upload, status, download', () => {
     assert.deepEqual(text.match(/\r?\n/g), source.match(/\r?\n/g));
     assert.ok(text.split('\n')[2]!.startsWith('  '));
     // charged once the response has been delivered (just after inject resolves)
-    const doc = (s: typeof before) => s.products.find((p) => p.product === 'document_translation')!.key;
-    const usage = async () => doc(await ctx.services.usage.summary((await ctx.services.accounts.authenticate(pro.key))!));
-    await waitUntil('the download to be charged', async () => (await usage()) !== doc(before));
-    assert.equal((await usage()) - doc(before), expectedChars);
+    await waitUntil('the download to be charged', async () => (await documentUsage()) !== before);
+    assert.equal((await documentUsage()) - before, expectedChars);
 
     const again = await result(document_id, document_key);
     assert.equal(again.statusCode, 404);
@@ -108,6 +102,28 @@ describe('upload, status, download', () => {
     assert.equal(rows.length, 1);
     assert.equal(rows[0]!.product, 'document_translation');
     assert.equal(Number(rows[0]!.units), 'The cat sleeps.'.length);
+  });
+
+  it('a delivery whose charged mark cannot be written charges nothing; taken over, the download is charged once', async () => {
+    const text = 'The cat sleeps.';
+    const { document_id: id, document_key: key } = (await upload([{ name: 'file', filename: 'a.txt', content: text }, { name: 'source_lang', value: 'EN' }, { name: 'target_lang', value: 'ES' }])).json();
+    assert.equal((await waitFor(id, key)).status, 'done');
+    const before = await documentUsage();
+    const restore = await failChargedMarks(ctx.services.store);
+    try {
+      const first = await ctx.services.documents.download((await ctx.services.accounts.authenticate(pro.key))!, id, key);
+      await readAll(first.stream);
+      await assert.rejects(first.complete(), /charged mark refused/);
+    } finally {
+      await restore();
+    }
+    assert.equal(await documentUsage(), before, 'the charge is rolled back with its mark');
+    // that node died before a retry: its download lease runs out and another request takes the download over
+    await ctx.services.store.db.updateTable('documents').set({ lease_expires_at: 0 }).where('id', '=', id).execute();
+    assert.equal((await result(id, key)).statusCode, 200);
+    await waitUntil('the download to be charged', async () => (await documentUsage()) !== before);
+    assert.equal((await documentUsage()) - before, text.length);
+    assert.equal((await result(id, key)).statusCode, 404);
   });
 
   it('answers 404 for a wrong key, an unknown id, and another account', async () => {

@@ -11,6 +11,7 @@ import { documentQueue } from '../../src/documents/document-worker.js';
 import { memoryJobQueue } from '../../src/customization/memories/memory-jobs.js';
 import { silentLogger } from '../../src/lib/logger.js';
 import { testStoreLocation, type TestDatabase } from '../helpers/harness.js';
+import { documentRow, memoryJobRow } from '../helpers/job-rows.js';
 import { waitFor, withDeadline } from '../helpers/wait.js';
 
 const T0 = 1_700_000_000_000;
@@ -23,69 +24,79 @@ interface LeaseState {
   attempts: number;
 }
 
-/** One job kind's table, as the contract needs it. */
-interface Kind {
+type Job = { id: string; attempts: number };
+type JobIdentity = { id: string; account_id: string; created_at: number };
+type LeaseColumns = { status: string; lease_owner: string | null; lease_expires_at: number | null; attempts: number };
+
+/** What tells one job kind's table apart; the contract's operations on it (`kindOf`) are the same for both. */
+interface KindSpec {
   name: string;
   table: 'documents' | 'tm_jobs';
-  queue(store: Store): JobQueue<{ id: string; attempts: number }>;
+  queue(store: Store): JobQueue<Job>;
+  /** Inserts a job, waiting to be claimed. */
+  insertRow(store: Store, row: JobIdentity): Promise<void>;
+  getRow(store: Store, id: string): Promise<LeaseColumns | undefined>;
+  /** A waiting job's status, and the status of a job a node holds. */
+  waitingStatus: string;
+  heldStatus: string;
+  /** Ends the job as its handler would; false when `owner` no longer holds it. */
+  finish(store: Store, id: string, owner: string): Promise<boolean>;
+}
+
+/** One job kind's table, as the contract needs it. */
+interface Kind extends KindSpec {
   /** A waiting job created at `createdAt`. */
   insert(store: Store, accountId: string, createdAt: number): Promise<string>;
   /** Holds the job as a node that may since have died would. */
   hold(store: Store, id: string, owner: string, expiresAt: number, attempts: number): Promise<void>;
   state(store: Store, id: string): Promise<LeaseState>;
-  /** Ends the job as its handler would; false when `owner` no longer holds it. */
-  finish(store: Store, id: string, owner: string): Promise<boolean>;
+}
+
+function kindOf(spec: KindSpec): Kind {
+  return {
+    ...spec,
+    async insert(store, accountId, createdAt) {
+      const id = randomUUID();
+      await spec.insertRow(store, { id, account_id: accountId, created_at: createdAt });
+      return id;
+    },
+    async hold(store, id, owner, expiresAt, attempts) {
+      await store.db
+        .updateTable(spec.table)
+        .set({ status: spec.heldStatus, lease_owner: owner, lease_expires_at: expiresAt, attempts })
+        .where('id', '=', id)
+        .execute();
+    },
+    async state(store, id) {
+      const row = (await spec.getRow(store, id))!;
+      const expiresAt = row.lease_expires_at === null ? null : Number(row.lease_expires_at);
+      return { waiting: row.status === spec.waitingStatus && row.lease_owner === null, owner: row.lease_owner, expiresAt, attempts: Number(row.attempts) };
+    },
+  };
 }
 
 const KINDS: Kind[] = [
-  {
+  kindOf({
     name: 'documents',
     table: 'documents',
     queue: (store) => documentQueue(store.repositories.documents),
-    async insert(store, accountId, createdAt) {
-      const id = randomUUID();
-      await store.repositories.documents.insert({
-        id, account_id: accountId, key_id: 'k', status: 'queued', format: 'txt', output_format: 'txt', source_lang: null,
-        target_lang: 'es', formality: 'default', watermark: 0, glossary_ids: '[]', style_id: null, translation_memory_id: null,
-        translation_memory_threshold: null, reporting_tag: null, key_verifier: 'v', wrapped_key: 'w', upload_bytes: 3,
-        result_bytes: null, billed_characters: null, charged: 0, error_message: null, notice: null, attempts: 0,
-        lease_owner: null, lease_expires_at: null, segments_total: 0, segments_done: 0, created_at: createdAt, started_at: null, finished_at: null,
-      });
-      return id;
-    },
-    async hold(store, id, owner, expiresAt, attempts) {
-      await store.db.updateTable('documents').set({ status: 'translating', lease_owner: owner, lease_expires_at: expiresAt, attempts }).where('id', '=', id).execute();
-    },
-    async state(store, id) {
-      const row = (await store.repositories.documents.get(id))!;
-      const expiresAt = row.lease_expires_at === null ? null : Number(row.lease_expires_at);
-      return { waiting: row.status === 'queued', owner: row.lease_owner, expiresAt, attempts: Number(row.attempts) };
-    },
+    insertRow: (store, row) => store.repositories.documents.insert(documentRow({ ...row, key_id: 'k' })),
+    getRow: (store, id) => store.repositories.documents.get(id),
+    waitingStatus: 'queued',
+    heldStatus: 'translating',
     finish: (store, id, owner) => store.repositories.documents.finish(id, owner, { status: 'done' }),
-  },
-  {
+  }),
+  kindOf({
     name: 'TMX jobs',
     table: 'tm_jobs',
     queue: (store) => memoryJobQueue(store.repositories.memories),
-    async insert(store, accountId, createdAt) {
-      const id = randomUUID();
-      await store.repositories.memories.insertJob({
-        id, account_id: accountId, operation: 'export', status: 'processing', memory_id: null, display_name: 'm',
-        content_type: null, content_length: null, file_path: null, error_message: null, skipped_segment_count: 0,
-        created_at: createdAt, updated_at: createdAt, expires_at: null, lease_owner: null, lease_expires_at: null, attempts: 0,
-      });
-      return id;
-    },
-    async hold(store, id, owner, expiresAt, attempts) {
-      await store.db.updateTable('tm_jobs').set({ lease_owner: owner, lease_expires_at: expiresAt, attempts }).where('id', '=', id).execute();
-    },
-    async state(store, id) {
-      const row = (await store.repositories.memories.getJob(null, id))!;
-      const expiresAt = row.lease_expires_at === null ? null : Number(row.lease_expires_at);
-      return { waiting: row.status === 'processing' && row.lease_owner === null, owner: row.lease_owner, expiresAt, attempts: Number(row.attempts) };
-    },
+    insertRow: (store, row) => store.repositories.memories.insertJob(memoryJobRow({ ...row, operation: 'export', status: 'processing' })),
+    getRow: (store, id) => store.repositories.memories.getJob(null, id),
+    // a TMX job stays `processing` while waiting and while held: the lease owner tells them apart
+    waitingStatus: 'processing',
+    heldStatus: 'processing',
     finish: (store, id, owner) => store.repositories.memories.finishJob(id, owner, { status: 'completed' }),
-  },
+  }),
 ];
 
 function jobSystemContract(db: TestDatabase, kind: Kind): void {
@@ -93,8 +104,8 @@ function jobSystemContract(db: TestDatabase, kind: Kind): void {
     let store: Store;
     let cleanup: () => void;
     let accountId: string;
-    let queue: JobQueue<{ id: string; attempts: number }>;
-    const runners: JobRunner<{ id: string; attempts: number }>[] = [];
+    let queue: JobQueue<Job>;
+    const runners: JobRunner<Job>[] = [];
 
     before(async () => {
       const location = testStoreLocation(db);
@@ -114,7 +125,7 @@ function jobSystemContract(db: TestDatabase, kind: Kind): void {
       cleanup();
     });
 
-    const runner = (handler: JobHandler<{ id: string; attempts: number }>, options: { concurrency?: number; leaseMs?: number } = {}) => {
+    const runner = (handler: JobHandler<Job>, options: { concurrency?: number; leaseMs?: number } = {}) => {
       const r = new JobRunner({
         name: 'test',
         label: 'test',
@@ -133,12 +144,12 @@ function jobSystemContract(db: TestDatabase, kind: Kind): void {
     };
     /** A handler that holds each job until released, then ends it (or stops when its signal aborts), recording what it saw. */
     const gated = () => {
-      const seen: { job: { id: string; attempts: number }; running: RunningJob }[] = [];
+      const seen: { job: Job; running: RunningJob }[] = [];
       let open!: () => void;
       const gate = new Promise<void>((resolve) => (open = resolve));
       let active = 0;
       let most = 0;
-      const handler: JobHandler<{ id: string; attempts: number }> = async (job, running) => {
+      const handler: JobHandler<Job> = async (job, running) => {
         seen.push({ job, running });
         most = Math.max(most, ++active);
         const aborted = new Promise<void>((resolve) => running.signal.addEventListener('abort', () => resolve(), { once: true }));

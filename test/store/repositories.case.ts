@@ -4,8 +4,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { Store } from '../../src/store/store.js';
 import type { ApiKeyRow } from '../../src/store/repositories/accounts-repository.js';
-import type { DocumentRow } from '../../src/store/repositories/document-repository.js';
 import { testStoreLocation, type TestDatabase } from '../helpers/harness.js';
+import { failChargedMarks } from '../helpers/failing-mark.js';
+import { documentRow, memoryJobRow } from '../helpers/job-rows.js';
 
 const T0 = 1_700_000_000_000;
 
@@ -50,6 +51,15 @@ export function repositoriesContract(db: TestDatabase): void {
       cleanup();
     });
 
+    /** A fresh account with a character limit, its developer key, and the limits a charge of it is given. */
+    async function accountLimitedTo(characterLimit: number) {
+      const other = randomUUID();
+      await store.repositories.accounts.insertAccount({ id: other, name: 'u', plan: 'pro', features: '[]', character_limit: characterLimit, created_at: T0 });
+      const key = keyRow(other, 'developer');
+      await store.repositories.accounts.insertKey(key);
+      return { other, key, limits: { accountCharacterLimit: characterLimit, keyCharacterLimit: null, keySpeechToTextMsLimit: null } };
+    }
+
     it('accounts: inserts, reads and updates accounts and keys', async () => {
       const accounts = store.repositories.accounts;
       assert.equal((await accounts.getAccount(accountId))?.name, 'acme');
@@ -66,12 +76,8 @@ export function repositoriesContract(db: TestDatabase): void {
 
     it('usage: charges within limits, refuses over them, and sums by product', async () => {
       const usage = store.repositories.usage;
-      const other = randomUUID();
-      await store.repositories.accounts.insertAccount({ id: other, name: 'u', plan: 'pro', features: '[]', character_limit: 10, created_at: T0 });
-      const key = keyRow(other, 'developer');
-      await store.repositories.accounts.insertKey(key);
+      const { other, key, limits } = await accountLimitedTo(10);
       const charge = { accountId: other, keyId: key.id, product: 'text_translation' as const, units: 6, reportingTag: null, at: T0 + 1, periodStart: T0 };
-      const limits = { accountCharacterLimit: 10, keyCharacterLimit: null, keySpeechToTextMsLimit: null };
       assert.deepEqual(await usage.charge(charge, limits), { ok: true });
       assert.deepEqual(await usage.charge(charge, limits), { ok: false, exceeded: 'account' });
       assert.equal((await usage.usageTotals(other, T0)).characters, 6);
@@ -125,11 +131,7 @@ export function repositoriesContract(db: TestDatabase): void {
       const segments = await memories.segments(id, 'es', 0, 10);
       assert.deepEqual(segments.map((s) => [s.source, s.target]), [['hello', 'hola']]);
       const jobId = randomUUID();
-      await memories.insertJob({
-        id: jobId, account_id: accountId, operation: 'import', status: 'queued', memory_id: id, display_name: 'm',
-        content_type: null, content_length: null, file_path: null, error_message: null, skipped_segment_count: 0,
-        created_at: T0, updated_at: T0, expires_at: null, lease_owner: null, lease_expires_at: null, attempts: 0,
-      });
+      await memories.insertJob(memoryJobRow({ id: jobId, account_id: accountId, memory_id: id, created_at: T0 }));
       await memories.updateJob(jobId, { status: 'done' });
       assert.equal((await memories.getJob(accountId, jobId))?.status, 'done');
       assert.equal(await memories.getJob(randomUUID(), jobId), undefined);
@@ -138,14 +140,7 @@ export function repositoriesContract(db: TestDatabase): void {
     it('documents: inserts, claims under a lease and finishes', async () => {
       const documents = store.repositories.documents;
       const id = randomUUID();
-      const row: DocumentRow = {
-        id, account_id: accountId, key_id: keyId, status: 'queued', format: 'txt', output_format: 'txt', source_lang: null,
-        target_lang: 'es', formality: 'default', watermark: 0, glossary_ids: '[]', style_id: null, translation_memory_id: null,
-        translation_memory_threshold: null, reporting_tag: null, key_verifier: 'v', wrapped_key: 'w', upload_bytes: 3,
-        result_bytes: null, billed_characters: null, charged: 0, error_message: null, notice: null, attempts: 0,
-        lease_owner: null, lease_expires_at: null, segments_total: 0, segments_done: 0, created_at: T0, started_at: null, finished_at: null,
-      };
-      await documents.insert(row);
+      await documents.insert(documentRow({ id, account_id: accountId, key_id: keyId, created_at: T0 }));
       assert.equal((await documents.get(id))?.status, 'queued');
       const claimed = await documents.claimNext('node-a', T0 + 10, 1000);
       assert.equal(claimed?.id, id);
@@ -155,6 +150,52 @@ export function repositoriesContract(db: TestDatabase): void {
       const done = await documents.get(id);
       assert.equal(done?.status, 'done');
       assert.equal(done?.billed_characters, 3);
+    });
+
+    it('documents: a delivered document is charged once, its charge and charged mark in one transaction', async () => {
+      const documents = store.repositories.documents;
+      const usage = store.repositories.usage;
+      const { other, key, limits } = await accountLimitedTo(10);
+      const delivered = async (units: number) => {
+        const id = randomUUID();
+        await documents.insert(documentRow({ id, account_id: other, key_id: key.id, created_at: T0, status: 'downloading', billed_characters: units }));
+        return { id, charge: { accountId: other, keyId: key.id, product: 'document_translation' as const, units, reportingTag: null, at: T0 + 1, periodStart: T0 } };
+      };
+      const charged = async () => (await usage.usageTotals(other, T0)).characters;
+      const mark = async (id: string) => (await documents.get(id))?.charged;
+
+      // the mark fails after the charge was written: the charge goes with it, and the document can still be charged
+      const first = await delivered(4);
+      const restore = await failChargedMarks(store);
+      await assert.rejects(documents.chargeOnce(first.id, first.charge, limits), /charged mark refused/);
+      await restore();
+      assert.equal(await charged(), 0);
+      assert.equal(await mark(first.id), 0);
+      assert.deepEqual(await documents.chargeOnce(first.id, first.charge, limits), { ok: true });
+      assert.equal(await charged(), 4);
+      assert.equal(await mark(first.id), 1);
+      // settled again (a re-download after a crash): nothing more
+      assert.deepEqual(await documents.chargeOnce(first.id, first.charge, limits), { ok: true });
+      assert.equal(await charged(), 4);
+      assert.equal((await usage.usageByProduct(other, T0)).get('document_translation'), 4);
+
+      // over the limit: refused, neither charged nor marked
+      const big = await delivered(7);
+      assert.deepEqual(await documents.chargeOnce(big.id, big.charge, limits), { ok: false, exceeded: 'account' });
+      assert.equal(await mark(big.id), 0);
+      assert.equal(await charged(), 4);
+
+      // two settlements at once (two nodes): one charge
+      const raced = await delivered(2);
+      await Promise.all([documents.chargeOnce(raced.id, raced.charge, limits), documents.chargeOnce(raced.id, raced.charge, limits)]);
+      assert.equal(await charged(), 6);
+      assert.equal(await mark(raced.id), 1);
+
+      // a document already gone (completed and deleted by another request) is not charged
+      const gone = await delivered(3);
+      await documents.delete(gone.id);
+      assert.deepEqual(await documents.chargeOnce(gone.id, gone.charge, limits), { ok: true });
+      assert.equal(await charged(), 6);
     });
 
     it('spoken terms: creates, reads and replaces a language list', async () => {

@@ -1,18 +1,38 @@
 // Queries of the document job queue (issue 7). Claims are atomic on both dialects: SQLite serialises writers, and on
 // PostgreSQL the candidate row is locked with FOR UPDATE SKIP LOCKED so several nodes never claim the same job.
 import type { Kysely, Selectable, Updateable } from 'kysely';
+import type SqliteDatabase from 'better-sqlite3';
 import type { Database, DocumentsTable } from '../schema.js';
 import type { SqlDialect } from '../sql-dialect.js';
 import type { StoreConnection } from '../connection.js';
+import { chargePostgresIn, prepareSqliteChargeStatements, type ChargeLimits, type ChargeOutcome, type UsageCharge } from '../charges.js';
 
 export type DocumentRow = Selectable<DocumentsTable>;
 export type DocumentStatusValue = 'queued' | 'translating' | 'done' | 'error' | 'downloading';
 
+type SqliteChargeOnce = (id: string, charge: UsageCharge, limits: ChargeLimits) => ChargeOutcome;
+
+/** chargeOnce on SQLite: one synchronous BEGIN IMMEDIATE transaction (writers are serialised while it reads the mark). */
+function prepareSqliteChargeOnce(db: SqliteDatabase.Database): SqliteChargeOnce {
+  const chargeOne = prepareSqliteChargeStatements(db);
+  const charged = db.prepare<[string], { charged: number }>('select charged from documents where id = ?');
+  const mark = db.prepare('update documents set charged = 1 where id = ?');
+  const tx = db.transaction((id: string, charge: UsageCharge, limits: ChargeLimits): ChargeOutcome => {
+    const row = charged.get(id);
+    if (!row || row.charged) return { ok: true };
+    const outcome = chargeOne(charge, limits);
+    if (outcome.ok) mark.run(id);
+    return outcome;
+  });
+  return (id, charge, limits) => tx.immediate(id, charge, limits);
+}
+
 export class DocumentRepository {
   private readonly db: Kysely<Database>;
   private readonly dialect: SqlDialect;
+  private sqliteChargeOnce: SqliteChargeOnce | undefined;
 
-  constructor(connection: StoreConnection) {
+  constructor(private readonly connection: StoreConnection) {
     this.db = connection.db;
     this.dialect = connection.dialect;
   }
@@ -126,8 +146,26 @@ export class DocumentRepository {
     return Number(r.numUpdatedRows) === 1;
   }
 
-  async markCharged(id: string): Promise<void> {
-    await this.db.updateTable('documents').set({ charged: 1 }).where('id', '=', id).execute();
+  /**
+   * Charges a delivered document at most once: the ledger's charge (see charges.ts) and the row's `charged` mark are
+   * one transaction, the mark read first under a lock (the row's on PostgreSQL, the write lock on SQLite). So a node
+   * dying in between loses neither, and a re-download after it charges nothing more. A document already charged, or
+   * gone (completed meanwhile by the request that took its download over), is `{ ok: true }` with nothing written.
+   */
+  async chargeOnce(id: string, charge: UsageCharge, limits: ChargeLimits): Promise<ChargeOutcome> {
+    const sqlite = this.connection.sqlite;
+    if (sqlite) {
+      const chargeOnce = (this.sqliteChargeOnce ??= prepareSqliteChargeOnce(sqlite));
+      // Holding Kysely's (only) SQLite connection keeps any Kysely transaction off it while this one runs.
+      return this.db.connection().execute(async () => chargeOnce(id, charge, limits));
+    }
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx.selectFrom('documents').select('charged').where('id', '=', id).forUpdate().executeTakeFirst();
+      if (!row || row.charged) return { ok: true } as const;
+      const outcome = await chargePostgresIn(trx, charge);
+      if (outcome.ok) await trx.updateTable('documents').set({ charged: 1 }).where('id', '=', id).execute();
+      return outcome;
+    });
   }
 
   /** A download that did not complete: the document can be fetched again. */
