@@ -134,6 +134,7 @@ export function writeWhisperModel(path: string, shape: WhisperShape = TEST_SHAPE
   }
 }
 
-if (process.argv[1]?.endsWith('whisper-model.js') && process.argv[2]) {
+// the path's last component, not its end: sherpa-whisper-model.js ends with whisper-model.js too
+if (process.argv[1]?.endsWith('/whisper-model.js') && process.argv[2]) {
   writeWhisperModel(process.argv[2], process.argv[3] === 'tiny' ? TINY_EN : TEST_SHAPE);
 }

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { RecognizerOptions, SpeechRecognizer, SpeechToTextEngine } from './engine.js';
 import { STT_SAMPLE_RATE } from './engine.js';
 import { whisperNative, type WhisperNative } from './whisper-native.js';
+import { TranscriptionQueue, type TranscriptionKind } from './transcription-queue.js';
 import { WhisperRecognizer } from './whisper-recognizer.js';
 
 interface LoadedModel {
@@ -50,16 +51,16 @@ export interface WhisperOptions {
   fullWindow?: boolean;
 }
 
-/** Languages of the multilingual Whisper models (base codes). */
-const WHISPER_LANGUAGES = (
+/** Languages of the multilingual Whisper models (Whisper's codes). */
+export const WHISPER_LANGUAGES = (
   'en zh de es ru ko fr ja pt tr pl ca nl ar sv it id hi fi vi he uk el ms cs ro da hu ta no th ur hr bg lt la mi ml cy sk ' +
   'te fa lv bn sr az sl kn et mk br eu is hy ne mn bs kk sq sw gl mr pa si km sn yo so af oc ka be tg sd gu am yi lo uz fo ' +
   'ht ps tk nn mt sa lb my bo tl mg as tt haw ln ha ba jw su yue'
 ).split(' ');
 
 /** Whisper's code for Norwegian Bokmål is 'no'; Tolk's (and the reference's) is 'nb'. */
-const toWhisper = (language: string) => (language === 'nb' ? 'no' : language);
-const fromWhisper = (language: string) => (language === 'no' ? 'nb' : language);
+export const toWhisper = (language: string) => (language === 'nb' ? 'no' : language);
+export const fromWhisper = (language: string) => (language === 'no' ? 'nb' : language);
 
 /** The first ggml model in `dir` (sorted by name, so an operator can pick by naming), or null. */
 export function findWhisperModel(dir: string): string | null {
@@ -93,15 +94,8 @@ export class WhisperEngine implements SpeechToTextEngine {
   readonly pauseMs: number;
   readonly maxUtteranceMs: number;
   private model: Promise<LoadedModel> | null = null;
-  /**
-   * whisper.cpp runs one transcription per state at a time: calls wait here, concluding ones before partial ones.
-   */
-  private readonly waiting: { kind: 'partial' | 'final'; run: () => Promise<void> }[] = [];
-  private running: Promise<void> | null = null;
-  /** How long the latest transcription took. */
-  private lastCallMs = 0;
-  /** Transcriptions made and the time whisper.cpp spent on them (the benchmark's measure of the engine's load). */
-  readonly stats = { calls: 0, busyMs: 0 };
+  /** whisper.cpp runs one transcription per state at a time: calls wait here, concluding ones before partial ones. */
+  private readonly queue: TranscriptionQueue;
 
   constructor(private readonly options: WhisperOptions) {
     this.languages = new Set(vocabularySize(options.modelPath) > 51864 ? WHISPER_LANGUAGES.map(fromWhisper) : ['en']);
@@ -109,6 +103,12 @@ export class WhisperEngine implements SpeechToTextEngine {
     this.partialEveryMs = options.partialEveryMs ?? 1000;
     this.pauseMs = options.pauseMs ?? 600;
     this.maxUtteranceMs = options.maxUtteranceMs ?? 25_000;
+    this.queue = new TranscriptionQueue(this.partialEveryMs);
+  }
+
+  /** Transcriptions made and the time whisper.cpp spent on them (the benchmark's measure of the engine's load). */
+  get stats(): { calls: number; busyMs: number } {
+    return this.queue.stats;
   }
 
   /** Loads the model (once; the first session otherwise waits for it). */
@@ -131,12 +131,9 @@ export class WhisperEngine implements SpeechToTextEngine {
     return this.model;
   }
 
-  /**
-   * A call's cost follows the utterance (the encoder runs on its length only) and grows with it: partial results
-   * are spaced to at least twice the time the latest call took, so that they never take more than half the engine.
-   */
+  /** The encoder runs on the utterance's length only, so a call's cost grows with it (see TranscriptionQueue). */
   partialIntervalMs(): number {
-    return Math.max(this.partialEveryMs, 2 * this.lastCallMs);
+    return this.queue.partialIntervalMs();
   }
 
   async createRecognizer(language: string, options: RecognizerOptions = {}): Promise<SpeechRecognizer> {
@@ -157,35 +154,19 @@ export class WhisperEngine implements SpeechToTextEngine {
 
   /** Nothing transcribing or waiting to. */
   idle(): boolean {
-    return this.running === null && this.waiting.length === 0;
+    return this.queue.idle();
   }
 
   /**
    * As transcribe, with the language whisper.cpp used (the detected one for 'auto'). A `partial` call waits behind
    * every concluding one.
    */
-  transcribeDetailed(audio: Int16Array, language: string, prompt = '', kind: 'partial' | 'final' = 'final'): Promise<{ text: string; language: string }> {
-    return new Promise((resolve, reject) => {
-      const job = { kind, run: () => this.call(audio, language, prompt).then(resolve, reject) };
-      const at = kind === 'final' ? this.waiting.findIndex((j) => j.kind === 'partial') : -1;
-      this.waiting.splice(at < 0 ? this.waiting.length : at, 0, job);
-      this.next();
-    });
-  }
-
-  private next(): void {
-    if (this.running) return;
-    const job = this.waiting.shift();
-    if (!job) return;
-    this.running = job.run().finally(() => {
-      this.running = null;
-      this.next();
-    });
+  transcribeDetailed(audio: Int16Array, language: string, prompt = '', kind: TranscriptionKind = 'final'): Promise<{ text: string; language: string }> {
+    return this.queue.run(kind, () => this.call(audio, language, prompt));
   }
 
   private async call(audio: Int16Array, language: string, prompt: string): Promise<{ text: string; language: string }> {
     const { native, context, state } = await this.load();
-    const started = performance.now();
     // whisper.cpp skips input under 1 s: shorter audio is padded with silence
     const samples = new Float32Array(Math.max(audio.length, MIN_INPUT_SAMPLES));
     for (let i = 0; i < audio.length; i++) samples[i] = audio[i]! / 32768;
@@ -208,9 +189,6 @@ export class WhisperEngine implements SpeechToTextEngine {
     params.greedy.best_of = 1;
     const rc = await native.full(context, state, params, samples);
     if (rc !== 0) throw new Error(`whisper.cpp failed to transcribe (${rc})`);
-    this.lastCallMs = performance.now() - started;
-    this.stats.calls++;
-    this.stats.busyMs += this.lastCallMs;
     return { text: native.segments(state).join(''), language: fromWhisper(native.language(state)) };
   }
 
@@ -220,7 +198,7 @@ export class WhisperEngine implements SpeechToTextEngine {
     const loaded = await model?.catch(() => null);
     if (!loaded) return;
     const { native, context, state } = loaded;
-    while (this.running) await this.running;
+    await this.queue.drained();
     native.freeState(state);
     native.free(context);
     // the routed log holds a native callback that keeps the process alive; another loaded model (one replacing this

@@ -1,5 +1,6 @@
-// The part of sherpa-onnx-node (a CommonJS package without type declarations) that the Whisper benchmark and its
-// test use: the offline recogniser with a Whisper model (see the package's types.js for the full config).
+// The part of sherpa-onnx-node (a CommonJS package without type declarations) that Tolk's Whisper engine
+// (sherpa-whisper.ts), its benchmark and tests use: the offline recogniser with a Whisper model (see the package's
+// types.js for the full config). The binding frees a recogniser when it is garbage-collected (it has no free call).
 declare module 'sherpa-onnx-node' {
   export interface OfflineWhisperModelConfig {
     encoder: string;
@@ -17,6 +18,7 @@ declare module 'sherpa-onnx-node' {
     text: string;
     /** The tokens' text (tokens.txt entries, base64-decoded). */
     tokens: string[];
+    /** The language Whisper detected (its code), when the recogniser was created with language ''. */
     lang: string;
   }
   export class OfflineStream {
