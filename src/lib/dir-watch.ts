@@ -14,6 +14,8 @@ export interface DirectoryWatchOptions {
   logger?: Logger;
   /** Names the directory in logged errors. */
   what: string;
+  /** Also changes inside its subdirectories (models that are directories, such as sherpa-onnx's Whisper). */
+  recursive?: boolean;
 }
 
 export class DirectoryWatch {
@@ -87,7 +89,7 @@ export class DirectoryWatch {
     // the path component below `target` on the way to `dir` (null when `dir` itself is watched)
     const next = target === this.dir ? null : basename(pathBelow(target, this.dir));
     try {
-      const w = watch(target, (_event, name) => {
+      const w = watch(target, { recursive: next === null && this.opts.recursive === true }, (_event, name) => {
         if (next !== null && name !== null && name !== next) return;
         clearTimeout(this.debounce);
         this.debounce = setTimeout(() => this.schedule(), this.opts.debounceMs ?? 200);

@@ -1,16 +1,19 @@
 // The speech-to-text interface's contract, run on every engine: PocketSphinx (Debian's model) and Whisper (whisper.cpp
-// with a generated model of the real format: it says nothing sensible, so only the contract is checked, not words).
+// and sherpa-onnx, each with a generated model of its real format: they say nothing sensible, so only the contract is
+// checked, not words).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RecognizerEvent, SpeechToTextEngine } from '../../src/voice/stt/engine.js';
 import { PocketSphinxEngine } from '../../src/voice/stt/pocketsphinx.js';
 import { WhisperEngine } from '../../src/voice/stt/whisper.js';
+import { SherpaWhisperEngine } from '../../src/voice/stt/sherpa-whisper.js';
 import { sttEngine } from '../../src/voice/index.js';
 import { silentLogger } from '../../src/lib/logger.js';
 import { writeWhisperModel } from '../helpers/whisper-model.js';
+import { writeSherpaWhisperModel } from '../helpers/sherpa-whisper-model.js';
 import { synthesize } from './voice-helpers.js';
 
 const silence = (ms: number) => new Int16Array((16000 * ms) / 1000);
@@ -46,6 +49,7 @@ const engines: [string, () => SpeechToTextEngine][] = [
       return new WhisperEngine({ modelPath: join(dir, 'ggml-test.en.bin') });
     },
   ],
+  ['sherpa-onnx whisper (generated model)', () => new SherpaWhisperEngine({ files: writeSherpaWhisperModel(join(dir, 'onnx-test.en')) })],
 ];
 after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -117,16 +121,34 @@ describe('speech-to-text engine choice (TOLK_STT_ENGINE, TOLK_MODELS_DIR)', () =
     };
     try {
       assert.equal(engine({ engine: 'auto', modelsDir: models }).name, 'pocketsphinx');
-      assert.throws(() => engine({ engine: 'whisper', modelsDir: models }), /no Whisper model \(ggml-\*\.bin\) in/);
+      assert.throws(() => engine({ engine: 'whisper', modelsDir: models }), /no Whisper model \(ggml-\*\.bin or onnx-NAME\/\) in/);
       mkdirSync(join(models, 'whisper'));
       writeWhisperModel(join(models, 'whisper', 'ggml-test.en.bin'));
       const chosen = engine({ engine: 'auto', modelsDir: models });
       assert.equal(chosen.name, 'whisper');
       assert.deepEqual([...chosen.languages], ['en'], 'an English-only model (51,864 tokens)');
       assert.equal(engine({ engine: 'pocketsphinx', modelsDir: models }).name, 'pocketsphinx');
+      // a sherpa-onnx model beside the ggml one is preferred
+      writeSherpaWhisperModel(join(models, 'whisper', 'onnx-test.en'));
+      assert.equal(engine({ engine: 'whisper', modelsDir: models }).name, 'sherpa-whisper');
     } finally {
       await Promise.all(made.map((e) => e.close()));
       rmSync(models, { recursive: true, force: true });
     }
+  });
+});
+
+describe('sherpa-onnx Whisper languages', () => {
+  it('an English-only vocabulary (50,256 text tokens) transcribes en; a multilingual one every Whisper language, detecting', () => {
+    const files = writeSherpaWhisperModel(join(dir, 'languages'));
+    const english = new SherpaWhisperEngine({ files });
+    assert.deepEqual([...english.languages], ['en']);
+    assert.equal(english.detectsLanguage, false);
+    // multilingual vocabularies have one more text token (the engine reads only tokens.txt before loading)
+    appendFileSync(files.tokens, 'IQ== 50256\n');
+    const multi = new SherpaWhisperEngine({ files });
+    assert.ok(multi.detectsLanguage);
+    for (const l of ['en', 'de', 'fr', 'zh', 'nb', 'yue']) assert.ok(multi.languages.has(l), l);
+    assert.ok(!multi.languages.has('no'), "Whisper's Norwegian is Tolk's nb");
   });
 });

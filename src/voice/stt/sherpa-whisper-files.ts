@@ -3,7 +3,7 @@
 // sherpa-onnx ends the whole process (exit 255) when an encoder lacks the metadata it reads, instead of failing the
 // load, so a model is first loaded in a child process (probeSherpaWhisperModel) before a server or the CLI trusts it.
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
@@ -21,7 +21,7 @@ const ENGLISH_TEXT_TOKENS = 50256;
  * quarter of the size and faster on CPUs, as sherpa-onnx recommends.
  */
 export function sherpaWhisperFiles(dir: string): SherpaWhisperFiles | null {
-  if (!existsSync(dir)) return null;
+  if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) return null;
   const names = readdirSync(dir).filter((n) => !n.startsWith('.')).sort();
   const graph = (part: string) =>
     names.find((n) => n.includes(part) && n.endsWith('.int8.onnx')) ?? names.find((n) => n.includes(part) && n.endsWith('.onnx'));
