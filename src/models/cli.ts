@@ -5,12 +5,17 @@ import { scanModelsDir } from '../engines/bergamot/index.js';
 import { installModel, ModelInstallError, removeModel, verifyModels, type Progress } from './install.js';
 import { ModelIndexError } from './model-index.js';
 import { ArchiveError } from './archive.js';
-import { installSpeechModel, listSpeechModels, removeSpeechModel, speechModelName, verifySpeechModels } from './speech-models.js';
+import { installOnnxSpeechModel } from './onnx-speech-models.js';
+import { installSpeechModel, listSpeechModels, onnxModelName, removeSpeechModel, speechModelName, verifySpeechModels, whisperDir } from './speech-models.js';
 
 export const MODELS_USAGE = `  tolk models list [--json]                    installed neural (Bergamot) models, directories that are refused, speech models
   tolk models install DIR|ARCHIVE|URL|PAIR     install a model directory, a .tar.gz/.zip, a URL, or a direction (en-de) from the public index
   tolk models install whisper-NAME             install a Whisper speech model (tiny, tiny.en, base, base.en, small, …; SHA-1 checked)
-  tolk models remove PAIR|whisper-NAME         remove the model of a direction, or a speech model
+  tolk models install whisper-onnx-NAME --from DIR
+                                               install a Whisper model in sherpa-onnx's format (faster) from an unpacked
+                                               sherpa-onnx-whisper-NAME release; checked by loading it
+  tolk models remove PAIR|whisper-NAME|whisper-onnx-NAME
+                                               remove the model of a direction, or a speech model
   tolk models verify [PAIR]                    check files and the hashes recorded at install (speech models: whisper.cpp's SHA-1)
 `;
 
@@ -39,7 +44,12 @@ function terminalProgress(): Progress | undefined {
 export async function modelsCommand(sub: string | undefined, argv: string[], config: Config, usageError: (m: string) => Error): Promise<number> {
   // Exit status: 0, or 1 when `verify` finds a problem.
   const modelsDir = config.modelsDir;
-  const { values, positionals } = parseArgs({ args: argv, options: { json: { type: 'boolean', default: false } }, allowPositionals: true, strict: true });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { json: { type: 'boolean', default: false }, from: { type: 'string' } },
+    allowPositionals: true,
+    strict: true,
+  });
   const out = (s: string) => process.stdout.write(s);
   if (sub === 'list') {
     const { models, bad } = await scanModelsDir(modelsDir);
@@ -60,6 +70,13 @@ export async function modelsCommand(sub: string | undefined, argv: string[], con
     if (positionals.length !== 1) throw usageError('tolk models install takes one directory, archive, URL or pair (en-de)');
     const progress = terminalProgress();
     const speechName = speechModelName(positionals[0]!);
+    const onnxName = speechName === null ? null : onnxModelName(speechName);
+    if (values.from !== undefined && onnxName === null) throw usageError('--from only goes with whisper-onnx-NAME');
+    if (onnxName !== null) {
+      const m = await installOnnxSpeechModel(whisperDir(modelsDir), onnxName, values.from);
+      out(`installed whisper-onnx-${onnxName} (${mb(m.bytes)}) in ${m.path}\n`);
+      return 0;
+    }
     if (speechName) {
       const m = await installSpeechModel(speechName, { modelsDir, ...(config.whisperModelsUrl ? { baseUrl: config.whisperModelsUrl } : {}), ...(progress ? { progress } : {}) });
       out(`installed whisper-${m.name} (${mb(m.bytes)}) in ${m.path}\n`);

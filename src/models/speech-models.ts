@@ -1,7 +1,8 @@
 // Speech-to-text models for the Whisper engine: the public whisper.cpp ggml files (Hugging Face, ggerganov/whisper.cpp),
 // installed as TOLK_MODELS_DIR/whisper/ggml-NAME.bin and checked against the SHA-1 whisper.cpp publishes for each
 // (models/README.md of whisper.cpp). A download goes to a hidden file in the same directory and is renamed into place
-// once its hash matches, so a running server never sees half a model.
+// once its hash matches, so a running server never sees half a model. Models in sherpa-onnx's format (whisper-onnx-NAME)
+// are installed from a local copy instead (onnx-speech-models.ts).
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
@@ -9,6 +10,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ModelInstallError, type Progress } from './install.js';
+import { listOnnxSpeechModels, removeOnnxSpeechModel } from './onnx-speech-models.js';
 
 export const DEFAULT_WHISPER_BASE_URL = 'https://huggingface.co/ggerganov/whisper.cpp/resolve/main/';
 
@@ -24,7 +26,7 @@ export const WHISPER_MODELS: Readonly<Record<string, string>> = {
   'medium.en': '8c30f0e44ce9560643ebd10bbe50cd20eafd3723',
 };
 
-/** `whisper-NAME` on the command line, beside translation pairs (en-de). */
+/** `whisper-NAME` (whisper-onnx-NAME: sherpa-onnx's format) on the command line, beside translation pairs (en-de). */
 const SPEECH_MODEL = /^whisper-(.+)$/;
 
 export interface SpeechInstallOptions {
@@ -41,7 +43,7 @@ export interface InstalledSpeechModel {
   bytes: number;
 }
 
-/** The model name when `what` names a speech model (whisper-tiny.en), else null. */
+/** The model name when `what` names a speech model (whisper-tiny.en; onnx-tiny.en for whisper-onnx-tiny.en), else null. */
 export function speechModelName(what: string): string | null {
   return SPEECH_MODEL.exec(what.toLowerCase())?.[1] ?? null;
 }
@@ -97,11 +99,14 @@ export async function installSpeechModel(name: string, opts: SpeechInstallOption
   }
 }
 
-/** Installed ggml models (copied in by hand included). */
+/** The ONNX model's name (tiny.en) when `name` is onnx-tiny.en, else null. */
+export const onnxModelName = (name: string) => (name.startsWith('onnx-') ? name.slice(5) : null);
+
+/** Installed models (copied in by hand included): the ONNX directories (onnx-NAME), then the ggml files. */
 export async function listSpeechModels(modelsDir: string): Promise<InstalledSpeechModel[]> {
   const dir = whisperDir(modelsDir);
   const files = await readdir(dir).catch(() => [] as string[]);
-  const out: InstalledSpeechModel[] = [];
+  const out: InstalledSpeechModel[] = await listOnnxSpeechModels(dir, files);
   for (const f of files.filter((f) => /^ggml-.+\.bin$/.test(f)).sort()) {
     const path = join(dir, f);
     out.push({ name: f.slice(5, -4), path, bytes: (await stat(path)).size });
@@ -110,6 +115,8 @@ export async function listSpeechModels(modelsDir: string): Promise<InstalledSpee
 }
 
 export async function removeSpeechModel(modelsDir: string, name: string): Promise<string> {
+  const onnx = onnxModelName(name);
+  if (onnx !== null) return removeOnnxSpeechModel(whisperDir(modelsDir), onnx);
   const path = join(whisperDir(modelsDir), fileOf(name));
   if (!(await stat(path).catch(() => null))) throw new ModelInstallError(`no speech model whisper-${name} is installed in ${whisperDir(modelsDir)}`);
   await rm(path);
