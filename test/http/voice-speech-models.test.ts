@@ -1,19 +1,22 @@
 // A speech model installed or removed while the server runs (the `tolk models` code path, against a local server
 // standing in for whisper.cpp's repository, with a generated multilingual model) is used without a restart: French,
 // which only Whisper transcribes, is accepted once the model is installed and refused again once it is removed,
-// while a session that started on the model keeps it until it ends.
+// while a session that started on the model keeps it until it ends. The same for a model in sherpa-onnx's format,
+// installed from a local directory (`tolk models install whisper-onnx-NAME --from DIR`).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { installSpeechModel, removeSpeechModel } from '../../src/models/speech-models.js';
+import { installOnnxSpeechModel } from '../../src/models/onnx-speech-models.js';
+import { installSpeechModel, removeSpeechModel, whisperDir } from '../../src/models/speech-models.js';
 import { authHeaders, createAccount, createTestApp, type TestAccount, type TestContext } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait.js';
 import { TEST_SHAPE, writeWhisperModel } from '../helpers/whisper-model.js';
+import { writeSherpaWhisperModel } from '../helpers/sherpa-whisper-model.js';
 import { connectVoice, type Msg } from '../voice/voice-helpers.js';
 
 const work = mkdtempSync(join(tmpdir(), 'tolk-voice-models-'));
@@ -58,11 +61,12 @@ describe('speech models installed and removed while the server runs', () => {
   const request = (body: Record<string, unknown>) => ctx.app.inject({ method: 'POST', url: '/v3/voice/realtime', headers: authHeaders(account), payload: body });
   const concluded = (messages: Msg[]) => messages.flatMap((m) => ((m.source_transcript_update?.concluded ?? []) as { language: string; text: string }[]));
 
-  it('accepts French once the model is installed, keeps a running session on it through its removal, then refuses French', async () => {
+  /** Installs a model, streams French on it through its removal; the session keeps it, new ones are refused. */
+  async function frenchThroughRemoval(install: () => Promise<unknown>, remove: () => Promise<unknown>): Promise<void> {
     const before = await request(FRENCH);
     assert.equal(before.statusCode, 400, before.body);
 
-    await installSpeechModel('test', { modelsDir, baseUrl: repo, models: { test: sha1 } });
+    await install();
     const res = await waitFor('a French session once the Whisper model is installed', async () => {
       const r = await request(FRENCH);
       return r.statusCode === 200 ? r : null;
@@ -72,7 +76,7 @@ describe('speech models installed and removed while the server runs', () => {
     await client.stream(utterance(), 16000, 300, false);
     // the first utterance is concluded on the model before it goes
     await client.waitFor((m) => (m.source_transcript_update?.concluded?.length ?? 0) > 0);
-    await removeSpeechModel(modelsDir, 'test');
+    await remove();
     await waitFor('French refused once the model is removed', async () => (await request(FRENCH)).statusCode === 400);
     // the running session still has its recogniser
     await client.stream(utterance(), 16000, 300);
@@ -81,5 +85,23 @@ describe('speech models installed and removed while the server runs', () => {
     const segments = concluded(client.messages);
     assert.ok(segments.length >= 2, JSON.stringify(segments));
     assert.deepEqual([...new Set(segments.map((s) => s.language))], ['fr']);
+  }
+
+  it('accepts French once the model is installed, keeps a running session on it through its removal, then refuses French', async () => {
+    await frenchThroughRemoval(
+      () => installSpeechModel('test', { modelsDir, baseUrl: repo, models: { test: sha1 } }),
+      () => removeSpeechModel(modelsDir, 'test'),
+    );
+  });
+
+  it('the same for a sherpa-onnx model installed from a directory', async () => {
+    const from = join(work, 'sherpa-onnx-whisper-test');
+    const files = writeSherpaWhisperModel(from);
+    // a multilingual vocabulary (one more text token), so that the model is offered for French
+    appendFileSync(files.tokens, 'IQ== 50256\n');
+    await frenchThroughRemoval(
+      () => installOnnxSpeechModel(whisperDir(modelsDir), 'test', from),
+      () => removeSpeechModel(modelsDir, 'onnx-test'),
+    );
   });
 });
