@@ -4,11 +4,9 @@
 // Punctuation and casing are the model's.
 import { closeSync, existsSync, openSync, readdirSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RecognizerOptions, SpeechRecognizer, SpeechToTextEngine } from './engine.js';
 import { STT_SAMPLE_RATE } from './engine.js';
+import { fromWhisper, toWhisper, WhisperBaseEngine, type WhisperTiming } from './whisper-base.js';
 import { whisperNative, type WhisperNative } from './whisper-native.js';
-import { TranscriptionQueue, type TranscriptionKind } from './transcription-queue.js';
-import { WhisperRecognizer } from './whisper-recognizer.js';
 
 interface LoadedModel {
   native: WhisperNative;
@@ -36,31 +34,14 @@ export function audioContextFor(samples: number): number {
   return Math.min(FULL_AUDIO_CTX, Math.ceil((samples / STT_SAMPLE_RATE + 0.5) * AUDIO_CTX_PER_SECOND));
 }
 
-export interface WhisperOptions {
+export interface WhisperOptions extends WhisperTiming {
   /** The ggml model file. */
   modelPath: string;
   /** CPU threads of one transcription. */
   threads?: number;
-  /** Audio since the last partial result before the next one is transcribed (longer when transcribing is slow). */
-  partialEveryMs?: number;
-  /** Silence that concludes an utterance. */
-  pauseMs?: number;
-  /** Longest utterance (Whisper's window is 30 s). */
-  maxUtteranceMs?: number;
   /** Encode the whole 30 s window on every call, as whisper.cpp does by default (the benchmark's baseline). */
   fullWindow?: boolean;
 }
-
-/** Languages of the multilingual Whisper models (Whisper's codes). */
-export const WHISPER_LANGUAGES = (
-  'en zh de es ru ko fr ja pt tr pl ca nl ar sv it id hi fi vi he uk el ms cs ro da hu ta no th ur hr bg lt la mi ml cy sk ' +
-  'te fa lv bn sr az sl kn et mk br eu is hy ne mn bs kk sq sw gl mr pa si km sn yo so af oc ka be tg sd gu am yi lo uz fo ' +
-  'ht ps tk nn mt sa lb my bo tl mg as tt haw ln ha ba jw su yue'
-).split(' ');
-
-/** Whisper's code for Norwegian Bokmål is 'no'; Tolk's (and the reference's) is 'nb'. */
-export const toWhisper = (language: string) => (language === 'nb' ? 'no' : language);
-export const fromWhisper = (language: string) => (language === 'no' ? 'nb' : language);
 
 /** The first ggml model in `dir` (sorted by name, so an operator can pick by naming), or null. */
 export function findWhisperModel(dir: string): string | null {
@@ -85,30 +66,13 @@ function vocabularySize(path: string): number {
 /** Engines with a loaded model: whisper.cpp's log is routed (dropped) while there is one. */
 let loadedEngines = 0;
 
-export class WhisperEngine implements SpeechToTextEngine {
+export class WhisperEngine extends WhisperBaseEngine {
   readonly name = 'whisper';
-  readonly languages: ReadonlySet<string>;
-  /** Multilingual models detect the language (English-only ones know one). */
-  readonly detectsLanguage: boolean;
-  readonly partialEveryMs: number;
-  readonly pauseMs: number;
-  readonly maxUtteranceMs: number;
   private model: Promise<LoadedModel> | null = null;
-  /** whisper.cpp runs one transcription per state at a time: calls wait here, concluding ones before partial ones. */
-  private readonly queue: TranscriptionQueue;
 
   constructor(private readonly options: WhisperOptions) {
-    this.languages = new Set(vocabularySize(options.modelPath) > 51864 ? WHISPER_LANGUAGES.map(fromWhisper) : ['en']);
-    this.detectsLanguage = this.languages.size > 1;
-    this.partialEveryMs = options.partialEveryMs ?? 1000;
-    this.pauseMs = options.pauseMs ?? 600;
-    this.maxUtteranceMs = options.maxUtteranceMs ?? 25_000;
-    this.queue = new TranscriptionQueue(this.partialEveryMs);
-  }
-
-  /** Transcriptions made and the time whisper.cpp spent on them (the benchmark's measure of the engine's load). */
-  get stats(): { calls: number; busyMs: number } {
-    return this.queue.stats;
+    // English-only models have 51,864 tokens, multilingual ones more
+    super(vocabularySize(options.modelPath) > 51864, options);
   }
 
   /** Loads the model (once; the first session otherwise waits for it). */
@@ -131,16 +95,9 @@ export class WhisperEngine implements SpeechToTextEngine {
     return this.model;
   }
 
-  /** The encoder runs on the utterance's length only, so a call's cost grows with it (see TranscriptionQueue). */
-  partialIntervalMs(): number {
-    return this.queue.partialIntervalMs();
-  }
-
-  async createRecognizer(language: string, options: RecognizerOptions = {}): Promise<SpeechRecognizer> {
-    if (!this.languages.has(language)) throw new Error(`the Whisper model does not transcribe ${language}`);
-    await this.load();
-    const detectAmong = this.detectsLanguage ? new Set([...(options.detectAmong ?? [])].filter((l) => this.languages.has(l))) : new Set<string>();
-    return new WhisperRecognizer(this, language, (options.spokenTerms ?? []).join(', '), detectAmong);
+  /** Spoken terms as Whisper's initial prompt, which biases decoding towards their spelling. */
+  protected promptOf(terms: readonly string[]): string {
+    return terms.join(', ');
   }
 
   /**
@@ -152,20 +109,7 @@ export class WhisperEngine implements SpeechToTextEngine {
     return (await this.transcribeDetailed(audio, language, prompt)).text;
   }
 
-  /** Nothing transcribing or waiting to. */
-  idle(): boolean {
-    return this.queue.idle();
-  }
-
-  /**
-   * As transcribe, with the language whisper.cpp used (the detected one for 'auto'). A `partial` call waits behind
-   * every concluding one.
-   */
-  transcribeDetailed(audio: Int16Array, language: string, prompt = '', kind: TranscriptionKind = 'final'): Promise<{ text: string; language: string }> {
-    return this.queue.run(kind, () => this.call(audio, language, prompt));
-  }
-
-  private async call(audio: Int16Array, language: string, prompt: string): Promise<{ text: string; language: string }> {
+  protected async call(audio: Int16Array, language: string, prompt: string): Promise<{ text: string; language: string }> {
     const { native, context, state } = await this.load();
     // whisper.cpp skips input under 1 s: shorter audio is padded with silence
     const samples = new Float32Array(Math.max(audio.length, MIN_INPUT_SAMPLES));
