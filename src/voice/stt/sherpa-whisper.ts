@@ -2,7 +2,7 @@
 // (sherpa-whisper-files.ts): a third of whisper.cpp's CPU on the same model here (docs/benchmarks.md, issue 21), since
 // onnxruntime uses the machine's vector units and threads where the prebuilt whisper.cpp does not. The stream side is
 // whisper.cpp's (whisper-base.ts: utterance detection, partial results, the one-at-a-time queue).
-import sherpa, { type OfflineRecognizer } from 'sherpa-onnx-node';
+import type { OfflineRecognizer } from 'sherpa-onnx-node';
 import { STT_SAMPLE_RATE } from './engine.js';
 import { isMultilingual, probeSherpaWhisperModel, sherpaWhisperConfig, type SherpaWhisperFiles } from './sherpa-whisper-files.js';
 import { fromWhisper, toWhisper, WhisperBaseEngine, type WhisperTiming } from './whisper-base.js';
@@ -57,7 +57,10 @@ export class SherpaWhisperEngine extends WhisperBaseEngine {
     let made = this.recognizers.get(key);
     if (!made) {
       const { files, threads, tailPaddings } = this.options;
-      made = sherpa.OfflineRecognizer.createAsync(sherpaWhisperConfig(files, key, threads ?? 2, tailPaddings ?? 50));
+      // imported on first use: a server without an ONNX model never loads onnxruntime
+      made = import('sherpa-onnx-node').then(({ default: sherpa }) =>
+        sherpa.OfflineRecognizer.createAsync(sherpaWhisperConfig(files, key, threads ?? 2, tailPaddings ?? 50)),
+      );
       this.recognizers.set(key, made);
       // a failed creation is not cached: the next call tries again
       made.catch(() => this.recognizers.delete(key));
