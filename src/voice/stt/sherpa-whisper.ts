@@ -5,7 +5,7 @@
 import type { OfflineRecognizer } from 'sherpa-onnx-node';
 import { STT_SAMPLE_RATE } from './engine.js';
 import { isMultilingual, probeSherpaWhisperModel, sherpaWhisperConfig, type SherpaWhisperFiles } from './sherpa-whisper-files.js';
-import { fromWhisper, toWhisper, WhisperBaseEngine, type WhisperTiming } from './whisper-base.js';
+import { fromWhisper, toWhisper, WHISPER_LANGUAGES, WhisperBaseEngine, type WhisperTiming } from './whisper-base.js';
 
 export interface SherpaWhisperOptions extends WhisperTiming {
   files: SherpaWhisperFiles;
@@ -24,6 +24,12 @@ export interface SherpaWhisperOptions extends WhisperTiming {
 /** sherpa-onnx's language for Whisper to detect it. */
 const DETECT = '';
 
+/**
+ * Cantonese is large-v3's 100th language, unknown to the other models; sherpa-onnx ends the process on a language the
+ * model lacks (instead of failing the call), and tokens.txt cannot tell large-v3 apart, so it is not offered.
+ */
+const NOT_IN_EVERY_MODEL = 'yue';
+
 export class SherpaWhisperEngine extends WhisperBaseEngine {
   readonly name = 'sherpa-whisper';
   /**
@@ -34,7 +40,7 @@ export class SherpaWhisperEngine extends WhisperBaseEngine {
   private loaded: Promise<void> | null = null;
 
   constructor(private readonly options: SherpaWhisperOptions) {
-    super(isMultilingual(options.files), options);
+    super(isMultilingual(options.files) ? WHISPER_LANGUAGES.filter((l) => l !== NOT_IN_EVERY_MODEL) : ['en'], options);
   }
 
   /** Loads the model (once; checked in a child process first): rejects, saying why, when sherpa-onnx cannot. */
@@ -76,8 +82,8 @@ export class SherpaWhisperEngine extends WhisperBaseEngine {
     const stream = recognizer.createStream();
     stream.acceptWaveform({ samples, sampleRate: STT_SAMPLE_RATE });
     const result = await recognizer.decodeAsync(stream);
-    // sherpa-onnx fills `lang` for multilingual models ("en", some versions "<|en|>"); else the language asked for
-    const heard = (result.lang ?? '').replace(/^<\|(.*)\|>$/, '$1');
+    // sherpa-onnx fills `lang` (Whisper's code) for multilingual models, '' for English-only ones
+    const heard = result.lang ?? '';
     return { text: result.text, language: heard ? fromWhisper(heard) : language };
   }
 

@@ -36,9 +36,10 @@ export abstract class WhisperBaseEngine implements SpeechToTextEngine, WhisperTr
   /** The runtime transcribes one call at a time: calls wait here, concluding ones before partial ones. */
   protected readonly queue: TranscriptionQueue;
 
-  constructor(multilingual: boolean, timing: WhisperTiming) {
-    this.languages = new Set(multilingual ? WHISPER_LANGUAGES.map(fromWhisper) : ['en']);
-    this.detectsLanguage = multilingual;
+  /** `whisperLanguages`: the model's, in Whisper's codes (['en'] for an English-only model). */
+  constructor(whisperLanguages: readonly string[], timing: WhisperTiming) {
+    this.languages = new Set(whisperLanguages.map(fromWhisper));
+    this.detectsLanguage = this.languages.size > 1;
     this.partialEveryMs = timing.partialEveryMs ?? 1000;
     this.pauseMs = timing.pauseMs ?? 600;
     this.maxUtteranceMs = timing.maxUtteranceMs ?? 25_000;

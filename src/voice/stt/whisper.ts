@@ -5,7 +5,7 @@
 import { closeSync, existsSync, openSync, readdirSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { STT_SAMPLE_RATE } from './engine.js';
-import { fromWhisper, toWhisper, WhisperBaseEngine, type WhisperTiming } from './whisper-base.js';
+import { fromWhisper, toWhisper, WHISPER_LANGUAGES, WhisperBaseEngine, type WhisperTiming } from './whisper-base.js';
 import { whisperNative, type WhisperNative } from './whisper-native.js';
 
 interface LoadedModel {
@@ -72,7 +72,7 @@ export class WhisperEngine extends WhisperBaseEngine {
 
   constructor(private readonly options: WhisperOptions) {
     // English-only models have 51,864 tokens, multilingual ones more
-    super(vocabularySize(options.modelPath) > 51864, options);
+    super(vocabularySize(options.modelPath) > 51864 ? WHISPER_LANGUAGES : ['en'], options);
   }
 
   /** Loads the model (once; the first session otherwise waits for it). */
