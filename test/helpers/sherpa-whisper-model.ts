@@ -5,6 +5,7 @@
 // Run directly: node dist/test/helpers/sherpa-whisper-model.js OUT_DIR [tiny].
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { SherpaWhisperFiles } from '../../src/voice/stt/sherpa-whisper-files.js';
 import { whisperDecoder, whisperEncoder } from './sherpa-whisper-graphs.js';
 import { TEST_SHAPE, TEXT_TOKENS, TINY_EN, vocabularyPiece, type WhisperShape } from './whisper-model.js';
 
@@ -29,11 +30,6 @@ export function englishSpecialTokens() {
   };
 }
 
-export interface SherpaWhisperFiles {
-  encoder: string;
-  decoder: string;
-  tokens: string;
-}
 
 /** The encoder's metadata, which sherpa-onnx's loader reads (offline-whisper-model.cc). */
 function metadata(s: WhisperShape): Record<string, string | number> {
