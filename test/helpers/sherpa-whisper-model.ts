@@ -30,7 +30,6 @@ export function englishSpecialTokens() {
   };
 }
 
-
 /** The encoder's metadata, which sherpa-onnx's loader reads (offline-whisper-model.cc). */
 function metadata(s: WhisperShape): Record<string, string | number> {
   const t = englishSpecialTokens();
