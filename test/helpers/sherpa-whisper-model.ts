@@ -1,20 +1,28 @@
 // Writes a Whisper model in sherpa-onnx's format (encoder.onnx, decoder.onnx, tokens.txt, as its
 // scripts/whisper/export-onnx.py exports the public sherpa-onnx-whisper-tiny.en) with seeded generated float32
 // weights: TINY_EN gives the real model's shape and speed (its words mean nothing), TEST_SHAPE a small fast one.
-// English-only vocabulary (whisper-model.ts's generated pieces); the special tokens' ids are those of tiny.en.
+// Vocabulary: whisper-model.ts's generated pieces, English-only (51,864 tokens, ids as tiny.en's) or, for a shape with
+// MULTILINGUAL_VOCAB, multilingual (51,865: one more text token, 99 language tokens as tiny's).
 // Run directly: node dist/test/helpers/sherpa-whisper-model.js OUT_DIR [tiny].
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SherpaWhisperFiles } from '../../src/voice/stt/sherpa-whisper-files.js';
+import { WHISPER_LANGUAGES } from '../../src/voice/stt/whisper-base.js';
 import { whisperDecoder, whisperEncoder } from './sherpa-whisper-graphs.js';
 import { TEST_SHAPE, TEXT_TOKENS, TINY_EN, vocabularyPiece, type WhisperShape } from './whisper-model.js';
 
 /** LayerNormalization is an opset-17 operator; the public export uses 17 too. */
 const OPSET = 17;
 
-/** The special tokens of an English-only Whisper vocabulary (51,864 tokens), after its text tokens. */
-export function englishSpecialTokens() {
-  const eot = TEXT_TOKENS;
+/** A multilingual model's vocabulary size (tiny, base, …): 50,257 text tokens before the special ones. */
+export const MULTILINGUAL_VOCAB = 51865;
+const textTokens = (s: WhisperShape) => (s.nVocab === MULTILINGUAL_VOCAB ? TEXT_TOKENS + 1 : TEXT_TOKENS);
+/** Whisper's 99 languages (before large-v3's Cantonese), in the order of their tokens. */
+const LANGUAGE_CODES = WHISPER_LANGUAGES.filter((l) => l !== 'yue');
+
+/** The special tokens of a Whisper vocabulary, after its text tokens (`textTokens`: 50,256 English-only, else 50,257). */
+export function specialTokens(textTokens = TEXT_TOKENS) {
+  const eot = textTokens;
   const sot = eot + 1;
   // 99 language tokens follow start-of-transcript, then the task and control tokens
   const translate = sot + 1 + 99;
@@ -32,7 +40,8 @@ export function englishSpecialTokens() {
 
 /** The encoder's metadata, which sherpa-onnx's loader reads (offline-whisper-model.cc). */
 function metadata(s: WhisperShape): Record<string, string | number> {
-  const t = englishSpecialTokens();
+  const t = specialTokens(textTokens(s));
+  const multilingual = s.nVocab === MULTILINGUAL_VOCAB;
   return {
     model_type: 'whisper-tiny.en-shaped-generated',
     version: '1',
@@ -47,15 +56,16 @@ function metadata(s: WhisperShape): Record<string, string | number> {
     n_text_state: s.textState,
     n_text_head: s.textHead,
     n_text_layer: s.textLayer,
-    sot_sequence: String(t.sot),
-    all_language_tokens: '',
-    all_language_codes: '',
+    // whisper's tokenizer of a multilingual model defaults to English and transcription: [sot, en, transcribe]
+    sot_sequence: multilingual ? [t.sot, t.sot + 1, t.transcribe].join(',') : String(t.sot),
+    all_language_tokens: multilingual ? LANGUAGE_CODES.map((_, i) => t.sot + 1 + i).join(',') : '',
+    all_language_codes: multilingual ? LANGUAGE_CODES.join(',') : '',
     sot: t.sot,
     sot_index: 0,
     eot: t.eot,
     // the id of " " (a byte token)
     blank_id: 32,
-    is_multilingual: 0,
+    is_multilingual: multilingual ? 1 : 0,
     no_speech: t.noSpeech,
     transcribe: t.transcribe,
     translate: t.translate,
@@ -66,20 +76,21 @@ function metadata(s: WhisperShape): Record<string, string | number> {
 }
 
 /** tokens.txt: one "base64(piece) id" line per text token, as the export writes tiktoken's ranks. */
-export function tokensText(): string {
+export function tokensText(count = TEXT_TOKENS): string {
   const lines: string[] = [];
-  for (let i = 0; i < TEXT_TOKENS; i++) lines.push(`${vocabularyPiece(i).toString('base64')} ${i}`);
+  for (let i = 0; i < count; i++) lines.push(`${vocabularyPiece(i).toString('base64')} ${i}`);
   return `${lines.join('\n')}\n`;
 }
 
 export function writeSherpaWhisperModel(dir: string, shape: WhisperShape = TEST_SHAPE, seed = 1): SherpaWhisperFiles {
-  if (shape.nVocab !== TEXT_TOKENS + 1 + 1 + 99 + 6 + 1501) throw new Error('only the English-only vocabulary (51,864 tokens) is generated');
+  const text = textTokens(shape);
+  if (shape.nVocab !== text + 1 + 1 + 99 + 6 + 1501) throw new Error('only the vocabularies of 51,864 (English-only) and 51,865 tokens are generated');
   mkdirSync(dir, { recursive: true });
   const files = { encoder: join(dir, 'encoder.onnx'), decoder: join(dir, 'decoder.onnx'), tokens: join(dir, 'tokens.txt') };
   // different seeds for the two graphs, so their weights are not the same numbers
   writeFileSync(files.encoder, whisperEncoder(shape, seed).encode(OPSET, metadata(shape)));
   writeFileSync(files.decoder, whisperDecoder(shape, seed + 1).encode(OPSET, {}));
-  writeFileSync(files.tokens, tokensText());
+  writeFileSync(files.tokens, tokensText(text));
   return files;
 }
 

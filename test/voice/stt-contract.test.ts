@@ -3,7 +3,7 @@
 // checked, not words).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RecognizerEvent, SpeechToTextEngine } from '../../src/voice/stt/engine.js';
@@ -12,9 +12,11 @@ import { WhisperEngine } from '../../src/voice/stt/whisper.js';
 import { SherpaWhisperEngine } from '../../src/voice/stt/sherpa-whisper.js';
 import { sttEngine } from '../../src/voice/index.js';
 import { silentLogger } from '../../src/lib/logger.js';
-import { writeWhisperModel } from '../helpers/whisper-model.js';
-import { writeSherpaWhisperModel } from '../helpers/sherpa-whisper-model.js';
+import { TEST_SHAPE, writeWhisperModel } from '../helpers/whisper-model.js';
+import { MULTILINGUAL_VOCAB, writeSherpaWhisperModel } from '../helpers/sherpa-whisper-model.js';
 import { synthesize } from './voice-helpers.js';
+
+const MULTILINGUAL_SHAPE = { ...TEST_SHAPE, nVocab: MULTILINGUAL_VOCAB };
 
 const silence = (ms: number) => new Int16Array((16000 * ms) / 1000);
 const samples = (pcm: Buffer) => new Int16Array(pcm.buffer.slice(pcm.byteOffset, pcm.byteOffset + pcm.length));
@@ -140,18 +142,33 @@ describe('speech-to-text engine choice (TOLK_STT_ENGINE, TOLK_MODELS_DIR)', () =
 
 describe('sherpa-onnx Whisper languages', () => {
   it('an English-only vocabulary (50,256 text tokens) transcribes en; a multilingual one every Whisper language, detecting', () => {
-    const files = writeSherpaWhisperModel(join(dir, 'languages'));
-    const english = new SherpaWhisperEngine({ files });
+    const english = new SherpaWhisperEngine({ files: writeSherpaWhisperModel(join(dir, 'languages-en')) });
     assert.deepEqual([...english.languages], ['en']);
     assert.equal(english.detectsLanguage, false);
-    // multilingual vocabularies have one more text token (the engine reads only tokens.txt before loading)
-    appendFileSync(files.tokens, 'IQ== 50256\n');
-    const multi = new SherpaWhisperEngine({ files });
+    const multi = new SherpaWhisperEngine({ files: writeSherpaWhisperModel(join(dir, 'languages-multi'), MULTILINGUAL_SHAPE) });
     assert.ok(multi.detectsLanguage);
     for (const l of ['en', 'de', 'fr', 'zh', 'nb', 'haw']) assert.ok(multi.languages.has(l), l);
     assert.ok(!multi.languages.has('no'), "Whisper's Norwegian is Tolk's nb");
     // large-v3's Cantonese: sherpa-onnx would end the process for it on any other model
     assert.ok(!multi.languages.has('yue'));
     assert.equal(multi.languages.size, 99);
+  });
+
+  it('a multilingual model transcribes each call in its language, or detects one, on one loaded recogniser', async () => {
+    const engine = new SherpaWhisperEngine({ files: writeSherpaWhisperModel(join(dir, 'switch-multi'), MULTILINGUAL_SHAPE) });
+    try {
+      await engine.load();
+      const audio = new Int16Array(16000).map((_, i) => Math.round(8000 * Math.sin(i / 9)));
+      // one after another, then several waiting at once: each is transcribed in the language it asks for
+      for (const language of ['de', 'fr', 'de', 'nb']) {
+        assert.equal((await engine.transcribeDetailed(audio, language, '', 'final')).language, language);
+      }
+      const queued = await Promise.all(['ja', 'auto', 'es'].map((l) => engine.transcribeDetailed(audio, l, '', 'final')));
+      assert.equal(queued[0]!.language, 'ja');
+      assert.ok(engine.languages.has(queued[1]!.language), `detected ${queued[1]!.language}`);
+      assert.equal(queued[2]!.language, 'es');
+    } finally {
+      await engine.close();
+    }
   });
 });

@@ -28,6 +28,8 @@ declare module 'sherpa-onnx-node' {
     constructor(config: OfflineRecognizerConfig);
     static createAsync(config: OfflineRecognizerConfig): Promise<OfflineRecognizer>;
     createStream(): OfflineStream;
+    /** Replaces the configuration; for Whisper only its model section (language, task) is taken, no model reload. */
+    setConfig(config: OfflineRecognizerConfig): void;
     decode(stream: OfflineStream): void;
     decodeAsync(stream: OfflineStream): Promise<OfflineRecognizerResult>;
     getResult(stream: OfflineStream): OfflineRecognizerResult;

@@ -33,10 +33,14 @@ const NOT_IN_EVERY_MODEL = 'yue';
 export class SherpaWhisperEngine extends WhisperBaseEngine {
   readonly name = 'sherpa-whisper';
   /**
-   * One recogniser per Whisper language ('' detects): sherpa-onnx sets the language per recogniser, not per stream.
-   * Created on first use; each holds its own copy of the model.
+   * One recogniser for every language: sherpa-onnx keeps Whisper's language in the recogniser's configuration, which
+   * setConfig changes without reloading the model; calls run one at a time (the base's queue), so switching it before
+   * each call is safe, and one copy of the model serves every language (a recogniser per language would let sessions
+   * cycling through languages load a copy each).
    */
-  private readonly recognizers = new Map<string, Promise<OfflineRecognizer>>();
+  private recognizer: Promise<OfflineRecognizer> | null = null;
+  /** The language the recogniser is set to ('' detects). */
+  private configured = DETECT;
   private loaded: Promise<void> | null = null;
 
   constructor(private readonly options: SherpaWhisperOptions) {
@@ -47,7 +51,7 @@ export class SherpaWhisperEngine extends WhisperBaseEngine {
   load(): Promise<void> {
     this.loaded ??= (async () => {
       if (this.options.probe !== false) await probeSherpaWhisperModel(this.options.files);
-      await this.recognizer(DETECT);
+      await this.created();
     })();
     return this.loaded;
   }
@@ -57,26 +61,41 @@ export class SherpaWhisperEngine extends WhisperBaseEngine {
     return '';
   }
 
-  private recognizer(whisperLanguage: string): Promise<OfflineRecognizer> {
-    // an English-only model has no language tokens: one recogniser serves it
-    const key = this.detectsLanguage ? whisperLanguage : DETECT;
-    let made = this.recognizers.get(key);
-    if (!made) {
-      const { files, threads, tailPaddings } = this.options;
+  private config(whisperLanguage: string) {
+    const { files, threads, tailPaddings } = this.options;
+    return sherpaWhisperConfig(files, whisperLanguage, threads ?? 2, tailPaddings ?? 50);
+  }
+
+  /** The recogniser, created once (set to detect). */
+  private created(): Promise<OfflineRecognizer> {
+    if (!this.recognizer) {
       // imported on first use: a server without an ONNX model never loads onnxruntime
-      made = import('sherpa-onnx-node').then(({ default: sherpa }) =>
-        sherpa.OfflineRecognizer.createAsync(sherpaWhisperConfig(files, key, threads ?? 2, tailPaddings ?? 50)),
-      );
-      this.recognizers.set(key, made);
-      // a failed creation is not cached: the next call tries again
-      made.catch(() => this.recognizers.delete(key));
+      const made = import('sherpa-onnx-node').then(({ default: sherpa }) => sherpa.OfflineRecognizer.createAsync(this.config(DETECT)));
+      this.recognizer = made;
+      this.configured = DETECT;
+      // a failed creation is not kept: the next call tries again
+      made.catch(() => {
+        if (this.recognizer === made) this.recognizer = null;
+      });
     }
-    return made;
+    return this.recognizer;
+  }
+
+  /** The recogniser set to `whisperLanguage`; only called by call(), which the queue runs one at a time. */
+  private async recognizerFor(whisperLanguage: string): Promise<OfflineRecognizer> {
+    return this.created().then((recognizer) => {
+      // an English-only model has no language tokens: it is never switched
+      if (this.detectsLanguage && whisperLanguage !== this.configured) {
+        recognizer.setConfig(this.config(whisperLanguage));
+        this.configured = whisperLanguage;
+      }
+      return recognizer;
+    });
   }
 
   /** `language` 'auto' detects it: reported when sherpa-onnx returns it, else the language asked for. */
   protected async call(audio: Int16Array, language: string): Promise<{ text: string; language: string }> {
-    const recognizer = await this.recognizer(language === 'auto' ? DETECT : toWhisper(language));
+    const recognizer = await this.recognizerFor(language === 'auto' ? DETECT : toWhisper(language));
     const samples = new Float32Array(audio.length);
     for (let i = 0; i < audio.length; i++) samples[i] = audio[i]! / 32768;
     const stream = recognizer.createStream();
@@ -89,8 +108,8 @@ export class SherpaWhisperEngine extends WhisperBaseEngine {
 
   async close(): Promise<void> {
     await this.queue.drained();
-    // the binding frees a recogniser once it is unreachable (it has no free call): drop every reference
-    this.recognizers.clear();
+    // the binding frees a recogniser once it is unreachable (it has no free call): drop the reference
+    this.recognizer = null;
     this.loaded = null;
   }
 }
