@@ -16,7 +16,7 @@ export const MODELS_USAGE = `  tolk models list [--json]                    inst
                                                sherpa-onnx-whisper-NAME release; checked by loading it
   tolk models remove PAIR|whisper-NAME|whisper-onnx-NAME
                                                remove the model of a direction, or a speech model
-  tolk models verify [PAIR]                    check files and the hashes recorded at install (speech models: whisper.cpp's SHA-1)
+  tolk models verify [PAIR]                    check files and the hashes recorded at install (speech models: whisper.cpp's SHA-1; ONNX ones: loaded by sherpa-onnx)
 `;
 
 /** Errors the CLI prints as one line (exit 1), without a stack. */

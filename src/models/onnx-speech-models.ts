@@ -73,6 +73,16 @@ export async function installOnnxSpeechModel(
   }
 }
 
+/** Why the installed model in `dir` is unusable (a file missing, or sherpa-onnx cannot load it), or null. */
+export async function onnxModelProblem(dir: string, loadTimeoutMs?: number): Promise<string | null> {
+  const files = sherpaWhisperFiles(dir);
+  if (!files) return 'an encoder, a decoder or tokens.txt is missing';
+  return probeSherpaWhisperModel(files, loadTimeoutMs).then(
+    () => null,
+    (err: Error) => err.message,
+  );
+}
+
 /** Removes whisper/onnx-NAME; returns its path. */
 export async function removeOnnxSpeechModel(whisperDir: string, name: string): Promise<string> {
   const path = onnxDir(whisperDir, name);

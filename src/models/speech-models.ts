@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ModelInstallError, type Progress } from './install.js';
-import { listOnnxSpeechModels, removeOnnxSpeechModel } from './onnx-speech-models.js';
+import { listOnnxSpeechModels, onnxModelProblem, removeOnnxSpeechModel } from './onnx-speech-models.js';
 
 export const DEFAULT_WHISPER_BASE_URL = 'https://huggingface.co/ggerganov/whisper.cpp/resolve/main/';
 
@@ -123,13 +123,21 @@ export async function removeSpeechModel(modelsDir: string, name: string): Promis
   return path;
 }
 
-/** SHA-1 of each installed model against whisper.cpp's (models not in the list are only listed). */
+/**
+ * SHA-1 of each installed ggml model against whisper.cpp's (models not in the list are only listed); each ONNX model
+ * (no published hashes) is loaded once by sherpa-onnx in a child process, as install and the server do.
+ */
 export async function verifySpeechModels(
   modelsDir: string,
   models: Readonly<Record<string, string>> = WHISPER_MODELS,
 ): Promise<{ name: string; path: string; ok: boolean; problem?: string }[]> {
   const results = [];
   for (const m of await listSpeechModels(modelsDir)) {
+    if (m.name.startsWith('onnx-')) {
+      const problem = await onnxModelProblem(m.path);
+      results.push(problem ? { ...m, ok: false, problem } : { ...m, ok: true });
+      continue;
+    }
     const expected = models[m.name];
     const actual = expected ? await sha1File(m.path) : undefined;
     results.push(expected && actual !== expected ? { ...m, ok: false, problem: `SHA-1 ${actual}, whisper.cpp publishes ${expected}` } : { ...m, ok: true });

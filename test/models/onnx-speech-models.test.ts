@@ -34,7 +34,11 @@ function release(name: string, opts: { int8?: boolean; broken?: boolean } = {}):
 const cli = join(process.cwd(), 'dist/src/cli.js');
 const tolk = (modelsDir: string, ...args: string[]) =>
   run(process.execPath, [cli, 'models', ...args], { env: { ...process.env, TOLK_MODELS_DIR: modelsDir, TOLK_DATA_DIR: work } });
-const failure = (p: Promise<unknown>) => p.then(() => assert.fail('the command succeeded')).catch((e: { code: number; stderr: string }) => e);
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => assert.fail('the command succeeded'),
+    (e: { code: number; stdout: string; stderr: string }) => e,
+  );
 
 describe('tolk models install whisper-onnx-NAME --from DIR', () => {
   it('installs a release directory (int8 preferred), lists it and removes it', async () => {
@@ -46,6 +50,12 @@ describe('tolk models install whisper-onnx-NAME --from DIR', () => {
     const list = JSON.parse((await tolk(modelsDir, 'list', '--json')).stdout);
     assert.deepEqual(list.speech_models.map((m: { name: string; path: string }) => [m.name, m.path]), [['whisper-onnx-test', join(modelsDir, 'whisper', 'onnx-test')]]);
     assert.match((await tolk(modelsDir, 'list')).stdout, /whisper-onnx-test +[\d.]+ MB/);
+    // verify loads it in sherpa-onnx (no published hashes); an encoder broken after install fails it
+    assert.match((await tolk(modelsDir, 'verify', 'whisper-onnx-test')).stdout, /^ok +whisper-onnx-test /);
+    const installed = join(modelsDir, 'whisper', 'onnx-test');
+    copyFileSync(join(installed, 'test-decoder.int8.onnx'), join(installed, 'test-encoder.int8.onnx'));
+    const verified = await failure(tolk(modelsDir, 'verify'));
+    assert.match(verified.stdout, /^FAILED +whisper-onnx-test .*\n +sherpa-onnx cannot load the Whisper model .*'n_mels' does not exist/);
     await tolk(modelsDir, 'remove', 'whisper-onnx-test');
     assert.deepEqual(readdirSync(join(modelsDir, 'whisper')), []);
     const again = await failure(tolk(modelsDir, 'remove', 'whisper-onnx-test'));
