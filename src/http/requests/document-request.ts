@@ -1,11 +1,10 @@
 // Parses the fields of a /v2/document upload with the same rules and messages as /v2/translate; the translation core
 // validates the languages and loads the glossaries, style rules and memory at upload (prepare), as for text.
-import { invalid, unsupportedValue } from '../../lib/errors.js';
+import { unsupportedValue } from '../../lib/errors.js';
 import type { Formality } from '../../translate/translate-job.js';
 import type { DocumentRequest } from '../../documents/document-request.js';
-import { glossaryIdsOf, optionalBoolean, parseSourceLang, parseTargetLang } from './translate-request.js';
+import { customizationRefsOf, glossaryIdsOf, optionalBoolean, parseSourceLang, parseTargetLang } from './translate-request.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const FORMALITIES: readonly Formality[] = ['default', 'more', 'less', 'prefer_more', 'prefer_less'];
 
 type Fields = Record<string, unknown>;
@@ -40,19 +39,11 @@ export function parseDocumentRequest(fields: Fields): DocumentRequest {
   optionalBoolean(fields, 'enable_beta_languages'); // deprecated, no effect, but still a boolean
 
   const glossaryIds = glossaryIdsOf(optionalString(fields, 'glossary_id'), list(fields, 'glossary_ids'), sourceLang);
-  const styleId = optionalString(fields, 'style_id');
-  if (styleId !== undefined && !UUID.test(styleId)) throw unsupportedValue('style_id');
-  const translationMemoryId = optionalString(fields, 'translation_memory_id');
-  if (translationMemoryId !== undefined && !UUID.test(translationMemoryId)) throw unsupportedValue('translation_memory_id');
-  let translationMemoryThreshold: number | undefined;
-  const rawThreshold = optionalString(fields, 'translation_memory_threshold');
-  if (rawThreshold !== undefined) {
-    const n = Number(rawThreshold);
-    if (!/^\d+$/.test(rawThreshold.trim()) || !Number.isInteger(n) || n < 0 || n > 100) {
-      throw invalid('Parameter "translation_memory_threshold" must be an integer between 0 and 100');
-    }
-    translationMemoryThreshold = n;
-  }
+  const { styleId, translationMemoryId, translationMemoryThreshold } = customizationRefsOf(
+    optionalString(fields, 'style_id'),
+    optionalString(fields, 'translation_memory_id'),
+    optionalString(fields, 'translation_memory_threshold'),
+  );
   return {
     targetLang,
     sourceLang,

@@ -140,19 +140,11 @@ export function parseTranslateRequest(body: unknown): TranslateRequest {
   const glossaryIds = glossaryIdsOf(optionalString(b, 'glossary_id'), stringList(b, 'glossary_ids'), sourceLang);
 
   // Style rules, translation memory, custom instructions
-  const styleId = optionalString(b, 'style_id');
-  if (styleId !== undefined && !UUID.test(styleId)) throw unsupportedValue('style_id');
-  const translationMemoryId = optionalString(b, 'translation_memory_id');
-  if (translationMemoryId !== undefined && !UUID.test(translationMemoryId)) throw unsupportedValue('translation_memory_id');
-  let translationMemoryThreshold: number | undefined;
-  const rawThreshold = b.translation_memory_threshold;
-  if (present(rawThreshold)) {
-    const n = typeof rawThreshold === 'number' ? rawThreshold : typeof rawThreshold === 'string' ? Number(rawThreshold) : NaN;
-    if (!Number.isInteger(n) || n < 0 || n > 100) {
-      throw invalid('Parameter "translation_memory_threshold" must be an integer between 0 and 100');
-    }
-    translationMemoryThreshold = n;
-  }
+  const { styleId, translationMemoryId, translationMemoryThreshold } = customizationRefsOf(
+    optionalString(b, 'style_id'),
+    optionalString(b, 'translation_memory_id'),
+    b.translation_memory_threshold,
+  );
   let customInstructions: string[] = [];
   if (present(b.custom_instructions)) {
     // a form body carries one instruction as a string, several as repeated fields
@@ -195,6 +187,23 @@ export function parseTranslateRequest(body: unknown): TranslateRequest {
 }
 
 /** `glossary_id` or `glossary_ids` (never both, at most five UUIDs, only with a source_lang), for text and documents. */
+/**
+ * The style rule list, translation memory and match threshold a request names (text and document requests alike):
+ * ids must be UUIDs, the threshold an integer 0–100, as a JSON number or a form's digits.
+ */
+export function customizationRefsOf(
+  styleId: string | undefined,
+  translationMemoryId: string | undefined,
+  rawThreshold: unknown,
+): { styleId: string | undefined; translationMemoryId: string | undefined; translationMemoryThreshold: number | undefined } {
+  if (styleId !== undefined && !UUID.test(styleId)) throw unsupportedValue('style_id');
+  if (translationMemoryId !== undefined && !UUID.test(translationMemoryId)) throw unsupportedValue('translation_memory_id');
+  if (!present(rawThreshold)) return { styleId, translationMemoryId, translationMemoryThreshold: undefined };
+  const n = typeof rawThreshold === 'number' ? rawThreshold : typeof rawThreshold === 'string' && /^\s*\d{1,3}\s*$/.test(rawThreshold) ? Number(rawThreshold) : NaN;
+  if (!Number.isInteger(n) || n < 0 || n > 100) throw invalid('Parameter "translation_memory_threshold" must be an integer between 0 and 100');
+  return { styleId, translationMemoryId, translationMemoryThreshold: n };
+}
+
 export function glossaryIdsOf(glossaryId: string | undefined, glossaryIdList: string[], sourceLang: string | undefined): string[] {
   if (glossaryId !== undefined && glossaryIdList.length > 0) {
     throw invalid("Parameters 'glossary_id' and 'glossary_ids' cannot be used together.");
