@@ -5,11 +5,12 @@ import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { Decompress } from 'fzstd';
 import { inspectModelDir, MODEL_META_FILE, ModelFormatError, scanModelsDir, type BadModelDir, type ModelInfo } from '../engines/bergamot/index.js';
 import { unpackArchive } from './archive.js';
-import { DEFAULT_INDEX_URL, pickModel, readModelIndex } from './model-index.js';
+import { DEFAULT_INDEX_URL, DIRECTION_SYNTAX, namesDirection, pickModel, readModelIndex, type IndexModel } from './model-index.js';
 
 export class ModelInstallError extends Error {}
 
@@ -19,19 +20,24 @@ export type Progress = (file: string, received: number, total: number) => void;
 export interface InstallOptions {
   modelsDir: string;
   indexUrl?: string;
+  /** The index already read (several directions installed in one command read it once). */
+  index?: IndexModel[];
+  /** Pre-release models are candidates too (`--pre`). */
+  pre?: boolean;
   progress?: Progress;
+  /** Told when the choice is not the obvious one (only a pre-release exists). */
+  notice?: (message: string) => void;
 }
 
 interface ModelMeta {
   source: string;
   target: string;
   version?: string;
+  architecture?: string | undefined;
   origin: string;
   /** SHA-256 of every file as installed, for `tolk models verify`. */
   sha256: Record<string, string>;
 }
-
-const PAIR = /^[a-z]{2,3}-[a-z]{2,3}$/;
 
 async function sha256File(path: string): Promise<string> {
   const hash = createHash('sha256');
@@ -39,8 +45,45 @@ async function sha256File(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
-/** Streams a URL to a file, hashing on the way; a short or broken transfer is an error naming the bytes received. */
-async function download(url: string, path: string, label: string, expectedSize: number, progress?: Progress): Promise<string> {
+/** What a download must turn out to be; `zstd`: the body is zstd-compressed and the file written decompressed. */
+interface Expected {
+  size: number;
+  sha256?: string;
+  zstd?: { size: number; sha256: string };
+}
+
+/** Decompresses a zstd stream as it flows (fzstd: pure JS, streaming); damaged data fails the stream. */
+function zstdDecompressor(): Transform {
+  let decoder: Decompress;
+  return new Transform({
+    construct(callback) {
+      decoder = new Decompress((chunk) => this.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)));
+      callback();
+    },
+    transform(chunk: Buffer, _encoding, callback) {
+      try {
+        decoder.push(chunk, false);
+        callback();
+      } catch (err) {
+        callback(err as Error);
+      }
+    },
+    flush(callback) {
+      try {
+        decoder.push(new Uint8Array(0), true);
+        callback();
+      } catch (err) {
+        callback(err as Error);
+      }
+    },
+  });
+}
+
+/**
+ * Streams a URL to a file (decompressing zstd on the way when asked), checking size and SHA-256 of the bytes
+ * received and of the file written; a short or broken transfer is an error naming the bytes received.
+ */
+async function download(url: string, path: string, label: string, expected: Expected, progress?: Progress): Promise<string> {
   let res: Response;
   try {
     res = await fetch(url, { signal: AbortSignal.timeout(600_000) });
@@ -49,7 +92,7 @@ async function download(url: string, path: string, label: string, expectedSize: 
     throw new ModelInstallError(`cannot download ${label} from ${url} (${cause})`);
   }
   if (!res.ok || !res.body) throw new ModelInstallError(`cannot download ${label} from ${url}: HTTP ${res.status}`);
-  const total = expectedSize || Number(res.headers.get('content-length') ?? 0);
+  const total = expected.size || Number(res.headers.get('content-length') ?? 0);
   const hash = createHash('sha256');
   let received = 0;
   const body = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>);
@@ -58,15 +101,37 @@ async function download(url: string, path: string, label: string, expectedSize: 
     hash.update(chunk);
     progress?.(label, received, total);
   });
+  const outHash = createHash('sha256');
+  let written = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      written += chunk.length;
+      outHash.update(chunk);
+      callback(null, chunk);
+    },
+  });
+  const corrupted = (why: string) => new ModelInstallError(`${label} from ${url} is corrupted: ${why}; nothing was installed`);
+  let bodyEnded = false;
+  body.on('end', () => (bodyEnded = true));
   try {
-    await pipeline(body, createWriteStream(path));
-  } catch {
+    await (expected.zstd ? pipeline(body, zstdDecompressor(), counter, createWriteStream(path)) : pipeline(body, counter, createWriteStream(path)));
+  } catch (err) {
+    // The transfer completed but the data did not decompress: damaged, not interrupted.
+    if (expected.zstd && (bodyEnded || (total && received === total))) throw corrupted(`not valid zstd data (${(err as Error).message})`);
     throw new ModelInstallError(`the download of ${label} from ${url} was interrupted after ${received} of ${total || '?'} bytes`);
   }
   if (total && received !== total) {
     throw new ModelInstallError(`the download of ${label} from ${url} was interrupted after ${received} of ${total} bytes`);
   }
-  return hash.digest('hex');
+  const actual = hash.digest('hex');
+  if (expected.sha256 && actual !== expected.sha256) throw corrupted(`its SHA-256 is ${actual}, the index says ${expected.sha256}`);
+  if (expected.zstd) {
+    if (written !== expected.zstd.size) throw corrupted(`it decompresses to ${written} bytes, the index says ${expected.zstd.size}`);
+    const decompressed = outHash.digest('hex');
+    if (decompressed !== expected.zstd.sha256) throw corrupted(`its decompressed SHA-256 is ${decompressed}, the index says ${expected.zstd.sha256}`);
+    return decompressed;
+  }
+  return actual;
 }
 
 /** The directory of an unpacked tree that holds the model file (archives often wrap it in a folder). */
@@ -90,7 +155,7 @@ async function commit(modelsDir: string, staging: string, meta: ModelMeta): Prom
   } catch (err) {
     throw new ModelInstallError(`refusing the model from ${meta.origin}: ${(err as Error).message}`);
   }
-  const final = join(modelsDir, `${meta.source}-${meta.target}`);
+  const final = join(modelsDir, `${meta.source}-${meta.target}`.toLowerCase());
   const old = `${staging}.old`;
   const hadOld = await stat(final).then(() => true, () => false);
   if (hadOld) await rename(final, old);
@@ -113,18 +178,15 @@ async function stageFromDir(source: string, staging: string): Promise<{ source: 
   return { source: info.source, target: info.target };
 }
 
-async function installFromIndex(pair: string, staging: string, opts: InstallOptions): Promise<ModelMeta> {
+async function installFromIndex(direction: string, staging: string, opts: InstallOptions): Promise<ModelMeta> {
   const indexUrl = opts.indexUrl ?? DEFAULT_INDEX_URL;
-  const model = pickModel(await readModelIndex(indexUrl), pair);
+  const { model, note } = pickModel(opts.index ?? (await readModelIndex(indexUrl)), direction, { pre: opts.pre === true });
+  if (note) opts.notice?.(note);
   const sha256: Record<string, string> = {};
   for (const file of model.files) {
-    const actual = await download(file.url, join(staging, file.filename), file.filename, file.size, opts.progress);
-    if (actual !== file.sha256) {
-      throw new ModelInstallError(`${file.filename} from ${file.url} is corrupted: its SHA-256 is ${actual}, the index says ${file.sha256}`);
-    }
-    sha256[file.filename] = actual;
+    sha256[file.filename] = await download(file.url, join(staging, file.filename), file.filename, file, opts.progress);
   }
-  return { source: model.source, target: model.target, version: model.version, origin: indexUrl, sha256 };
+  return { source: model.source, target: model.target, version: model.version, architecture: model.architecture, origin: indexUrl, sha256 };
 }
 
 /**
@@ -146,7 +208,7 @@ export async function installModel(what: string, opts: InstallOptions): Promise<
       else {
         const tmp = `${staging}.download`;
         try {
-          await download(what, tmp, basename(new URL(what).pathname) || what, 0, opts.progress);
+          await download(what, tmp, basename(new URL(what).pathname) || what, { size: 0 }, opts.progress);
           archive = await readFile(tmp);
         } finally {
           await rm(tmp, { force: true });
@@ -155,8 +217,8 @@ export async function installModel(what: string, opts: InstallOptions): Promise<
       await mkdir(unpacked);
       await unpackArchive(archive, unpacked, what);
       meta = { ...(await stageFromDir(unpacked, staging)), origin: what, sha256: {} };
-    } else if (PAIR.test(what.toLowerCase())) {
-      meta = await installFromIndex(what.toLowerCase(), staging, opts);
+    } else if (DIRECTION_SYNTAX.test(what)) {
+      meta = await installFromIndex(what, staging, opts);
     } else {
       throw new ModelInstallError(`${what} is neither a directory, an archive, a URL nor a language pair like en-de`);
     }
@@ -175,7 +237,7 @@ export async function removeModel(modelsDir: string, pair: string): Promise<stri
   const { models, bad } = await scanModelsDir(modelsDir);
   const key = pair.toLowerCase();
   const dirs = [
-    ...models.filter((m) => `${m.source}-${m.target}` === key).map((m) => m.dir),
+    ...models.filter((m) => namesDirection(pair, m.source, m.target)).map((m) => m.dir),
     ...bad.filter((b) => basename(b.dir) === key).map((b) => b.dir),
   ];
   if (dirs.length === 0) throw new ModelInstallError(`no ${pair} model is installed in ${modelsDir}`);
@@ -197,8 +259,10 @@ export interface VerifyResult {
 /** Checks every installed model (or one direction): the formats, then the SHA-256 recorded at install. */
 export async function verifyModels(modelsDir: string, pair?: string): Promise<VerifyResult[]> {
   const { models, bad } = await scanModelsDir(modelsDir);
-  const results: VerifyResult[] = bad.map((b: BadModelDir) => ({ dir: b.dir, ok: false, problems: [b.reason] }));
-  for (const m of models) {
+  const wanted = (dir: string, source?: string, target?: string) =>
+    !pair || basename(dir) === pair.toLowerCase() || (source !== undefined && namesDirection(pair, source, target!));
+  const results: VerifyResult[] = bad.filter((b) => wanted(b.dir)).map((b: BadModelDir) => ({ dir: b.dir, ok: false, problems: [b.reason] }));
+  for (const m of models.filter((x) => wanted(x.dir, x.source, x.target))) {
     const problems: string[] = [];
     try {
       const meta = JSON.parse(await readFile(join(m.dir, MODEL_META_FILE), 'utf8')) as ModelMeta;
@@ -211,6 +275,5 @@ export async function verifyModels(modelsDir: string, pair?: string): Promise<Ve
     }
     results.push({ dir: m.dir, pair: `${m.source}-${m.target}`, ok: problems.length === 0, problems });
   }
-  const wanted = pair?.toLowerCase();
-  return wanted ? results.filter((r) => r.pair === wanted || basename(r.dir) === wanted) : results;
+  return results;
 }

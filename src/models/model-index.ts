@@ -1,24 +1,36 @@
-// The public index Firefox reads its translation models from: Remote Settings' `translations-models` collection
-// (one record per file: language pair, version, file type, attachment with size and SHA-256), attachments served
-// from the base URL the server announces.
+// The public index Firefox reads its translation models from: Remote Settings' `translations-models-v2` collection
+// (one record per file: direction, version, architecture, file type, a filter naming the clients it is for, and an
+// attachment, zstd-compressed, with size and SHA-256 of both the download and the decompressed file). The older
+// `translations-models` collection (v1: `fromLang`/`toLang`, uncompressed) is still read when pointed at.
+// Attachments are served from the base URL the server announces.
+import { evaluateFilterExpression, serverEnvironment, type FilterEnvironment } from './filter-expression.js';
 
-export const DEFAULT_INDEX_URL = 'https://firefox.settings.services.mozilla.com/v1/buckets/main/collections/translations-models/records';
+export const DEFAULT_INDEX_URL = 'https://firefox.settings.services.mozilla.com/v1/buckets/main/collections/translations-models-v2/records';
 
 export class ModelIndexError extends Error {}
 
 export interface IndexFile {
   /** model, lex, vocab, srcvocab, trgvocab (others, e.g. qualityModel, are skipped). */
   fileType: string;
+  /** The name the runtime loads (decompressed). */
   filename: string;
   url: string;
+  /** Bytes and SHA-256 of the download (compressed when `zstd`). */
   size: number;
   sha256: string;
+  /** v2 attachments are zstd-compressed; then the decompressed file is checked too. */
+  zstd?: { size: number; sha256: string };
 }
 
 export interface IndexModel {
+  /** Codes as the index writes them ("en", "zh-Hans"). */
   source: string;
   target: string;
   version: string;
+  /** tiny, base-memory, base (v2 only). */
+  architecture: string | undefined;
+  /** The Remote Settings filter of the variant ("" for every client). */
+  filterExpression: string;
   files: IndexFile[];
 }
 
@@ -30,7 +42,11 @@ interface RawRecord {
   version?: string;
   fileType?: string;
   name?: string;
-  attachment?: { hash?: string; size?: number | string; filename?: string; location?: string };
+  architecture?: string;
+  filter_expression?: string;
+  decompressedHash?: string;
+  decompressedSize?: number | string;
+  attachment?: { hash?: string; size?: number | string; filename?: string; location?: string; mimetype?: string };
 }
 
 const FILE_TYPES = new Set(['model', 'lex', 'vocab', 'srcvocab', 'trgvocab']);
@@ -74,39 +90,105 @@ export function compareVersions(a: string, b: string): number {
   return 0;
 }
 
-/** Every model (pair × version) the index lists, with its files. */
+/** Every model (direction × version × variant) the index lists, with its files; v1 (`fromLang`) and v2 records alike. */
 export async function readModelIndex(indexUrl: string = DEFAULT_INDEX_URL): Promise<IndexModel[]> {
   const body = (await getJson(indexUrl, 'model index')) as { data?: RawRecord[] };
   if (!Array.isArray(body.data)) throw new ModelIndexError(`the model index at ${indexUrl} has no "data" list of records`);
   const base = await attachmentsBase(indexUrl);
   const models = new Map<string, IndexModel>();
   for (const r of body.data) {
-    const source = (r.fromLang ?? r.sourceLanguage)?.toLowerCase();
-    const target = (r.toLang ?? r.targetLanguage)?.toLowerCase();
+    const source = r.fromLang ?? r.sourceLanguage;
+    const target = r.toLang ?? r.targetLanguage;
     const a = r.attachment;
     if (!source || !target || !r.version || !r.fileType || !FILE_TYPES.has(r.fileType) || !a?.location || !a.hash) continue;
-    const key = `${source}-${target}@${r.version}`;
-    if (!models.has(key)) models.set(key, { source, target, version: r.version, files: [] });
+    const filterExpression = r.filter_expression ?? '';
+    const key = `${source}-${target}@${r.version}|${filterExpression}`;
+    if (!models.has(key)) models.set(key, { source, target, version: r.version, architecture: r.architecture, filterExpression, files: [] });
+    const compressed = a.mimetype === 'application/zstd' || /\.zst$/.test(a.filename ?? a.location);
+    if (compressed && (!r.decompressedHash || r.decompressedSize === undefined)) continue;
+    const filename = compressed ? (r.name ?? a.filename!.replace(/\.zst$/, '')) : (a.filename ?? r.name ?? a.location.split('/').pop()!);
     models.get(key)!.files.push({
       fileType: r.fileType,
-      filename: a.filename ?? r.name ?? a.location.split('/').pop()!,
+      filename,
       url: new URL(a.location, base).href,
       size: Number(a.size ?? 0),
       sha256: a.hash.toLowerCase(),
+      ...(compressed ? { zstd: { size: Number(r.decompressedSize), sha256: r.decompressedHash!.toLowerCase() } } : {}),
     });
   }
   return [...models.values()];
 }
 
-/** The newest release of a direction ("en-de"); pre-releases only when nothing else exists. */
-export function pickModel(models: IndexModel[], pair: string): IndexModel {
-  const [source, target] = pair.toLowerCase().split('-');
-  const candidates = models.filter((m) => m.source === source && m.target === target);
-  if (candidates.length === 0) {
-    const known = [...new Set(models.map((m) => `${m.source}-${m.target}`))].sort();
-    throw new ModelIndexError(`the model index has no ${pair} model (it has: ${known.join(', ') || 'none'})`);
+/** A direction on the command line: language codes with optional subtags ("en-de", "en-zh-Hans", "zh-hans-en"). */
+export const DIRECTION_SYNTAX = /^[a-z]{2,3}(?:-[a-z0-9]{2,8}){1,4}$/i;
+
+const baseOf = (code: string) => code.split('-')[0]!;
+
+/**
+ * Whether `requested` names the direction source→target: exactly, or with either side's subtags left out
+ * ("en-zh" and "en-zh-hans" both name en → zh-Hans). Case does not matter.
+ */
+export function namesDirection(requested: string, source: string, target: string): boolean {
+  const r = requested.toLowerCase();
+  const s = source.toLowerCase();
+  const t = target.toLowerCase();
+  for (const a of new Set([s, baseOf(s)])) for (const b of new Set([t, baseOf(t)])) if (`${a}-${b}` === r) return true;
+  return false;
+}
+
+export const directionOf = (m: { source: string; target: string }) => `${m.source}-${m.target}`;
+
+export interface PickOptions {
+  /** Pre-releases (nightly-channel filters, versions like 3.0a1) are candidates too. */
+  pre?: boolean;
+}
+
+export interface PickedModel {
+  model: IndexModel;
+  /** Why this is not the release desktop variant, when it is not (only pre-releases exist). */
+  note?: string;
+}
+
+const isRelease = (version: string) => /^[\d.]+$/.test(version);
+
+/** The variants a client in `env` may use: filter expressions that hold; one that cannot be read does not. */
+function forClient(models: IndexModel[], env: FilterEnvironment): IndexModel[] {
+  return models.filter((m) => {
+    try {
+      return evaluateFilterExpression(m.filterExpression, env);
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * The model Firefox desktop on the release channel would use for a direction ("en-de", "zh-en"): variants whose
+ * filter holds for this server, the newest release among them; pre-releases only with `pre` or when nothing else
+ * exists (then `note` says so).
+ */
+export function pickModel(models: IndexModel[], requested: string, options: PickOptions = {}): PickedModel {
+  const matching = models.filter((m) => namesDirection(requested, m.source, m.target));
+  const directions = [...new Set(matching.map(directionOf))];
+  if (directions.length === 0) {
+    const known = [...new Set(models.map(directionOf))].sort();
+    throw new ModelIndexError(`the model index has no ${requested} model (it has: ${known.join(', ') || 'none'})`);
   }
-  const releases = candidates.filter((m) => /^[\d.]+$/.test(m.version));
-  const pool = releases.length > 0 ? releases : candidates;
-  return pool.sort((a, b) => compareVersions(b.version, a.version))[0]!;
+  if (directions.length > 1) {
+    const exact = directions.find((d) => d.toLowerCase() === requested.toLowerCase());
+    if (!exact) throw new ModelIndexError(`${requested} could mean ${directions.join(' or ')}: name one`);
+    return pickModel(matching.filter((m) => directionOf(m) === exact), exact, options);
+  }
+  const newest = (pool: IndexModel[]) => [...pool].sort((a, b) => compareVersions(b.version, a.version))[0];
+  const releases = forClient(matching, serverEnvironment(false)).filter((m) => isRelease(m.version));
+  const pre = options.pre ? newest(forClient(matching, serverEnvironment(true))) : undefined;
+  const release = newest(releases);
+  if (pre && (!release || compareVersions(pre.version, release.version) > 0)) return { model: pre };
+  if (release) return { model: release };
+  const fallback = newest(forClient(matching, serverEnvironment(true)));
+  if (!fallback) {
+    const filters = [...new Set(matching.map((m) => m.filterExpression))].join('; ');
+    throw new ModelIndexError(`the model index has no ${directions[0]} model for a desktop server (only for: ${filters})`);
+  }
+  return { model: fallback, note: `${directions[0]} exists only as a pre-release (${fallback.version}); installing that` };
 }

@@ -51,7 +51,9 @@ function pick(names: string[], re: RegExp, what: string): string {
 }
 
 function pairOf(dir: string, modelName: string, meta: { source?: unknown; target?: unknown } | undefined): [string, string] {
-  if (typeof meta?.source === 'string' && typeof meta.target === 'string') return [meta.source.toLowerCase(), meta.target.toLowerCase()];
+  // The index writes script subtags ("zh-Hans"); the API names a source language without them (ZH), a target with
+  // them (ZH-HANS), so the engine offers zh → en and en → zh-hans.
+  if (typeof meta?.source === 'string' && typeof meta.target === 'string') return [meta.source.toLowerCase().split('-')[0]!, meta.target.toLowerCase()];
   const named = /^([a-z]{2,3})-([a-z]{2,3})(?:$|[-_.@])/.exec(basename(dir).toLowerCase());
   if (named) return [named[1]!, named[2]!];
   const code = /^model\.([a-z]{4})\./.exec(modelName);
