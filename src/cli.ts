@@ -106,7 +106,7 @@ export async function main(argv: string[]): Promise<number> {
     if (command === 'serve') await serve();
     else if (command === 'account' && sub === 'create') await accountCreate(rest);
     else if (command === 'key' && sub === 'create') await keyCreate(rest);
-    else if (command === 'models') return await modelsCommand(sub, rest, loadConfig(), (m) => new UsageError(m));
+    else if (command === 'models') return await modelsCommand(sub, rest, loadConfig, (m) => new UsageError(m));
     else if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
       process.stdout.write(USAGE);
     } else {

@@ -1,23 +1,41 @@
-// `tolk models list | install | remove | verify`: the models directory (TOLK_MODELS_DIR) managed from the shell.
+// `tolk models list | available | install | update | remove | verify`: the models directory (TOLK_MODELS_DIR) and the
+// public model index, from the shell.
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
 import { scanModelsDir } from '../engines/bergamot/index.js';
-import { installModel, ModelInstallError, removeModel, verifyModels, type Progress } from './install.js';
-import { ModelIndexError } from './model-index.js';
+import { installModel, ModelInstallError, removeModel, verifyModels, type InstallOptions, type Progress } from './install.js';
+import { availableModels, COMMON_DIRECTIONS, COMMON_LANGUAGES, DEFAULT_INDEX_URL, DIRECTION_SYNTAX, ModelIndexError, readModelIndex, updatesFor } from './model-index.js';
 import { ArchiveError } from './archive.js';
 import { installOnnxSpeechModel } from './onnx-speech-models.js';
 import { installSpeechModel, listSpeechModels, onnxModelName, removeSpeechModel, speechModelName, verifySpeechModels, whisperDir } from './speech-models.js';
 
-export const MODELS_USAGE = `  tolk models list [--json]                    installed neural (Bergamot) models, directories that are refused, speech models
-  tolk models install DIR|ARCHIVE|URL|PAIR     install a model directory, a .tar.gz/.zip, a URL, or a direction (en-de) from the public index
-  tolk models install whisper-NAME             install a Whisper speech model (tiny, tiny.en, base, base.en, small, …; SHA-1 checked)
+/** Each subcommand's usage, answered by `tolk models SUB --help`. */
+const SUBCOMMAND_USAGE: Record<string, string> = {
+  list: `  tolk models list [--json]                    installed neural (Bergamot) models, directories that are refused, speech models
+`,
+  available: `  tolk models available [--pre] [--json]       what the model index offers: direction, version, architecture, download size, installed or not
+`,
+  install: `  tolk models install PAIR... [--pre]          install directions (en-de, zh-en, en-zh-Hans) from the model index, the variant
+                                               Firefox desktop release uses (--pre: pre-releases too)
+  tolk models install --common [--pre]         both ways between English and ${COMMON_LANGUAGES.join(', ')}
+  tolk models install DIR|ARCHIVE|URL          install a model directory, a .tar.gz/.zip or the URL of one
+  tolk models install whisper-NAME             install a Whisper speech model (tiny, base, small, medium, large-v3-turbo,
+                                               large-v3-turbo-q5_0, …; whisper.cpp's SHA-1 checked)
   tolk models install whisper-onnx-NAME --from DIR
                                                install a Whisper model in sherpa-onnx's format (faster) from an unpacked
                                                sherpa-onnx-whisper-NAME release; checked by loading it
-  tolk models remove PAIR|whisper-NAME|whisper-onnx-NAME
+`,
+  update: `  tolk models update [--pre]                   install newer versions of the installed directions from the model index
+`,
+  remove: `  tolk models remove PAIR|whisper-NAME|whisper-onnx-NAME
                                                remove the model of a direction, or a speech model
-  tolk models verify [PAIR]                    check files and the hashes recorded at install (speech models: whisper.cpp's SHA-1; ONNX ones: loaded by sherpa-onnx)
-`;
+`,
+  verify: `  tolk models verify [PAIR]                    check files and the hashes recorded at install (speech models: whisper.cpp's SHA-1; ONNX ones: loaded by sherpa-onnx)
+`,
+};
+
+export const MODELS_USAGE = Object.values(SUBCOMMAND_USAGE).join('');
 
 /** Errors the CLI prints as one line (exit 1), without a stack. */
 export function isModelsError(err: unknown): boolean {
@@ -41,16 +59,70 @@ function terminalProgress(): Progress | undefined {
   };
 }
 
-export async function modelsCommand(sub: string | undefined, argv: string[], config: Config, usageError: (m: string) => Error): Promise<number> {
-  // Exit status: 0, or 1 when `verify` finds a problem.
-  const modelsDir = config.modelsDir;
+/** One progress line for a whole command: "[2/5] en-de model.ende.intgemm.alphas.bin [###---] 3.1/20.0 MB". */
+function labelled(progress: Progress | undefined, label: () => string): Progress | undefined {
+  return progress && ((file, received, total) => progress(`${label()} ${file}`, received, total));
+}
+
+/** Where a command writes: the terminal's stdout and stderr, or a test's buffers. */
+export interface CommandOutput {
+  out: (s: string) => void;
+  err: (s: string) => void;
+}
+
+const TERMINAL: CommandOutput = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) };
+
+/** Installs directions from the index (read once), one after the other; failures are reported and the rest go on. */
+async function installDirections(directions: string[], opts: InstallOptions, { out, err: warn }: CommandOutput): Promise<number> {
+  const index = await readModelIndex(opts.indexUrl ?? DEFAULT_INDEX_URL);
+  let failed = 0;
+  for (const [i, direction] of directions.entries()) {
+    const step = directions.length > 1 ? `[${i + 1}/${directions.length}] ` : '';
+    try {
+      const info = await installModel(direction, { ...opts, index, progress: labelled(opts.progress, () => `${step}${direction}`)!, notice: (m) => warn(`tolk: ${m}\n`) });
+      out(`${step}installed ${info.source}-${info.target}${info.version ? ` ${info.version}` : ''} in ${info.dir}\n`);
+    } catch (err) {
+      if (!isModelsError(err) || directions.length === 1) throw err;
+      failed++;
+      warn(`tolk: ${step}${direction}: ${(err as Error).message}\n`);
+    }
+  }
+  return failed === 0 ? 0 : 1;
+}
+
+export async function modelsCommand(
+  sub: string | undefined,
+  argv: string[],
+  loadConfig: () => Config,
+  usageError: (m: string) => Error,
+  io: CommandOutput = TERMINAL,
+): Promise<number> {
+  const { out } = io;
+  if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
+    out(`Usage:\n${MODELS_USAGE}`);
+    return 0;
+  }
+  if (!(sub in SUBCOMMAND_USAGE)) throw usageError(`unknown models command: ${sub}`);
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { json: { type: 'boolean', default: false }, from: { type: 'string' } },
+    options: {
+      json: { type: 'boolean', default: false },
+      from: { type: 'string' },
+      pre: { type: 'boolean', default: false },
+      common: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
     allowPositionals: true,
     strict: true,
   });
-  const out = (s: string) => process.stdout.write(s);
+  if (values.help) {
+    out(`Usage:\n${SUBCOMMAND_USAGE[sub]}`);
+    return 0;
+  }
+  const config = loadConfig();
+  const modelsDir = config.modelsDir;
+  const indexUrl = config.bergamot.indexUrl ?? DEFAULT_INDEX_URL;
+  // Exit status: 0, or 1 when `verify` finds a problem or one of several installs failed.
   if (sub === 'list') {
     const { models, bad } = await scanModelsDir(modelsDir);
     const speech = await listSpeechModels(modelsDir);
@@ -66,8 +138,39 @@ export async function modelsCommand(sub: string | undefined, argv: string[], con
     for (const b of bad) out(`refused  ${b.dir}: ${b.reason}\n`);
     return 0;
   }
+  if (sub === 'available') {
+    const rows = availableModels(await readModelIndex(indexUrl), (await scanModelsDir(modelsDir)).models, { pre: values.pre });
+    if (values.json) {
+      out(`${JSON.stringify({ index: indexUrl, models: rows })}\n`);
+      return 0;
+    }
+    out(`${'DIRECTION'.padEnd(12)} ${'VERSION'.padEnd(8)} ${'ARCHITECTURE'.padEnd(12)} ${'DOWNLOAD'.padStart(9)}  INSTALLED\n`);
+    for (const r of rows) {
+      const installed = r.installedVersion === null ? '-' : r.installedVersion === r.version ? 'yes' : `${r.installedVersion ?? 'yes'} (update: tolk models update)`;
+      out(`${r.direction.padEnd(12)} ${r.version.padEnd(8)} ${(r.architecture ?? '-').padEnd(12)} ${mb(r.downloadBytes).padStart(9)}  ${installed}\n`);
+    }
+    return 0;
+  }
+  if (sub === 'update') {
+    if (positionals.length > 0) throw usageError('tolk models update takes no arguments');
+    const index = await readModelIndex(indexUrl);
+    const updates = updatesFor(index, (await scanModelsDir(modelsDir)).models, { pre: values.pre });
+    if (updates.length === 0) {
+      out('every installed direction is at the newest version the index offers\n');
+      return 0;
+    }
+    for (const u of updates) out(`${u.direction}: ${u.installedVersion ?? 'unknown version'} → ${u.version}\n`);
+    const progress = terminalProgress();
+    return installDirections(updates.map((u) => u.direction), { modelsDir, indexUrl, pre: values.pre, ...(progress ? { progress } : {}) }, io);
+  }
+  if (sub === 'install' && (values.common || (positionals.length > 0 && positionals.every((p) => DIRECTION_SYNTAX.test(p) && !existsSync(p))))) {
+    if (values.from !== undefined) throw usageError('--from only goes with whisper-onnx-NAME');
+    const directions = [...new Set([...(values.common ? COMMON_DIRECTIONS : []), ...positionals])];
+    const progress = terminalProgress();
+    return installDirections(directions, { modelsDir, indexUrl, pre: values.pre, ...(progress ? { progress } : {}) }, io);
+  }
   if (sub === 'install') {
-    if (positionals.length !== 1) throw usageError('tolk models install takes one directory, archive, URL or pair (en-de)');
+    if (positionals.length !== 1) throw usageError('tolk models install takes directions (en-de zh-en), --common, or one directory, archive, URL or whisper-NAME');
     const progress = terminalProgress();
     const speechName = speechModelName(positionals[0]!);
     const onnxName = speechName === null ? null : onnxModelName(speechName);
@@ -109,5 +212,5 @@ export async function modelsCommand(sub: string | undefined, argv: string[], con
     for (const r of results) out(`${r.ok ? 'ok     ' : 'FAILED '} ${r.pair ?? '?'} ${r.dir}${r.problems.map((p) => `\n  ${p}`).join('')}\n`);
     return results.some((r) => !r.ok) || speech.some((m) => !m.ok) ? 1 : 0;
   }
-  throw usageError(`unknown models command: ${sub ?? '(none)'}`);
+  throw usageError(`unknown models command: ${sub}`);
 }

@@ -192,3 +192,54 @@ export function pickModel(models: IndexModel[], requested: string, options: Pick
   }
   return { model: fallback, note: `${directions[0]} exists only as a pre-release (${fallback.version}); installing that` };
 }
+
+/** The languages `tolk models install --common` installs both ways with English. */
+export const COMMON_LANGUAGES = ['de', 'fr', 'es', 'it', 'pt', 'nl', 'pl', 'ja', 'zh', 'ru'];
+export const COMMON_DIRECTIONS = COMMON_LANGUAGES.flatMap((l) => [`en-${l}`, `${l}-en`]);
+
+/** An installed model as the models directory reports it (the engine's codes: zh, zh-hans). */
+export interface InstalledDirection {
+  source: string;
+  target: string;
+  version: string | undefined;
+}
+
+export interface AvailableModel {
+  direction: string;
+  version: string;
+  architecture: string | undefined;
+  /** Bytes to download (compressed). */
+  downloadBytes: number;
+  /** null: not installed; undefined: installed, version unknown (copied in by hand). */
+  installedVersion: string | null | undefined;
+}
+
+/** One row per direction the index offers: the variant `pickModel` installs, and what is installed of it. */
+export function availableModels(models: IndexModel[], installed: InstalledDirection[], options: PickOptions = {}): AvailableModel[] {
+  const rows: AvailableModel[] = [];
+  for (const direction of [...new Set(models.map(directionOf))].sort()) {
+    let picked: PickedModel;
+    try {
+      picked = pickModel(models, direction, options);
+    } catch {
+      continue; // Only for other clients (Android).
+    }
+    const { model } = picked;
+    const have = installed.find((m) => namesDirection(`${m.source}-${m.target}`, model.source, model.target));
+    rows.push({
+      direction,
+      version: model.version,
+      architecture: model.architecture,
+      downloadBytes: model.files.reduce((sum, f) => sum + f.size, 0),
+      installedVersion: have ? have.version : null,
+    });
+  }
+  return rows;
+}
+
+/** Installed directions the index has a newer version of. */
+export function updatesFor(models: IndexModel[], installed: InstalledDirection[], options: PickOptions = {}): AvailableModel[] {
+  return availableModels(models, installed, options).filter(
+    (r) => r.installedVersion !== null && (r.installedVersion === undefined || compareVersions(r.version, r.installedVersion) > 0),
+  );
+}

@@ -14,7 +14,7 @@ import { listOnnxSpeechModels, onnxModelProblem, removeOnnxSpeechModel } from '.
 
 export const DEFAULT_WHISPER_BASE_URL = 'https://huggingface.co/ggerganov/whisper.cpp/resolve/main/';
 
-/** Model name → SHA-1 of ggml-NAME.bin, as whisper.cpp's models/README.md lists them. */
+/** Model name → SHA-1 of ggml-NAME.bin, as whisper.cpp's models/README.md lists them (its "Available models" table). */
 export const WHISPER_MODELS: Readonly<Record<string, string>> = {
   tiny: 'bd577a113a864445d4c299885e0cb97d4ba92b5f',
   'tiny.en': 'c78c86eb1a8faa21b369bcd33207cc90d64ae9df',
@@ -24,6 +24,14 @@ export const WHISPER_MODELS: Readonly<Record<string, string>> = {
   'small.en': 'db8a495a91d927739e50b3fc1cc4c6b8f6c2d022',
   medium: 'fd9727b6e1217c2f614f9b698455c4ffd82463b4',
   'medium.en': '8c30f0e44ce9560643ebd10bbe50cd20eafd3723',
+  'small.en-tdrz': 'b6c6e7e89af1a35c08e6de56b66ca6a02a2fdfa1',
+  'large-v1': 'b1caaf735c4cc1429223d5a74f0f4d0b9b59a299',
+  'large-v2': '0f4c8e34f21cf1a914c59d8b3ce882345ad349d6',
+  'large-v2-q5_0': '00e39f2196344e901b3a2bd5814807a769bd1630',
+  'large-v3': 'ad82bf6a9043ceed055076d0fd39f5f186ff8062',
+  'large-v3-q5_0': 'e6e2ed78495d403bef4b7cff42ef4aaadcfea8de',
+  'large-v3-turbo': '4af2b29d7ec73d781377bfd1758ca957a807e941',
+  'large-v3-turbo-q5_0': 'e050f7970618a659205450ad97eb95a18d69c9ee',
 };
 
 /** `whisper-NAME` (whisper-onnx-NAME: sherpa-onnx's format) on the command line, beside translation pairs (en-de). */

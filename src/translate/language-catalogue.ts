@@ -7,6 +7,9 @@ export interface LanguageCatalogue {
   targets: { code: string; formality: boolean }[];
 }
 
+/** Bare targets the reference lists whenever their default variant is served (not EN or PT: only their variants). */
+const TARGETS_LISTED_WITH_THEIR_DEFAULT = ['zh'];
+
 export function buildCatalogue(pairs: RoutablePair[]): LanguageCatalogue {
   const sources = [...new Set(pairs.map((p) => p.source))].sort();
   const targets = new Map<string, boolean>();
@@ -17,6 +20,11 @@ export function buildCatalogue(pairs: RoutablePair[]): LanguageCatalogue {
     for (const v of base === 'en' ? [variant, 'en-us'] : [variant]) {
       if (targets.has(base) && !targets.has(v)) targets.set(v, targets.get(base)!);
     }
+  }
+  // The reference lists ZH (meaning simplified Chinese) beside ZH-HANS: a server with a zh-hans model lists both.
+  for (const base of TARGETS_LISTED_WITH_THEIR_DEFAULT) {
+    const variant = DEFAULT_TARGET_VARIANT[base]!;
+    if (targets.has(variant) && !targets.has(base)) targets.set(base, targets.get(variant)!);
   }
   return { sources, targets: [...targets].sort(([a], [b]) => a.localeCompare(b)).map(([code, formality]) => ({ code, formality })) };
 }

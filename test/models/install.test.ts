@@ -1,5 +1,8 @@
-// `tolk models install` against a local server speaking the public index's format (Remote Settings records and
-// attachments): hashes verified, a corrupted file and an interrupted download refused, nothing left half-installed.
+// `tolk models install` against a local server speaking the public index's formats (Remote Settings records and
+// attachments): today's `translations-models-v2` (the real records of ../shared/data/firefox-models with generated,
+// zstd-compressed models in place of Mozilla's) and the older `translations-models`: hashes verified, the variant
+// Firefox desktop release picks, a corrupted file and an interrupted download refused, nothing left half-installed,
+// and the running server translating through what was installed.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -10,12 +13,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { BergamotEngine } from '../../src/engines/bergamot/index.js';
+import { loadConfig } from '../../src/config.js';
+import { modelsCommand } from '../../src/models/cli.js';
 import { installModel, removeModel, verifyModels } from '../../src/models/install.js';
 import { makeModel } from '../helpers/bergamot-models.js';
+import { authHeaders, createAccount, createTestApp } from '../helpers/harness.js';
 
 const run = promisify(execFile);
 let server: Server;
 let indexUrl: string;
+let indexV2Url: string;
 let work: string;
 let source: string;
 const files = new Map<string, Buffer>();
@@ -70,6 +78,7 @@ before(async () => {
     const url = req.url ?? '/';
     if (url === '/v1/') return res.end(JSON.stringify({ capabilities: { attachments: { base_url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/attachments/` } } }));
     if (url === '/v1/buckets/main/collections/translations-models/records') return res.end(body);
+    if (url === '/v1/buckets/main/collections/translations-models-v2/records') return res.end(JSON.stringify({ data: recordsV2 }));
     const data = files.get(url);
     if (!data) return res.writeHead(404).end();
     res.writeHead(200, { 'content-length': data.length });
@@ -82,7 +91,81 @@ before(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   indexUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/buckets/main/collections/translations-models/records`;
+  indexV2Url = indexUrl.replace(/translations-models\/records$/, 'translations-models-v2/records');
+  recordsV2 = await generatedRecordsV2();
 });
+/** The directions whose attachments are served (generated models); every other record stays in the index unserved. */
+const SERVED = ['en-de', 'de-en', 'zh-Hans-en', 'en-zh-Hans', 'en-ko', 'en-fr'];
+/** Its attachments arrive damaged. */
+const CORRUPTED = 'en-fr';
+let recordsV2: RealRecord[];
+
+interface RealRecord {
+  name: string;
+  version: string;
+  fileType: string;
+  sourceLanguage: string;
+  targetLanguage: string;
+  filter_expression: string;
+  decompressedHash: string;
+  decompressedSize: number;
+  attachment: { hash: string; size: number; filename: string; location: string; mimetype: string };
+}
+
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+/**
+ * The 288 real records of translations-models-v2; those of the served directions (every variant: desktop, Android,
+ * pre-release) point at a generated model, zstd-compressed, with its real sizes and hashes.
+ */
+async function generatedRecordsV2(): Promise<RealRecord[]> {
+  const real = JSON.parse(await readFile(join(process.cwd(), '../shared/data/firefox-models/records-v2.json'), 'utf8')) as { data: RealRecord[] };
+  const generated = new Map<string, Record<string, Buffer>>();
+  for (const direction of SERVED) {
+    // The generator names pairs by their bare languages (zh-Hans → zh).
+    const dir = await makeModel(join(work, 'v2', direction), direction.replace('-Hans', ''));
+    const names = await readdir(dir);
+    const read = (re: RegExp) => readFile(join(dir, names.find((n) => re.test(n))!));
+    const vocab = await read(/\.spm$/);
+    generated.set(direction, { model: await read(/^model\./), lex: await read(/^lex\./), vocab, srcvocab: vocab, trgvocab: vocab });
+  }
+  const records: RealRecord[] = [];
+  for (const r of real.data) {
+    const direction = `${r.sourceLanguage}-${r.targetLanguage}`;
+    const data = generated.get(direction)?.[r.fileType];
+    if (!data) {
+      records.push(r);
+      continue;
+    }
+    const compressed = await compressZstd(data);
+    const location = `main-workspace/translations-models-v2/${r.attachment.location.split('/').pop()}`;
+    files.set(`/attachments/${location}`, direction === CORRUPTED ? corrupt(compressed) : compressed);
+    records.push({
+      ...r,
+      decompressedHash: sha256(data),
+      decompressedSize: data.length,
+      attachment: { ...r.attachment, hash: sha256(compressed), size: compressed.length, location },
+    });
+  }
+  return records;
+}
+
+/** zstd's own command line (Debian package zstd) writes what Mozilla's attachments are. */
+function compressZstd(data: Buffer): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const child = execFile('zstd', ['-q', '-c', '-3'], { encoding: 'buffer', maxBuffer: 1 << 28 }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
+    child.stdin!.end(data);
+  });
+}
+
+/** One byte changed in the middle, as a damaged transfer or disk would. */
+function corrupt(data: Buffer): Buffer {
+  const copy = Buffer.from(data);
+  const at = copy.length >> 1;
+  copy[at] = copy[at]! ^ 0xff;
+  return copy;
+}
+
 after(async () => {
   server.close();
   await rm(work, { recursive: true, force: true });
@@ -156,3 +239,111 @@ describe('tolk models install', () => {
     assert.match((bad as { stderr: string }).stderr, /neither a directory, an archive, a URL nor a language pair/);
   });
 });
+
+describe('tolk models install from translations-models-v2', () => {
+  const cli = join(process.cwd(), 'dist/src/cli.js');
+  const tolk = (modelsDir: string, ...args: string[]) =>
+    run(process.execPath, [cli, 'models', ...args], { env: { ...process.env, TOLK_MODELS_DIR: modelsDir, TOLK_DATA_DIR: work, TOLK_MODELS_INDEX_URL: indexV2Url } });
+  /** `tolk models …` in this process (starting the CLI costs seconds on a busy machine): its stdout. */
+  const models = async (modelsDir: string, ...args: string[]) => {
+    let stdout = '';
+    const env = { ...process.env, TOLK_MODELS_DIR: modelsDir, TOLK_DATA_DIR: work, TOLK_MODELS_INDEX_URL: indexV2Url };
+    const code = await modelsCommand(args[0], args.slice(1), () => loadConfig(env), (m) => new Error(m), { out: (s) => (stdout += s), err: () => {} });
+    assert.equal(code, 0, stdout);
+    return stdout;
+  };
+
+  it('installs en-de, de-en, zh-en, en-zh and en-ko in one command, the desktop release variants, and the server translates through each', async () => {
+    const modelsDir = join(work, 'v2-installed');
+    const { stdout } = await tolk(modelsDir, 'install', 'en-de', 'de-en', 'zh-en', 'en-zh', 'en-ko');
+    assert.match(stdout, /\[5\/5\] installed en-ko 3\.0 in /);
+    assert.deepEqual((await readdir(modelsDir)).sort(), ['de-en', 'en-de', 'en-ko', 'en-zh-hans', 'zh-hans-en']);
+    // Not the Android variants (3.1, base-memory): the desktop ones (3.0, base).
+    for (const dir of ['en-ko', 'zh-hans-en']) {
+      const { version, architecture } = await installedMeta(modelsDir, dir);
+      assert.deepEqual([version, architecture], ['3.0', 'base'], dir);
+    }
+    // Split vocabularies installed decompressed under the names the runtime loads.
+    assert.deepEqual((await readdir(join(modelsDir, 'en-zh-hans'))).sort(), ['lex.50.50.enzh.s2t.bin', 'model.enzh.intgemm.alphas.bin', 'srcvocab.enzh.spm', 'tolk-model.json', 'trgvocab.enzh.spm']);
+    assert.deepEqual((await verifyModels(modelsDir)).map((r) => r.ok), [true, true, true, true, true]);
+
+    const available = (await models(modelsDir, 'available')).split('\n');
+    assert.match(available[0]!, /^DIRECTION +VERSION +ARCHITECTURE +DOWNLOAD +INSTALLED$/);
+    assert.match(available.find((l) => l.startsWith('en-ko '))!, /^en-ko +3\.0 +base +[\d.]+ MB +yes$/);
+    assert.match(available.find((l) => l.startsWith('en-fr '))!, /^en-fr +3\.0 +base-memory +[\d.]+ MB +-$/);
+    assert.equal(await models(modelsDir, 'update'), 'every installed direction is at the newest version the index offers\n');
+
+    const bergamot = new BergamotEngine({ modelsDir, workers: 1, rescanIntervalMs: 0 });
+    const ctx = await createTestApp({ engines: [bergamot] });
+    try {
+      const account = await createAccount(ctx);
+      const languages = async (type: string) =>
+        (await ctx.app.inject({ method: 'GET', url: `/v2/languages?type=${type}`, headers: authHeaders(account) })).json().map((l: { language: string }) => l.language);
+      assert.deepEqual(await languages('source'), ['DE', 'EN', 'ZH']);
+      assert.deepEqual(await languages('target'), ['DE', 'EN', 'EN-GB', 'EN-US', 'KO', 'ZH', 'ZH-HANS']);
+      for (const [source_lang, target_lang, engineSource, engineTarget] of [
+        ['EN', 'DE', 'en', 'de'],
+        ['DE', 'EN-US', 'de', 'en'],
+        ['ZH', 'EN-GB', 'zh', 'en'],
+        ['EN', 'ZH', 'en', 'zh-hans'],
+        ['EN', 'ZH-HANS', 'en', 'zh-hans'],
+        ['EN', 'KO', 'en', 'ko'],
+      ] as const) {
+        const res = await ctx.app.inject({
+          method: 'POST',
+          url: '/v2/translate',
+          headers: { ...authHeaders(account), 'content-type': 'application/json' },
+          payload: { text: ['The house is big.'], source_lang, target_lang },
+        });
+        assert.equal(res.statusCode, 200, `${source_lang}→${target_lang}: ${res.body}`);
+        const [direct] = await bergamot.translate({ source: engineSource, target: engineTarget }, ['The house is big.'], {});
+        assert.equal(res.json().translations[0].text, direct, `${source_lang}→${target_lang}`);
+        assert.notEqual(direct, 'The house is big.');
+      }
+    } finally {
+      await ctx.close();
+    }
+  });
+
+  it('refuses a corrupted attachment with a clear message and installs nothing', async () => {
+    const modelsDir = join(work, 'v2-corrupted');
+    await assert.rejects(models(modelsDir, 'install', 'en-fr'), /^ModelInstallError: model\.enfr\.intgemm\.alphas\.bin from http:\/\/127\.0\.0\.1:\d+\/attachments\/\S+\.zst is corrupted: .+; nothing was installed$/);
+    assert.deepEqual(await readdir(modelsDir), []);
+  });
+
+  it('names directions with or without script subtags, and installs a newer version the index gains with update', async () => {
+    const modelsDir = join(work, 'v2-names');
+    const info = await installModel('en-zh-Hans', { modelsDir, indexUrl: indexV2Url });
+    assert.deepEqual([info.source, info.target, info.version], ['en', 'zh-hans', '3.0']);
+    await assert.rejects(installModel('en-xx', { modelsDir, indexUrl: indexV2Url }), /no en-xx model \(it has: .*en-zh-Hans.*\)/);
+    // A pre-release only: installed, saying so.
+    const notes: string[] = [];
+    await assert.rejects(installModel('az-en', { modelsDir, indexUrl: indexV2Url, notice: (m) => notes.push(m) }), /cannot download/);
+    assert.deepEqual(notes, ['az-en exists only as a pre-release (3.0a1); installing that']);
+
+    const newer = recordsV2.filter((r) => r.sourceLanguage === 'en' && r.targetLanguage === 'zh-Hans').map((r) => ({ ...r, version: '3.2' }));
+    recordsV2.push(...newer);
+    try {
+      const stdout = await models(modelsDir, 'update');
+      assert.match(stdout, /^en-zh-Hans: 3\.0 → 3\.2\ninstalled en-zh-hans 3\.2 in /);
+      assert.equal((await installedMeta(modelsDir, 'en-zh-hans')).version, '3.2');
+    } finally {
+      recordsV2.splice(recordsV2.length - newer.length, newer.length);
+    }
+    assert.match(await removeModel(modelsDir, 'en-zh'), /en-zh-hans/);
+  });
+
+  it('answers --help for every models subcommand with its own usage, reading no configuration', async () => {
+    for (const sub of ['list', 'available', 'install', 'update', 'remove', 'verify']) {
+      let stdout = '';
+      const code = await modelsCommand(sub, ['--help'], () => assert.fail('--help read the configuration'), (m) => new Error(m), { out: (s) => (stdout += s), err: () => {} });
+      assert.equal(code, 0);
+      assert.match(stdout, new RegExp(`^Usage:\\n  tolk models ${sub} `));
+      assert.doesNotMatch(stdout.replace(/^Usage:\n/, ''), new RegExp(`^  tolk models (?!${sub} )`, 'm'));
+    }
+  });
+});
+
+async function installedMeta(modelsDir: string, dir: string): Promise<{ version: string; architecture: string }> {
+  return JSON.parse(await readFile(join(modelsDir, dir, 'tolk-model.json'), 'utf8')) as { version: string; architecture: string };
+}
