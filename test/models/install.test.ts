@@ -307,7 +307,7 @@ describe('tolk models install from translations-models-v2', () => {
 
   it('refuses a corrupted attachment with a clear message and installs nothing', async () => {
     const modelsDir = join(work, 'v2-corrupted');
-    await assert.rejects(models(modelsDir, 'install', 'en-fr'), /^ModelInstallError: model\.enfr\.intgemm\.alphas\.bin from http:\/\/127\.0\.0\.1:\d+\/attachments\/\S+\.zst is corrupted: .+; nothing was installed$/);
+    await assert.rejects(models(modelsDir, 'install', 'en-fr'), /^Error: model\.enfr\.intgemm\.alphas\.bin from http:\/\/127\.0\.0\.1:\d+\/attachments\/\S+\.zst is corrupted: .+; nothing was installed$/);
     assert.deepEqual(await readdir(modelsDir), []);
   });
 
