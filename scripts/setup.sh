@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
-# Installs what Tolk needs on Debian/Ubuntu: Apertium and its language pairs, the npm dependencies, and with
-# --test a reachable PostgreSQL for the test suite. Safe to run again; it only adds what is missing.
+# Installs what Tolk needs on Debian/Ubuntu: Apertium and its language pairs, the npm dependencies, with --test a
+# reachable PostgreSQL for the test suite, and with --models LIST neural models from the model index (LIST: common,
+# or directions such as en-de,de-en). Safe to run again; it only adds what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 WITH_TEST=0
 WITH_BENCH=0
-for arg in "$@"; do
-  case "$arg" in
+MODELS=""
+usage() { echo "usage: scripts/setup.sh [--test] [--bench] [--models common|PAIR,PAIR,...]" >&2; exit 2; }
+while [ "$#" -gt 0 ]; do
+  case "$1" in
     --test) WITH_TEST=1 ;;
     --bench) WITH_BENCH=1 ;;
-    *) echo "usage: scripts/setup.sh [--test] [--bench]" >&2; exit 2 ;;
+    --models) [ "$#" -ge 2 ] || usage; MODELS="$2"; shift ;;
+    --models=*) MODELS="${1#--models=}" ;;
+    *) usage ;;
   esac
+  shift
 done
 
 SUDO=""
@@ -34,6 +40,8 @@ DEBIAN_PACKAGES+=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-spa tesseract-oc
 [ "$WITH_TEST" = 1 ] && DEBIAN_PACKAGES+=(libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui libxml2-utils poppler-utils)
 # The web page's end-to-end tests drive Debian's Chromium (headless) with playwright-core.
 [ "$WITH_TEST" = 1 ] && DEBIAN_PACKAGES+=(chromium)
+# The model install tests compress generated models with zstd, as Mozilla's index serves them.
+[ "$WITH_TEST" = 1 ] && DEBIAN_PACKAGES+=(zstd)
 # The cluster test puts HAProxy in front of two Tolk nodes.
 [ "$WITH_TEST" = 1 ] && DEBIAN_PACKAGES+=(haproxy)
 # /v2/write/correct: Hunspell and its dictionaries, one warm `hunspell -a` process per language.
@@ -87,5 +95,18 @@ if [ "$WITH_TEST" = 1 ]; then
       "${AS_POSTGRES[@]}" createdb test
     # npm test reads this file when TOLK_TEST_POSTGRES_URL is not set.
     echo "postgres://postgres:tolk@127.0.0.1:5432/test" > .tolk-test-postgres-url
+  fi
+fi
+
+if [ -n "$MODELS" ]; then
+  # Neural models from the index Firefox reads (TOLK_MODELS_INDEX_URL to use another). A machine that cannot reach it
+  # (CI, offline) still gets a working install: Apertium serves until the models are installed later.
+  npm run build --silent
+  if [ "$MODELS" = common ]; then model_args=(--common); else IFS=',' read -r -a model_args <<< "$MODELS"; fi
+  if index_error=$(node dist/src/cli.js models available 2>&1 >/dev/null); then
+    node dist/src/cli.js models install "${model_args[@]}"
+  else
+    echo "Skipping the neural models: ${index_error#tolk: }"
+    echo "Install them once the index is reachable: node dist/src/cli.js models install ${model_args[*]}"
   fi
 fi
