@@ -34,7 +34,7 @@ export interface IndexModel {
   files: IndexFile[];
 }
 
-interface RawRecord {
+export interface RawRecord {
   fromLang?: string;
   toLang?: string;
   sourceLanguage?: string;
@@ -92,11 +92,15 @@ export function compareVersions(a: string, b: string): number {
 
 /** Every model (direction × version × variant) the index lists, with its files; v1 (`fromLang`) and v2 records alike. */
 export async function readModelIndex(indexUrl: string = DEFAULT_INDEX_URL): Promise<IndexModel[]> {
-  const body = (await getJson(indexUrl, 'model index')) as { data?: RawRecord[] };
+  const body = (await getJson(indexUrl, 'model index')) as { data?: unknown };
   if (!Array.isArray(body.data)) throw new ModelIndexError(`the model index at ${indexUrl} has no "data" list of records`);
-  const base = await attachmentsBase(indexUrl);
+  return modelsOfRecords(body.data as RawRecord[], await attachmentsBase(indexUrl));
+}
+
+/** The records of an index grouped into models; attachment locations resolved against `base`. */
+export function modelsOfRecords(records: readonly RawRecord[], base: string): IndexModel[] {
   const models = new Map<string, IndexModel>();
-  for (const r of body.data) {
+  for (const r of records) {
     const source = r.fromLang ?? r.sourceLanguage;
     const target = r.toLang ?? r.targetLanguage;
     const a = r.attachment;
