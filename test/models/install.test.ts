@@ -17,7 +17,7 @@ import { BergamotEngine } from '../../src/engines/bergamot/index.js';
 import { loadConfig } from '../../src/config.js';
 import { modelsCommand } from '../../src/models/cli.js';
 import { installModel, removeModel, verifyModels } from '../../src/models/install.js';
-import { makeModel } from '../helpers/bergamot-models.js';
+import { makeModel, type ModelSpec } from '../helpers/bergamot-models.js';
 import { authHeaders, createAccount, createTestApp } from '../helpers/harness.js';
 
 const run = promisify(execFile);
@@ -94,8 +94,18 @@ before(async () => {
   indexV2Url = indexUrl.replace(/translations-models\/records$/, 'translations-models-v2/records');
   recordsV2 = await generatedRecordsV2();
 });
-/** The directions whose attachments are served (generated models); every other record stays in the index unserved. */
-const SERVED = ['en-de', 'de-en', 'zh-Hans-en', 'en-zh-Hans', 'en-ko', 'en-fr'];
+/**
+ * The directions whose attachments are served (generated models of the architecture the desktop release variant has,
+ * at reduced width); every other record stays in the index unserved.
+ */
+const SERVED: Record<string, ModelSpec> = {
+  'en-de': { architecture: 'base-memory' },
+  'de-en': { architecture: 'base-memory' },
+  'zh-Hans-en': { architecture: 'base' },
+  'en-zh-Hans': { architecture: 'base-memory', splitVocab: true },
+  'en-ko': { architecture: 'base' },
+  'en-fr': { architecture: 'tiny' },
+};
 /** Its attachments arrive damaged. */
 const CORRUPTED = 'en-fr';
 let recordsV2: RealRecord[];
@@ -121,13 +131,17 @@ const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 async function generatedRecordsV2(): Promise<RealRecord[]> {
   const real = JSON.parse(await readFile(join(process.cwd(), '../shared/data/firefox-models/records-v2.json'), 'utf8')) as { data: RealRecord[] };
   const generated = new Map<string, Record<string, Buffer>>();
-  for (const direction of SERVED) {
+  for (const [direction, spec] of Object.entries(SERVED)) {
     // The generator names pairs by their bare languages (zh-Hans → zh).
-    const dir = await makeModel(join(work, 'v2', direction), direction.replace('-Hans', ''));
+    const dir = await makeModel(join(work, 'v2', direction), direction.replace('-Hans', ''), spec);
     const names = await readdir(dir);
-    const read = (re: RegExp) => readFile(join(dir, names.find((n) => re.test(n))!));
-    const vocab = await read(/\.spm$/);
-    generated.set(direction, { model: await read(/^model\./), lex: await read(/^lex\./), vocab, srcvocab: vocab, trgvocab: vocab });
+    const read = (re: RegExp) => {
+      const name = names.find((n) => re.test(n));
+      return name ? readFile(join(dir, name)) : undefined;
+    };
+    const [model, lex, vocab, srcvocab, trgvocab] = await Promise.all([/^model\./, /^lex\./, /^vocab\./, /^srcvocab\./, /^trgvocab\./].map(read));
+    // Android variants of a direction may split its vocabulary where the desktop one does not: both get the shared one.
+    generated.set(direction, { model: model!, lex: lex!, vocab: vocab ?? srcvocab!, srcvocab: srcvocab ?? vocab!, trgvocab: trgvocab ?? vocab! });
   }
   const records: RealRecord[] = [];
   for (const r of real.data) {
@@ -241,9 +255,6 @@ describe('tolk models install', () => {
 });
 
 describe('tolk models install from translations-models-v2', () => {
-  const cli = join(process.cwd(), 'dist/src/cli.js');
-  const tolk = (modelsDir: string, ...args: string[]) =>
-    run(process.execPath, [cli, 'models', ...args], { env: { ...process.env, TOLK_MODELS_DIR: modelsDir, TOLK_DATA_DIR: work, TOLK_MODELS_INDEX_URL: indexV2Url } });
   /** `tolk models …` in this process (starting the CLI costs seconds on a busy machine): its stdout. */
   const models = async (modelsDir: string, ...args: string[]) => {
     let stdout = '';
@@ -255,7 +266,7 @@ describe('tolk models install from translations-models-v2', () => {
 
   it('installs en-de, de-en, zh-en, en-zh and en-ko in one command, the desktop release variants, and the server translates through each', async () => {
     const modelsDir = join(work, 'v2-installed');
-    const { stdout } = await tolk(modelsDir, 'install', 'en-de', 'de-en', 'zh-en', 'en-zh', 'en-ko');
+    const stdout = await models(modelsDir, 'install', 'en-de', 'de-en', 'zh-en', 'en-zh', 'en-ko');
     assert.match(stdout, /\[5\/5\] installed en-ko 3\.0 in /);
     assert.deepEqual((await readdir(modelsDir)).sort(), ['de-en', 'en-de', 'en-ko', 'en-zh-hans', 'zh-hans-en']);
     // Not the Android variants (3.1, base-memory): the desktop ones (3.0, base).
