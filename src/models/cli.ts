@@ -44,24 +44,33 @@ export function isModelsError(err: unknown): boolean {
 
 const mb = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MB`;
 
-/** A one-line progress bar on a terminal; silence elsewhere (logs, pipes). */
-function terminalProgress(): Progress | undefined {
+/** One progress line on a terminal, rewritten in place for every file of a command; silence elsewhere (logs, pipes). */
+interface ProgressLine {
+  progress: Progress;
+  /** Clears the line (before a result is printed, and at the end). */
+  clear(): void;
+}
+
+function terminalProgress(): ProgressLine | undefined {
   if (!process.stderr.isTTY) return undefined;
   let last = 0;
-  return (file, received, total) => {
-    const now = Date.now();
-    if (now - last < 100 && received !== total) return;
-    last = now;
-    const width = 30;
-    const done = total ? Math.min(width, Math.round((received / total) * width)) : 0;
-    const bar = total ? `[${'#'.repeat(done)}${'-'.repeat(width - done)}] ${mb(received)}/${mb(total)}` : mb(received);
-    process.stderr.write(`\r${file.padEnd(36).slice(0, 36)} ${bar}${received === total ? '\n' : ''}`);
+  return {
+    progress: (label, received, total) => {
+      const now = Date.now();
+      if (now - last < 100 && received !== total) return;
+      last = now;
+      const width = 30;
+      const done = total ? Math.min(width, Math.round((received / total) * width)) : 0;
+      const bar = total ? `[${'#'.repeat(done)}${'-'.repeat(width - done)}] ${mb(received)}/${mb(total)}` : mb(received);
+      process.stderr.write(`\r${label.padEnd(52).slice(0, 52)} ${bar}\x1b[K`);
+    },
+    clear: () => process.stderr.write('\r\x1b[K'),
   };
 }
 
-/** One progress line for a whole command: "[2/5] en-de model.ende.intgemm.alphas.bin [###---] 3.1/20.0 MB". */
-function labelled(progress: Progress | undefined, label: () => string): Progress | undefined {
-  return progress && ((file, received, total) => progress(`${label()} ${file}`, received, total));
+/** The progress label of a file within a command: "[2/5] en-de model.ende.intgemm.alphas.bin". */
+function labelled(line: ProgressLine | undefined, label: string): Progress | undefined {
+  return line && ((file, received, total) => line.progress(`${label} ${file}`, received, total));
 }
 
 /** Where a command writes: the terminal's stdout and stderr, or a test's buffers. */
@@ -73,18 +82,25 @@ export interface CommandOutput {
 const TERMINAL: CommandOutput = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) };
 
 /** Installs directions from the index (read once), one after the other; failures are reported and the rest go on. */
-async function installDirections(directions: string[], opts: InstallOptions, { out, err: warn }: CommandOutput): Promise<number> {
+async function installDirections(directions: string[], opts: InstallOptions, io: CommandOutput): Promise<number> {
   const index = await readModelIndex(opts.indexUrl ?? DEFAULT_INDEX_URL);
+  const line = terminalProgress();
+  const print = (write: (s: string) => void, s: string) => {
+    line?.clear();
+    write(s);
+  };
   let failed = 0;
   for (const [i, direction] of directions.entries()) {
     const step = directions.length > 1 ? `[${i + 1}/${directions.length}] ` : '';
+    const progress = labelled(line, `${step}${direction}`);
     try {
-      const info = await installModel(direction, { ...opts, index, progress: labelled(opts.progress, () => `${step}${direction}`)!, notice: (m) => warn(`tolk: ${m}\n`) });
-      out(`${step}installed ${info.source}-${info.target}${info.version ? ` ${info.version}` : ''} in ${info.dir}\n`);
+      const info = await installModel(direction, { ...opts, index, ...(progress ? { progress } : {}), notice: (m) => print(io.err, `tolk: ${m}\n`) });
+      print(io.out, `${step}installed ${info.source}-${info.target}${info.version ? ` ${info.version}` : ''} in ${info.dir}\n`);
     } catch (err) {
+      line?.clear();
       if (!isModelsError(err) || directions.length === 1) throw err;
       failed++;
-      warn(`tolk: ${step}${direction}: ${(err as Error).message}\n`);
+      io.err(`tolk: ${step}${direction}: ${(err as Error).message}\n`);
     }
   }
   return failed === 0 ? 0 : 1;
@@ -160,18 +176,15 @@ export async function modelsCommand(
       return 0;
     }
     for (const u of updates) out(`${u.direction}: ${u.installedVersion ?? 'unknown version'} → ${u.version}\n`);
-    const progress = terminalProgress();
-    return installDirections(updates.map((u) => u.direction), { modelsDir, indexUrl, pre: values.pre, ...(progress ? { progress } : {}) }, io);
+    return installDirections(updates.map((u) => u.direction), { modelsDir, indexUrl, pre: values.pre }, io);
   }
   if (sub === 'install' && (values.common || (positionals.length > 0 && positionals.every((p) => DIRECTION_SYNTAX.test(p) && !existsSync(p))))) {
     if (values.from !== undefined) throw usageError('--from only goes with whisper-onnx-NAME');
     const directions = [...new Set([...(values.common ? COMMON_DIRECTIONS : []), ...positionals])];
-    const progress = terminalProgress();
-    return installDirections(directions, { modelsDir, indexUrl, pre: values.pre, ...(progress ? { progress } : {}) }, io);
+    return installDirections(directions, { modelsDir, indexUrl, pre: values.pre }, io);
   }
   if (sub === 'install') {
     if (positionals.length !== 1) throw usageError('tolk models install takes directions (en-de zh-en), --common, or one directory, archive, URL or whisper-NAME');
-    const progress = terminalProgress();
     const speechName = speechModelName(positionals[0]!);
     const onnxName = speechName === null ? null : onnxModelName(speechName);
     if (values.from !== undefined && onnxName === null) throw usageError('--from only goes with whisper-onnx-NAME');
@@ -180,18 +193,22 @@ export async function modelsCommand(
       out(`installed whisper-onnx-${onnxName} (${mb(m.bytes)}) in ${m.path}\n`);
       return 0;
     }
-    if (speechName) {
-      const m = await installSpeechModel(speechName, { modelsDir, ...(config.whisperModelsUrl ? { baseUrl: config.whisperModelsUrl } : {}), ...(progress ? { progress } : {}) });
-      out(`installed whisper-${m.name} (${mb(m.bytes)}) in ${m.path}\n`);
+    const line = terminalProgress();
+    const progress = line?.progress;
+    try {
+      if (speechName) {
+        const m = await installSpeechModel(speechName, { modelsDir, ...(config.whisperModelsUrl ? { baseUrl: config.whisperModelsUrl } : {}), ...(progress ? { progress } : {}) });
+        line?.clear();
+        out(`installed whisper-${m.name} (${mb(m.bytes)}) in ${m.path}\n`);
+        return 0;
+      }
+      const info = await installModel(positionals[0]!, { modelsDir, indexUrl, ...(progress ? { progress } : {}) });
+      line?.clear();
+      out(`installed ${info.source}-${info.target}${info.version ? ` ${info.version}` : ''} in ${info.dir}\n`);
       return 0;
+    } finally {
+      line?.clear();
     }
-    const info = await installModel(positionals[0]!, {
-      modelsDir,
-      ...(config.bergamot.indexUrl ? { indexUrl: config.bergamot.indexUrl } : {}),
-      ...(progress ? { progress } : {}),
-    });
-    out(`installed ${info.source}-${info.target}${info.version ? ` ${info.version}` : ''} in ${info.dir}\n`);
-    return 0;
   }
   if (sub === 'remove') {
     if (positionals.length !== 1) throw usageError('tolk models remove takes one pair (en-de)');
