@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
 import { scanModelsDir } from '../engines/bergamot/index.js';
 import { installModel, ModelInstallError, removeModel, verifyModels, type InstallOptions, type Progress } from './install.js';
-import { availableModels, COMMON_DIRECTIONS, COMMON_LANGUAGES, DEFAULT_INDEX_URL, DIRECTION_SYNTAX, ModelIndexError, readModelIndex, updatesFor } from './model-index.js';
+import { availableModels, COMMON_DIRECTIONS, compareVersions, COMMON_LANGUAGES, DEFAULT_INDEX_URL, DIRECTION_SYNTAX, ModelIndexError, readModelIndex, updatesFor } from './model-index.js';
 import { ArchiveError } from './archive.js';
 import { installOnnxSpeechModel } from './onnx-speech-models.js';
 import { installSpeechModel, listSpeechModels, onnxModelName, removeSpeechModel, speechModelName, verifySpeechModels, whisperDir } from './speech-models.js';
@@ -150,7 +150,7 @@ export async function modelsCommand(
     out(`models directory: ${modelsDir}\n`);
     if (models.length === 0 && bad.length === 0 && speech.length === 0) out('no models installed (tolk models install en-de)\n');
     for (const m of speech) out(`${`whisper-${m.name}`.padEnd(19)} ${mb(m.bytes).padStart(9)}  ${m.path}\n`);
-    for (const m of models) out(`${`${m.source}-${m.target}`.padEnd(8)} ${(m.version ?? '-').padEnd(10)} ${mb(m.bytes).padStart(9)}  ${m.dir}\n`);
+    for (const m of models) out(`${`${m.source}-${m.target}`.padEnd(12)} ${(m.version ?? '-').padEnd(10)} ${mb(m.bytes).padStart(9)}  ${m.dir}\n`);
     for (const b of bad) out(`refused  ${b.dir}: ${b.reason}\n`);
     return 0;
   }
@@ -162,7 +162,9 @@ export async function modelsCommand(
     }
     out(`${'DIRECTION'.padEnd(12)} ${'VERSION'.padEnd(8)} ${'ARCHITECTURE'.padEnd(12)} ${'DOWNLOAD'.padStart(9)}  INSTALLED\n`);
     for (const r of rows) {
-      const installed = r.installedVersion === null ? '-' : r.installedVersion === r.version ? 'yes' : `${r.installedVersion ?? 'yes'} (update: tolk models update)`;
+      const have = r.installedVersion;
+      const installed =
+        have === null ? '-' : have === undefined ? 'yes (version unknown)' : compareVersions(r.version, have) > 0 ? `${have} (tolk models update: ${r.version})` : have === r.version ? 'yes' : `yes (${have})`;
       out(`${r.direction.padEnd(12)} ${r.version.padEnd(8)} ${(r.architecture ?? '-').padEnd(12)} ${mb(r.downloadBytes).padStart(9)}  ${installed}\n`);
     }
     return 0;
