@@ -52,8 +52,8 @@ interface Expected {
   zstd?: { size: number; sha256: string };
 }
 
-/** Decompresses a zstd stream as it flows (fzstd: pure JS, streaming); damaged data fails the stream. */
-function zstdDecompressor(): Transform {
+/** Decompresses a zstd stream as it flows (fzstd: pure JS, streaming); damaged data fails the stream and is reported. */
+function zstdDecompressor(onDamage: (err: Error) => void): Transform {
   let decoder: Decompress;
   return new Transform({
     construct(callback) {
@@ -65,6 +65,7 @@ function zstdDecompressor(): Transform {
         decoder.push(chunk, false);
         callback();
       } catch (err) {
+        onDamage(err as Error);
         callback(err as Error);
       }
     },
@@ -73,6 +74,7 @@ function zstdDecompressor(): Transform {
         decoder.push(new Uint8Array(0), true);
         callback();
       } catch (err) {
+        onDamage(err as Error);
         callback(err as Error);
       }
     },
@@ -111,13 +113,13 @@ async function download(url: string, path: string, label: string, expected: Expe
     },
   });
   const corrupted = (why: string) => new ModelInstallError(`${label} from ${url} is corrupted: ${why}; nothing was installed`);
-  let bodyEnded = false;
-  body.on('end', () => (bodyEnded = true));
+  let damage: Error | undefined;
+  const decompressor = expected.zstd ? zstdDecompressor((err) => (damage = err)) : undefined;
   try {
-    await (expected.zstd ? pipeline(body, zstdDecompressor(), counter, createWriteStream(path)) : pipeline(body, counter, createWriteStream(path)));
-  } catch (err) {
-    // The transfer completed but the data did not decompress: damaged, not interrupted.
-    if (expected.zstd && (bodyEnded || (total && received === total))) throw corrupted(`not valid zstd data (${(err as Error).message})`);
+    await (decompressor ? pipeline(body, decompressor, counter, createWriteStream(path)) : pipeline(body, counter, createWriteStream(path)));
+  } catch {
+    // Data that does not decompress is damaged, not interrupted.
+    if (damage) throw corrupted(`not valid zstd data (${damage.message})`);
     throw new ModelInstallError(`the download of ${label} from ${url} was interrupted after ${received} of ${total || '?'} bytes`);
   }
   if (total && received !== total) {
