@@ -77,15 +77,23 @@ describe('LibreTranslate /translate', () => {
     assert.deepEqual([bad.statusCode, bad.json()], [400, { error: 'Invalid request: alternatives parameter is not a number' }]);
   });
 
-  it("Mastodon's request (JSON, q, source, target, format html, api_key) and its /languages read", async () => {
-    // app/lib/translation_service/libre_translate.rb: Oj.dump(q:, source: source.presence || 'auto', target:, format: 'html', api_key:)
-    const res = await postJson('/translate', { q: '<p>The cat sleeps.</p>', source: 'auto', target: 'es', format: 'html', api_key: pro.key });
-    assert.equal(res.statusCode, 200, res.body);
-    assert.match(res.json().translatedText, /<p>.*gato.*<\/p>/i);
-    assert.equal(res.json().detectedLanguage.language, 'en');
-    // Mastodon maps each language's code to its targets (without itself), with no key
-    const languages = await ctx.app.inject({ method: 'GET', url: '/languages', headers: host() });
-    assert.equal(languages.statusCode, 200);
+  it("Mastodon's requests (JSON: q, source or auto, target, format html, api_key) and its /languages read", async () => {
+    // app/lib/translation_service/libre_translate.rb: Oj.dump(q:, source: source.presence || 'auto', target:,
+    // format: 'html', api_key:) with Content-Type: application/json on every request; older releases send one text,
+    // current ones an array and read detectedLanguage[i].language
+    const mastodon = (payload: unknown) => postJson('/translate', payload);
+    const old = await mastodon({ q: '<p>The cat sleeps.</p>', source: 'auto', target: 'es', format: 'html', api_key: pro.key });
+    assert.equal(old.statusCode, 200, old.body);
+    assert.match(old.json().translatedText, /<p>.*gato.*<\/p>/i);
+    assert.equal(old.json().detectedLanguage.language, 'en');
+    const current = await mastodon({ q: ['<p>The cat sleeps.</p>', '<p>The <a href="https://example.org/@dog">dog</a> sleeps.</p>'], source: 'en', target: 'es', format: 'html', api_key: pro.key });
+    assert.equal(current.statusCode, 200, current.body);
+    const [cat, dog] = current.json().translatedText;
+    assert.match(cat, /<p>.*gato.*<\/p>/i);
+    assert.match(dog, /<a href="https:\/\/example.org\/@dog">perro<\/a>/i);
+    // languages: code → targets without itself, no key
+    const languages = await ctx.app.inject({ method: 'GET', url: '/languages', headers: { ...host(), 'content-type': 'application/json' } });
+    assert.equal(languages.statusCode, 200, languages.body);
     const en = languages.json().find((l: { code: string }) => l.code === 'en');
     // English reaches Portuguese and Catalan through Spanish (a pivot)
     assert.deepEqual(en, { code: 'en', name: 'English', targets: ['ca', 'es', 'pt', 'pt-BR'] });
