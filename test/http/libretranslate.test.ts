@@ -99,6 +99,17 @@ describe('LibreTranslate /translate', () => {
     assert.deepEqual(en, { code: 'en', name: 'English', targets: ['ca', 'es', 'pt', 'pt-BR'] });
   });
 
+  it("Discourse's requests (form bodies with api_key: /detect, then /translate with format=html)", async () => {
+    // discourse-translator's LibreTranslate provider: URI.encode_www_form(q:, [source:, target:, format: 'html',] api_key:)
+    const detected = await postForm('/detect', `q=${encodeURIComponent('<p>The children are playing in the garden.</p>')}&api_key=${pro.key}`);
+    assert.equal(detected.statusCode, 200, detected.body);
+    const source = detected.json()[0].language;
+    assert.equal(source, 'en');
+    const res = await postForm('/translate', `q=${encodeURIComponent('<p>The <em>house</em> is big.</p>')}&source=${source}&target=es&format=html&api_key=${pro.key}`);
+    assert.equal(res.statusCode, 200, res.body);
+    assert.match(res.json().translatedText, /^<p>.*<em>casa<\/em>.*<\/p>$/i);
+  });
+
   it("LibreTranslate's language codes: pt-BR and pb, and 400 naming an unknown one", async () => {
     for (const target of ['pt-BR', 'pb']) {
       const res = await postJson('/translate', { q: 'La casa es grande.', source: 'es', target, api_key: pro.key });
