@@ -147,6 +147,9 @@ describe('LibreTranslate /translate', () => {
     assert.equal(inQuery.statusCode, 200, inQuery.body);
     const inHeader = await postJson('/translate', { q: 'The dog.', source: 'en', target: 'es' }, authHeaders(pro));
     assert.equal(inHeader.statusCode, 200, inHeader.body);
+    // a proxy's own Authorization header does not hide the api_key
+    const behindProxy = await postJson('/translate', { q: 'The dog.', source: 'en', target: 'es', api_key: pro.key }, { authorization: 'Basic cHJveHk6c2VjcmV0' });
+    assert.equal(behindProxy.statusCode, 200, behindProxy.body);
   });
 
   it('bills the key in the usage ledger, as /v2/translate does; a spent quota is 403', async () => {

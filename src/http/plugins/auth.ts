@@ -18,9 +18,9 @@ declare module 'fastify' {
     /** The endpoint group a scoped developer key needs; unset = not scopable (admin, voice). */
     scope?: Scope;
     /**
-     * LibreTranslate's way: the key may also come as `api_key` in the query or the body. A multipart body is read by
-     * the handler, so without a key in the header or query such a request reaches it unauthenticated, and the handler
-     * calls `app.admitKey` with the body's key before doing anything.
+     * LibreTranslate's way: the key may also come as `api_key` in the query or the body, and then wins over the
+     * header. A multipart body is read by the handler, so without a key in the header or query such a request reaches
+     * it unauthenticated, and the handler calls `app.admitKey` with the body's key before doing anything.
      */
     apiKeyParam?: boolean;
   }
@@ -112,12 +112,15 @@ async function authPlugin(app: FastifyInstance, opts: AuthPluginOptions): Promis
     const mode = request.routeOptions.config?.auth ?? 'key';
     if (mode === 'none' || request.is404) return done();
     const header = request.headers.authorization;
-    if (header === undefined && request.routeOptions.config?.apiKeyParam) {
+    if (request.routeOptions.config?.apiKeyParam) {
+      // an api_key given is what the client means (an Authorization header may be a proxy's own)
       const key = apiKeyParamOf(request);
       if (key !== undefined) return authenticate(request, mode, key, done);
-      // a multipart body's api_key is read by the handler (admitKey)
-      const multipart = String(request.headers['content-type'] ?? '').trimStart().toLowerCase().startsWith('multipart/');
-      return done(multipart ? undefined : missingApiKey());
+      if (header === undefined) {
+        // a multipart body's api_key is read by the handler (admitKey)
+        const multipart = String(request.headers['content-type'] ?? '').trimStart().toLowerCase().startsWith('multipart/');
+        return done(multipart ? undefined : missingApiKey());
+      }
     }
     if (header === undefined) {
       if (hasLegacyAuthKey(request)) {
