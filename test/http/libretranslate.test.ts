@@ -137,11 +137,39 @@ describe('LibreTranslate /translate', () => {
     }
   });
 
+  it('never answers 500 for junk bodies; a text of unclosed tags is answered at once', async () => {
+    const payloads: [string, string][] = [
+      ['application/json', 'null'],
+      ['application/json', '[]'],
+      ['application/json', '"q"'],
+      ['application/json', `{"q": {"a": 1}, "source": "en", "target": "es", "api_key": "${pro.key}"}`],
+      ['application/json', `{"q": "a", "source": ["en"], "target": "es", "api_key": "${pro.key}"}`],
+      ['application/json', `{"q": "a", "source": "en", "target": "es", "format": 1, "api_key": "${pro.key}"}`],
+      ['application/json', '{"q": "a", "api_key": {"k": 1}}'],
+      ['application/x-www-form-urlencoded', '%%%'],
+      ['application/x-www-form-urlencoded', `q=a&source=en&target=es&alternatives=1e999&api_key=${pro.key}`],
+      ['text/plain', 'q=a'],
+    ];
+    for (const url of ['/translate', '/detect']) {
+      for (const [type, payload] of payloads) {
+        const res = await ctx.app.inject({ method: 'POST', url, headers: { ...host(), 'content-type': type }, payload });
+        // /detect reads only q: the bodies with a good q and a bad source are fine there
+        assert.ok(res.statusCode < 500, `${url} ${type} ${payload} → ${res.statusCode} ${res.body}`);
+        if (url === '/translate' || res.statusCode !== 200) assert.equal(typeof res.json().error, 'string', `${url} ${payload}: ${res.body}`);
+      }
+    }
+    const started = Date.now();
+    const tags = await postJson('/translate', { q: '<'.repeat(100_000), source: 'auto', target: 'es', format: 'html', api_key: pro.key });
+    assert.ok(tags.statusCode < 500, tags.body);
+    assert.ok(Date.now() - started < 10_000, `${Date.now() - started} ms`);
+  });
+
   it('keys: 403 {error} when missing, empty or unknown; accepted in the query and in the Authorization header', async () => {
     for (const key of [undefined, '', 'not-a-key']) {
       const res = await postJson('/translate', { q: 'Hi', source: 'en', target: 'es', ...(key === undefined ? {} : { api_key: key }) });
       assert.equal(res.statusCode, 403, res.body);
       assert.match(res.json().error, /Authorization failed/);
+      assert.match(res.headers['x-trace-id'] as string, /^[0-9a-f]{32}$/);
     }
     const inQuery = await postJson(`/translate?api_key=${pro.key}`, { q: 'The dog.', source: 'en', target: 'es' });
     assert.equal(inQuery.statusCode, 200, inQuery.body);

@@ -153,8 +153,9 @@ export async function libreTranslateRoutes(app: FastifyInstance, { services, con
         req.sourceLang === undefined
           ? outcome.results.map((r, i) => {
               const language = r.detectedSourceLanguage.toLowerCase();
-              // markup is not language: the detector reads the text between the tags
-              const text = html ? req.texts[i]!.replace(/<[^>]*>/g, ' ') : req.texts[i]!;
+              // markup is not language: the detector reads the text between the tags (no '<' inside a match keeps it
+              // linear on text full of unclosed '<')
+              const text = html ? req.texts[i]!.replace(/<[^<>]*>/g, ' ') : req.texts[i]!;
               return { language: toLibreCode(language), confidence: confidenceIn(language, text) };
             })
           : undefined;
