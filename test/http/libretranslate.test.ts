@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { authHeaders, createAccount, createTestApp, testEngines, type TestAccount, type TestContext } from '../helpers/harness.js';
 import { loadConfig } from '../../src/config.js';
+import { redactUrl } from '../../src/http/log-redaction.js';
 import { multipart } from '../documents/multipart.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -173,6 +174,9 @@ describe('LibreTranslate /translate', () => {
     }
     const inQuery = await postJson(`/translate?api_key=${pro.key}`, { q: 'The dog.', source: 'en', target: 'es' });
     assert.equal(inQuery.statusCode, 200, inQuery.body);
+    // the request log line masks it, as the download URL's document key
+    assert.equal(redactUrl(`/translate?api_key=${pro.key}`), '/translate?api_key=[redacted]');
+    assert.equal(redactUrl('/download_file/D/a.txt?key=K&expires=1&signature=S'), '/download_file/D/a.txt?key=[redacted]&expires=1&signature=[redacted]');
     const inHeader = await postJson('/translate', { q: 'The dog.', source: 'en', target: 'es' }, authHeaders(pro));
     assert.equal(inHeader.statusCode, 200, inHeader.body);
     // a proxy's own Authorization header does not hide the api_key
