@@ -29,6 +29,7 @@ import { voiceRoutes } from './http/routes/voice.js';
 import { spokenTermsRoutes } from './http/routes/spoken-terms.js';
 import { healthRoutes } from './http/routes/health.js';
 import { webRoutes } from './http/plugins/web.js';
+import { libreTranslateRoutes } from './http/routes/libretranslate.js';
 import { metricsPlugin } from './http/routes/metrics.js';
 import { openapiPlugin } from './http/openapi.js';
 import { buildValidator } from './http/schemas/validator.js';
@@ -154,5 +155,7 @@ export async function buildApp({ config, services, logger, loggerInstance }: Bui
   await app.register(spokenTermsRoutes, { services });
   await app.register(healthRoutes, { services });
   await app.register(webRoutes, { services });
+  // Unversioned paths (/translate, /detect, /languages…) beside /v2 and /v3: an operator opts in.
+  if (config.libreTranslate) await app.register(libreTranslateRoutes, { services, config });
   return app;
 }

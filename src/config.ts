@@ -50,6 +50,7 @@ const EnvSchema = Type.Object({
   TOLK_REQUEST_TIMEOUT_MS: Type.Optional(Positive),
   TOLK_SHUTDOWN_TIMEOUT_MS: Type.Optional(Positive),
   TOLK_METRICS_PORT: Type.Optional(Port),
+  TOLK_LIBRETRANSLATE: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -120,6 +121,11 @@ export interface Config {
   hunspellProcesses: number;
   /** Port of a separate listener for /metrics (no key); undefined: /metrics on the API, admin key required. */
   metricsPort: number | undefined;
+  /**
+   * LibreTranslate's API (/translate, /detect, /languages, /translate_file, /frontend/settings) beside the
+   * DeepL-style one, for applications that only speak it; off unless TOLK_LIBRETRANSLATE=true.
+   */
+  libreTranslate: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -217,6 +223,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     whisperModelsUrl: e.TOLK_WHISPER_MODELS_URL,
     hunspellProcesses: e.TOLK_HUNSPELL_PROCESSES ?? 2,
     metricsPort: e.TOLK_METRICS_PORT,
+    libreTranslate: e.TOLK_LIBRETRANSLATE === 'true',
   };
 }
 

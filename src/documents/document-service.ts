@@ -218,10 +218,13 @@ export class DocumentService {
     return { id: file.id, key: file.key };
   }
 
-  /** The row when it exists, belongs to the account and the key is right; else 404 (a wrong key reveals nothing). */
-  private async authorized(ctx: AuthContext, id: string, key: string): Promise<DocumentRow> {
+  /**
+   * The row when it exists, belongs to the account and the key is right; else 404 (a wrong key reveals nothing).
+   * `ctx` null: a signed download URL stands for the uploading account.
+   */
+  private async authorized(ctx: AuthContext | null, id: string, key: string): Promise<DocumentRow> {
     const row = /^[0-9A-Fa-f]{32}$/.test(id) ? await this.repository.get(id.toUpperCase()) : undefined;
-    if (!row || row.account_id !== ctx.account.id || !verifyKey(key, row.id, row.key_verifier)) throw notFound(DOCUMENT_NOT_FOUND);
+    if (!row || (ctx !== null && row.account_id !== ctx.account.id) || !verifyKey(key, row.id, row.key_verifier)) throw notFound(DOCUMENT_NOT_FOUND);
     return row;
   }
 
@@ -282,9 +285,9 @@ export class DocumentService {
   /**
    * Claims the result for one download. It is charged (once, to the uploading key with the upload's reporting tag) and
    * deleted by `complete`, which the caller runs only when the client has received it; `release` makes it
-   * downloadable again, uncharged.
+   * downloadable again, uncharged. `ctx` null: a signed URL's download, charged to the uploading key alone.
    */
-  async download(ctx: AuthContext, id: string, key: string): Promise<DocumentDownload> {
+  async download(ctx: AuthContext | null, id: string, key: string): Promise<DocumentDownload> {
     const row = await this.authorized(ctx, id, key);
     if (row.status === 'queued' || row.status === 'translating') throw new ServiceError('not_ready', DOCUMENT_NOT_DONE);
     if (row.status === 'error') throw new ServiceError('conflict', `Document translation failed: ${row.error_message ?? 'unknown error'}`);
@@ -303,10 +306,12 @@ export class DocumentService {
       clearInterval(beat);
       return this.repository.releaseDownload(row.id, owner);
     };
-    let payer = ctx;
+    let payer: AuthContext;
     let file: Readable;
     try {
-      payer = (await this.contextForKey(row.account_id, row.key_id)) ?? ctx;
+      const uploader = (await this.contextForKey(row.account_id, row.key_id)) ?? ctx;
+      if (!uploader) throw notFound(DOCUMENT_NOT_FOUND);
+      payer = uploader;
       // 456 now rather than a download that cannot be charged once received
       if (!row.charged) await this.o.usage.assertCharactersAvailable(payer, row.billed_characters ?? 0);
       file = await this.files.read(row.id, 'result');

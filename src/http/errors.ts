@@ -73,8 +73,20 @@ function fromFastifyError(err: FastifyError): ServiceError | undefined {
   return undefined;
 }
 
+/** Any error a route or hook raised as the domain error it stands for; undefined for internal failures (500). */
+export function serviceErrorOf(err: FastifyError | ServiceError | Error): ServiceError | undefined {
+  return err instanceof ServiceError ? err : fromFastifyError(err as FastifyError);
+}
+
+/** Sets Retry-After on the statuses a client should retry after a pause. */
+export function setRetryAfter(reply: FastifyReply, status: number, error: ServiceError): void {
+  if (status === 429 || status === 529 || status === 503 || status === 504) {
+    reply.header('retry-after', String(error.details?.retryAfterSeconds ?? RETRYABLE_DEFAULT_AFTER_S));
+  }
+}
+
 export function errorHandler(err: FastifyError | ServiceError | Error, request: FastifyRequest, reply: FastifyReply): void {
-  const serviceError = err instanceof ServiceError ? err : fromFastifyError(err as FastifyError);
+  const serviceError = serviceErrorOf(err);
   if (!serviceError) {
     // Never echo internals on a 5xx; the trace id ties the log line to the response.
     request.log.error({ err }, 'unhandled error');
@@ -83,9 +95,7 @@ export function errorHandler(err: FastifyError | ServiceError | Error, request: 
   }
   const status = STATUS_BY_CODE[serviceError.code];
   if (status >= 500) request.log.warn({ err: serviceError }, serviceError.message);
-  if (status === 429 || status === 529 || status === 503 || status === 504) {
-    reply.header('retry-after', String(serviceError.details?.retryAfterSeconds ?? RETRYABLE_DEFAULT_AFTER_S));
-  }
+  setRetryAfter(reply, status, serviceError);
   const body: ErrorBody = { message: serviceError.message, code: serviceError.code };
   if (serviceError.details?.detail) body.detail = serviceError.details.detail;
   void reply.status(status).send(body);

@@ -24,18 +24,25 @@ const PUBLIC: Record<string, string> = {
   'GET /': 'the web page (it asks for a key itself)',
   'GET /web/:name': 'the web page’s scripts and styles',
   'GET /v3/voice/realtime/connect': 'the WebSocket carries the session token from POST /v3/voice/realtime (test/http/voice-session.test.ts)',
+  'GET /languages': 'LibreTranslate’s language list, read without a key (Mastodon does)',
+  'GET /frontend/settings': 'LibreTranslate’s settings for its web page',
+  'GET /spec': 'LibreTranslate’s API description',
 };
 
 /** Routes without a key whose signed URL is their authorization: unsigned, they answer 403. */
 const SIGNED: Record<string, string> = {
   'GET /v3/translation_memories/jobs/:job_id/download': 'download URL handed out by the job status',
   'PUT /v3/translation_memories/jobs/:job_id/upload': 'upload URL handed out by the import',
+  'GET /download_file/:document_id/:filename': 'translatedFileUrl handed out by LibreTranslate’s /translate_file',
 };
 
 /** The endpoint group of a path (src/admin/scopes.ts); null: never scoped (admin, voice, the web page's session). */
 function scopeOf(path: string): Scope | null | undefined {
   const groups: [RegExp, Scope | null][] = [
     [/^\/v2\/translate$/, 'translate'],
+    [/^\/translate$/, 'translate'],
+    [/^\/detect$/, 'detect'],
+    [/^\/translate_file$/, 'document'],
     [/^\/v2\/document(\/|$)/, 'document'],
     [/^\/v3\/detect\//, 'detect'],
     [/^\/v2\/glossar(ies|y-language-pairs)(\/|$)/, 'glossary'],
@@ -53,6 +60,9 @@ function scopeOf(path: string): Scope | null | undefined {
   ];
   return groups.find(([re]) => re.test(path))?.[1];
 }
+
+/** The error's text: `message` in the DeepL-style body, `error` in LibreTranslate's. */
+const messageOf = (res: LightMyRequestResponse): string => res.json().message ?? res.json().error;
 
 const isAdminRoute = (path: string) => path.startsWith('/v2/admin/') || path === '/metrics';
 /** Routes a free-plan account may not call even on its own endpoint (the spec: text improvement is Pro). */
@@ -77,7 +87,7 @@ let ownerKeyId = '';
 const tmx = readFileSync(new URL('../../../test/fixtures/customization/small.tmx', import.meta.url));
 
 before(async () => {
-  ctx = await createTestApp({ engines: testEngines(['en-es']), env: { TOLK_RATE_LIMIT_PER_MINUTE: '100000', TOLK_DOCUMENT_WORKERS: '0' } });
+  ctx = await createTestApp({ engines: testEngines(['en-es']), env: { TOLK_RATE_LIMIT_PER_MINUTE: '100000', TOLK_DOCUMENT_WORKERS: '0', TOLK_LIBRETRANSLATE: 'true' } });
   owner = await createAccount(ctx, { plan: 'pro', features: ['detection'] });
   other = await createAccount(ctx, { plan: 'pro' });
   free = await createAccount(ctx, { plan: 'free', features: ['detection'] });
@@ -192,7 +202,7 @@ describe('authorization of every registered route', () => {
     for (const route of routes.filter((r) => PUBLIC[r.name] === undefined)) {
       const res = await call(undefined, route.method, urlFor(route), bodyFor(route));
       if (res.statusCode !== 403) failures.push(`${route.name}: ${res.statusCode} ${res.body}`);
-      else if (SIGNED[route.name] === undefined && !/Authorization/.test(res.json().message)) failures.push(`${route.name}: ${res.body}`);
+      else if (SIGNED[route.name] === undefined && !/Authorization/.test(messageOf(res))) failures.push(`${route.name}: ${res.body}`);
     }
     assert.deepEqual(failures, []);
   });
@@ -201,9 +211,9 @@ describe('authorization of every registered route', () => {
     const failures: string[] = [];
     for (const route of keyed()) {
       const freeOnPaid = await call({ ...free, host: owner.host }, route.method, urlFor(route), bodyFor(route));
-      if (freeOnPaid.statusCode !== 403 || !freeOnPaid.json().message.includes(ctx.config.freeBaseUrl)) failures.push(`free key, ${route.name}: ${freeOnPaid.statusCode} ${freeOnPaid.body}`);
+      if (freeOnPaid.statusCode !== 403 || !messageOf(freeOnPaid).includes(ctx.config.freeBaseUrl)) failures.push(`free key, ${route.name}: ${freeOnPaid.statusCode} ${freeOnPaid.body}`);
       const paidOnFree = await call({ ...owner, host: free.host }, route.method, urlFor(route), bodyFor(route));
-      if (paidOnFree.statusCode !== 403 || !paidOnFree.json().message.includes(ctx.config.baseUrl)) failures.push(`paid key, ${route.name}: ${paidOnFree.statusCode} ${paidOnFree.body}`);
+      if (paidOnFree.statusCode !== 403 || !messageOf(paidOnFree).includes(ctx.config.baseUrl)) failures.push(`paid key, ${route.name}: ${paidOnFree.statusCode} ${paidOnFree.body}`);
     }
     assert.deepEqual(failures, []);
   });

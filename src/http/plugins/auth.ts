@@ -17,9 +17,19 @@ declare module 'fastify' {
     auth?: RouteAuth;
     /** The endpoint group a scoped developer key needs; unset = not scopable (admin, voice). */
     scope?: Scope;
+    /**
+     * LibreTranslate's way: the key may also come as `api_key` in the query or the body, and then wins over the
+     * header. A multipart body is read by the handler, so without a key in the header or query such a request reaches
+     * it unauthenticated, and the handler calls `app.admitKey` with the body's key before doing anything.
+     */
+    apiKeyParam?: boolean;
   }
   interface FastifyRequest {
     auth: AuthContext | null;
+  }
+  interface FastifyInstance {
+    /** Authenticates `key` for `request` with every check of the hook (plan endpoint, admin, scope); throws 403. */
+    admitKey(request: FastifyRequest, key: string | undefined): Promise<void>;
   }
 }
 
@@ -49,6 +59,16 @@ function endpointPlanOf(opts: AuthPluginOptions['endpoints']): (request: Fastify
   };
 }
 
+/** LibreTranslate's `api_key` from the query or a parsed body; undefined when absent or empty. */
+function apiKeyParamOf(request: FastifyRequest): string | undefined {
+  const query = request.query as Record<string, unknown> | undefined;
+  const body = request.body as Record<string, unknown> | undefined;
+  const fromQuery = typeof query === 'object' && query !== null ? query.api_key : undefined;
+  const fromBody = typeof body === 'object' && body !== null && !Buffer.isBuffer(body) ? body.api_key : undefined;
+  for (const v of [fromQuery, fromBody]) if (typeof v === 'string' && v !== '') return v;
+  return undefined;
+}
+
 function hasLegacyAuthKey(request: FastifyRequest): boolean {
   const query = request.query as Record<string, unknown> | undefined;
   const body = request.body as Record<string, unknown> | undefined;
@@ -75,12 +95,33 @@ async function authPlugin(app: FastifyInstance, opts: AuthPluginOptions): Promis
     return undefined;
   };
   const unknownKey = () => forbidden('Authorization failed. The key is unknown or has been deactivated.');
+  const missingApiKey = () =>
+    forbidden("Authorization failed. Please supply a valid key as 'api_key' or in the header 'Authorization: Service-Auth-Key <key>'.");
+  const authenticate = (request: FastifyRequest, mode: RouteAuth, key: string, done: (err?: Error) => void) => {
+    const cached = opts.accounts.cachedAuth(key);
+    if (cached) return done(admit(request, mode, cached));
+    opts.accounts.authenticate(key).then((ctx) => done(ctx ? admit(request, mode, ctx) : unknownKey()), done);
+  };
+  app.decorate('admitKey', (request: FastifyRequest, key: string | undefined) => {
+    if (key === undefined || key === '') return Promise.reject(missingApiKey());
+    return new Promise<void>((resolve, reject) => authenticate(request, 'key', key, (err) => (err ? reject(err) : resolve())));
+  });
   // preValidation: the body is parsed by now, so a legacy auth_key in a form body is seen too. Callback style: a key
   // verified moments ago is admitted without a promise (the hook runs on every request).
   app.addHook('preValidation', (request, _reply, done) => {
     const mode = request.routeOptions.config?.auth ?? 'key';
     if (mode === 'none' || request.is404) return done();
     const header = request.headers.authorization;
+    if (request.routeOptions.config?.apiKeyParam) {
+      // an api_key given is what the client means (an Authorization header may be a proxy's own)
+      const key = apiKeyParamOf(request);
+      if (key !== undefined) return authenticate(request, mode, key, done);
+      if (header === undefined) {
+        // a multipart body's api_key is read by the handler (admitKey)
+        const multipart = String(request.headers['content-type'] ?? '').trimStart().toLowerCase().startsWith('multipart/');
+        return done(multipart ? undefined : missingApiKey());
+      }
+    }
     if (header === undefined) {
       if (hasLegacyAuthKey(request)) {
         return done(
@@ -93,9 +134,7 @@ async function authPlugin(app: FastifyInstance, opts: AuthPluginOptions): Promis
     }
     const m = SCHEME.exec(header);
     if (!m) return done(forbidden("Authorization failed. Use the header format 'Authorization: Service-Auth-Key <key>'."));
-    const cached = opts.accounts.cachedAuth(m[1]!);
-    if (cached) return done(admit(request, mode, cached));
-    opts.accounts.authenticate(m[1]!).then((ctx) => done(ctx ? admit(request, mode, ctx) : unknownKey()), done);
+    authenticate(request, mode, m[1]!, done);
   });
 }
 

@@ -2,21 +2,17 @@
 // one-time download. Parsing and replies only; the work is in src/documents/document-service.ts.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
-import { Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { Type } from '@sinclair/typebox';
-import { ServiceError, invalid } from '../../lib/errors.js';
+import { invalid } from '../../lib/errors.js';
 import type { Services } from '../../services.js';
-import type { DocumentState, ReceivedFile } from '../../documents/document-service.js';
+import type { DocumentState } from '../../documents/document-service.js';
+import { multipartError, receiveMultipartUpload } from '../multipart-upload.js';
 import { parseDocumentRequest } from '../requests/document-request.js';
 import { authOf } from '../plugins/auth.js';
 import { onDelivered } from '../plugins/sockets.js';
 import { ErrorBody, Flag, JSON_OR_FORM, OneOrMany, binaryResponse, errorResponses, handlerChecked } from '../schemas/common.js';
 import { translationOptions } from '../schemas/translate.js';
 import { reportingTagHeader } from './translate.js';
-
-const MAX_FIELD_BYTES = 64 * 1024;
-const MAX_FIELDS = 100;
 
 const DocumentHandle = Type.Object({ document_id: Type.String(), document_key: Type.String() });
 const DocumentStatus = Type.Object({
@@ -41,15 +37,6 @@ const UploadBody = handlerChecked({
   enable_beta_languages: Type.Optional(Flag('Deprecated; no effect.')),
 });
 const KeyBody = handlerChecked({ document_key: Type.String({ description: 'The key returned by the upload.' }) });
-
-/** Multipart failures are the client's: malformed bodies are 400, oversized ones 413, never 500. */
-function multipartError(err: unknown): unknown {
-  if (err instanceof ServiceError) return err;
-  const e = err as { code?: string; statusCode?: number; message?: string };
-  if (e.code === 'FST_REQ_FILE_TOO_LARGE') return new ServiceError('payload_too_large', 'Document too large.');
-  if (e.statusCode === 413 || /limit/i.test(e.code ?? '')) return new ServiceError('payload_too_large', 'Request body too large.');
-  return invalid('Bad request. The multipart body could not be read.');
-}
 
 /** The document_key of a status or result request. */
 function documentKey(request: FastifyRequest): string {
@@ -91,34 +78,14 @@ export async function documentRoutes(app: FastifyInstance, { services }: { servi
       const ctx = authOf(request);
       const tag = reportingTagHeader(request.headers);
       if (!request.isMultipart()) throw invalid("Parameter 'file' not specified");
-      const fields: Record<string, string | string[]> = {};
-      let file: ReceivedFile | undefined;
-      let partFileName: string | undefined;
+      const { file, fileName, fields } = await receiveMultipartUpload(request, documents, maxUpload);
+      if (!file) throw invalid("Parameter 'file' not specified");
       try {
-        const parts = request.parts({
-          limits: { fileSize: maxUpload + 1, fieldSize: MAX_FIELD_BYTES, fields: MAX_FIELDS, files: 5, parts: MAX_FIELDS + 5 },
-        });
-        for await (const part of parts) {
-          if (part.type === 'file') {
-            if (part.fieldname !== 'file' || file) {
-              await pipeline(part.file, new Writable({ write: (_c, _e, cb) => cb() }));
-              continue;
-            }
-            partFileName = part.filename;
-            file = await documents.receiveFile(part.file, maxUpload);
-            if (part.file.truncated) throw new ServiceError('payload_too_large', 'Document too large.');
-          } else {
-            const value = typeof part.value === 'string' ? part.value : String(part.value);
-            const prev = fields[part.fieldname];
-            fields[part.fieldname] = prev === undefined ? value : [...(Array.isArray(prev) ? prev : [prev]), value];
-          }
-        }
-        if (!file) throw invalid("Parameter 'file' not specified");
         const req = parseDocumentRequest(fields);
-        const handle = await documents.enqueue(ctx, file, req.fileName ?? partFileName, req, tag);
+        const handle = await documents.enqueue(ctx, file, req.fileName ?? fileName, req, tag);
         return { document_id: handle.id, document_key: handle.key };
       } catch (err) {
-        if (file) await documents.discard(file);
+        await documents.discard(file);
         throw multipartError(err);
       }
     },

@@ -2,12 +2,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
-import { forbidden, invalid, unsupportedValue } from '../../lib/errors.js';
+import { invalid, unsupportedValue } from '../../lib/errors.js';
 import type { ImportInput, Memory as MemoryView, MemoryJob, MemorySummary, SegmentPage } from '../../customization/memories/memory-views.js';
 import type { Services } from '../../services.js';
 import { authOf } from '../plugins/auth.js';
 import { queryInt, queryValue } from '../query.js';
-import { publicOrigin } from '../public-origin.js';
+import { assertSigned, signedUrl } from '../signed-url.js';
 import { ErrorBody, binaryResponse, errorResponses, handlerChecked, pageQuery } from '../schemas/common.js';
 import { bodyObject } from './glossary-body.js';
 
@@ -149,14 +149,7 @@ const SIGNED = { auth: 'none' as const };
 export async function translationMemoryRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
   const config = { scope: 'translation_memory' as const };
   const m = services.memories;
-  const urlFor = (request: FastifyRequest) => (path: string, expiresAt: number) => `${publicOrigin(request)}${path}?${services.urlSigner.sign(path, expiresAt)}`;
-  /** Checks the signature of an upload or download URL; the job it names is then usable without a key. */
-  const assertSigned = (request: FastifyRequest<{ Querystring: Record<string, unknown> }>) => {
-    const path = request.url.split('?')[0]!;
-    const check = services.urlSigner.verify(path, queryValue(request.query, 'expires'), queryValue(request.query, 'signature'), Date.now());
-    if (check === 'expired') throw forbidden('This URL has expired.');
-    if (check !== 'ok') throw forbidden('This URL is not valid: its signature does not match.');
-  };
+  const urlFor = (request: FastifyRequest) => (path: string, expiresAt: number) => signedUrl(services.urlSigner, request, path, expiresAt);
   app.get<{ Querystring: Record<string, string> }>(
     '/v3/translation_memories',
     { config, schema: { querystring: ListQuery, response: { 200: Type.Object({ translation_memories: Type.Array(Memory), total_count: Type.Integer() }), ...errorResponses } } },
@@ -230,7 +223,7 @@ export async function translationMemoryRoutes(app: FastifyInstance, { services }
       },
     },
     async (request, reply) => {
-      assertSigned(request);
+      assertSigned(services.urlSigner, request);
       const content = await m.download(null, request.params.job_id);
       return reply.type('application/xml').header('content-disposition', 'attachment; filename="translation-memory.tmx"').send(content);
     },
@@ -250,7 +243,7 @@ export async function translationMemoryRoutes(app: FastifyInstance, { services }
         },
       },
       async (request, reply) => {
-        assertSigned(request);
+        assertSigned(services.urlSigner, request);
         await m.receiveUpload(null, request.params.job_id, request.body as Readable);
         return reply.status(204).send();
       },

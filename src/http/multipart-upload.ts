@@ -1,0 +1,56 @@
+// Reads a multipart upload: the `file` part streamed into the document service's encrypted temp file, the other
+// fields collected (repeated fields become lists). Shared by /v2/document and LibreTranslate's /translate_file.
+import type { FastifyRequest } from 'fastify';
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { ServiceError, invalid } from '../lib/errors.js';
+import type { DocumentService, ReceivedFile } from '../documents/document-service.js';
+
+const MAX_FIELD_BYTES = 64 * 1024;
+const MAX_FIELDS = 100;
+
+export interface MultipartUpload {
+  /** The received file, or undefined when the body had no `file` part. */
+  file: ReceivedFile | undefined;
+  /** The file part's own file name. */
+  fileName: string | undefined;
+  fields: Record<string, string | string[]>;
+}
+
+/** Multipart failures are the client's: malformed bodies are 400, oversized ones 413, never 500. */
+export function multipartError(err: unknown): unknown {
+  if (err instanceof ServiceError) return err;
+  const e = err as { code?: string; statusCode?: number; message?: string };
+  if (e.code === 'FST_REQ_FILE_TOO_LARGE') return new ServiceError('payload_too_large', 'Document too large.');
+  if (e.statusCode === 413 || /limit/i.test(e.code ?? '')) return new ServiceError('payload_too_large', 'Request body too large.');
+  return invalid('Bad request. The multipart body could not be read.');
+}
+
+/** Reads the whole body; on failure the received file is discarded and the error is the client's (multipartError). */
+export async function receiveMultipartUpload(request: FastifyRequest, documents: DocumentService, maxUpload: number): Promise<MultipartUpload> {
+  const upload: MultipartUpload = { file: undefined, fileName: undefined, fields: {} };
+  try {
+    const parts = request.parts({
+      limits: { fileSize: maxUpload + 1, fieldSize: MAX_FIELD_BYTES, fields: MAX_FIELDS, files: 5, parts: MAX_FIELDS + 5 },
+    });
+    for await (const part of parts) {
+      if (part.type === 'file') {
+        if (part.fieldname !== 'file' || upload.file) {
+          await pipeline(part.file, new Writable({ write: (_c, _e, cb) => cb() }));
+          continue;
+        }
+        upload.fileName = part.filename;
+        upload.file = await documents.receiveFile(part.file, maxUpload);
+        if (part.file.truncated) throw new ServiceError('payload_too_large', 'Document too large.');
+      } else {
+        const value = typeof part.value === 'string' ? part.value : String(part.value);
+        const prev = upload.fields[part.fieldname];
+        upload.fields[part.fieldname] = prev === undefined ? value : [...(Array.isArray(prev) ? prev : [prev]), value];
+      }
+    }
+    return upload;
+  } catch (err) {
+    if (upload.file) await documents.discard(upload.file);
+    throw multipartError(err);
+  }
+}

@@ -1,0 +1,300 @@
+// LibreTranslate's API (TOLK_LIBRETRANSLATE=true) for applications that only speak it (Mastodon, Discourse, Weblate…):
+// /translate, /detect, /languages, /translate_file (and its signed download), /frontend/settings and /spec. The same
+// keys, translation core, detector, document jobs, billing, limits and usage as the DeepL-style routes; LibreTranslate's
+// codes, shapes and `{"error": "…"}` bodies (docs/libretranslate.md).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import multipart from '@fastify/multipart';
+import { Type } from '@sinclair/typebox';
+import type { Config } from '../../config.js';
+import type { Services } from '../../services.js';
+import type { AuthContext } from '../../accounts/accounts-service.js';
+import type { DocumentHandle, DocumentState } from '../../documents/document-service.js';
+import { ServiceError, type ErrorCode } from '../../lib/errors.js';
+import { baseLang, languageName } from '../../translate/languages.js';
+import { NO_CUSTOMIZATION, textOptions } from '../../translate/translate-job.js';
+import { STATUS_BY_CODE, serviceErrorOf, setRetryAfter } from '../errors.js';
+import { authOf } from '../plugins/auth.js';
+import { onDelivered } from '../plugins/sockets.js';
+import { clientSignal } from '../client-signal.js';
+import { receiveMultipartUpload } from '../multipart-upload.js';
+import { assertSigned, signedUrl } from '../signed-url.js';
+import { queryValue } from '../query.js';
+import { JSON_OR_FORM, OneOrMany, binaryResponse, handlerChecked } from '../schemas/common.js';
+import {
+  missing,
+  parseDetectBody,
+  parseLanguages,
+  parseTranslateBody,
+  targetFromLibre,
+  toLibreCode,
+} from '../requests/libretranslate-request.js';
+import { TRANSLATE_BODY_LIMIT, reportingTagHeader } from './translate.js';
+
+const LibreError = Type.Object({ error: Type.String() });
+/** LibreTranslate answers 400, 403, 429 and 500; a signed download of a gone document is 404. */
+const libreErrors = { 400: LibreError, 403: LibreError, 404: LibreError, 429: LibreError, 500: LibreError };
+
+const DetectedLanguage = Type.Object({
+  language: Type.String(),
+  confidence: Type.Number({ description: '0–100.' }),
+});
+const TranslateBody = handlerChecked({
+  q: OneOrMany(Type.String(), 'Text(s) to translate; an array gives arrays in the answer.'),
+  source: Type.String({ description: 'Source language code, or `auto`.' }),
+  target: Type.String({ description: 'Target language code.' }),
+  format: Type.Optional(Type.Union([Type.Literal('text'), Type.Literal('html')], { description: 'Default `text`.' })),
+  alternatives: Type.Optional(Type.Union([Type.Integer(), Type.String()], { description: 'Alternatives wanted; the engines give none, so the lists are empty.' })),
+  api_key: Type.Optional(Type.String({ description: 'The API key (or the Authorization header).' })),
+});
+const TranslateResponse = Type.Object({
+  translatedText: Type.Union([Type.String(), Type.Array(Type.String())]),
+  detectedLanguage: Type.Optional(Type.Union([DetectedLanguage, Type.Array(DetectedLanguage)], { description: 'With `source=auto`.' })),
+  alternatives: Type.Optional(Type.Union([Type.Array(Type.String()), Type.Array(Type.Array(Type.String()))])),
+});
+const DetectBody = handlerChecked({
+  q: Type.String({ description: 'Text whose language to detect.' }),
+  api_key: Type.Optional(Type.String()),
+});
+const Language = Type.Object({ code: Type.String(), name: Type.String(), targets: Type.Array(Type.String()) });
+const FileBody = handlerChecked({
+  file: Type.String({ format: 'binary', description: 'The file; its extension names the format (see /frontend/settings).' }),
+  source: Type.String({ description: 'Source language code, or `auto`.' }),
+  target: Type.String(),
+  api_key: Type.Optional(Type.String()),
+});
+const NamedLanguage = Type.Object({ code: Type.String(), name: Type.String() });
+const FrontendSettings = Type.Object({
+  charLimit: Type.Integer(),
+  frontendTimeout: Type.Integer(),
+  apiKeys: Type.Boolean(),
+  keyRequired: Type.Boolean(),
+  suggestions: Type.Boolean(),
+  filesTranslation: Type.Boolean(),
+  supportedFilesFormat: Type.Array(Type.String()),
+  language: Type.Object({ source: NamedLanguage, target: NamedLanguage }),
+});
+const DownloadParams = Type.Object({ document_id: Type.String({ maxLength: 100 }), filename: Type.String({ maxLength: 200 }) });
+const DownloadQuery = Type.Object(
+  { key: Type.String(), expires: Type.String(), signature: Type.String() },
+  { additionalProperties: true, 'x-validated-by': 'handler' },
+);
+
+/** Tolk's statuses in LibreTranslate's few: a spent quota is 403 as Mastodon and Pleroma read it, overload 429. */
+function libreStatus(code: ErrorCode): number {
+  const status = STATUS_BY_CODE[code];
+  if (code === 'quota_exceeded') return 403;
+  if (status === 429 || status === 529) return 429;
+  if (status === 403 || status === 404) return status;
+  return status < 500 ? 400 : 500;
+}
+
+function libreErrorHandler(err: Error, request: FastifyRequest, reply: FastifyReply): void {
+  const error = serviceErrorOf(err);
+  if (!error) {
+    // Never echo internals; the trace id ties the log line to the response.
+    request.log.error({ err }, 'unhandled error');
+    void reply.status(500).send({ error: 'Internal server error' });
+    return;
+  }
+  const status = STATUS_BY_CODE[error.code];
+  if (status >= 500) request.log.warn({ err: error }, error.message);
+  setRetryAfter(reply, status, error);
+  const libre = libreStatus(error.code);
+  void reply.status(libre).send({ error: libre === 429 ? `Slowdown: ${error.message}` : error.message });
+}
+
+/** A file name safe for a URL path and a Content-Disposition header. */
+function safeFileName(name: string | undefined): string {
+  const cleaned = (name ?? '').replace(/^.*[\\/]/, '').replace(/[^A-Za-z0-9._-]+/g, '_').slice(-100);
+  return /[A-Za-z0-9]/.test(cleaned) ? cleaned : 'document';
+}
+
+export interface LibreTranslateOptions {
+  services: Services;
+  config: Config;
+}
+
+export async function libreTranslateRoutes(app: FastifyInstance, { services, config }: LibreTranslateOptions): Promise<void> {
+  app.setErrorHandler(libreErrorHandler);
+  await app.register(multipart);
+  const documents = services.documents;
+  const maxUpload = documents.formats.maxUploadBytes();
+  const keyed = (scope: 'translate' | 'detect' | 'document') => ({ scope, apiKeyParam: true });
+
+  /** The detector's confidence (0–100) that `text` is in `language`; 0 when it had guessed another language. */
+  const confidenceIn = (language: string, text: string) => {
+    const outcome = services.detector.detect(text);
+    return outcome.rawLanguage !== undefined && baseLang(outcome.rawLanguage) === baseLang(language) ? Math.round(outcome.confidence * 100) : 0;
+  };
+
+  app.post(
+    '/translate',
+    {
+      bodyLimit: TRANSLATE_BODY_LIMIT,
+      config: keyed('translate'),
+      schema: { consumes: JSON_OR_FORM, body: TranslateBody, response: { 200: TranslateResponse, ...libreErrors } },
+    },
+    async (request, reply) => {
+      const caller = authOf(request);
+      const req = parseTranslateBody(request.body);
+      const html = req.format === 'html';
+      const outcome = await services.translate.translateText({
+        sourceLang: req.sourceLang,
+        targetLang: req.targetLang,
+        options: textOptions(html ? { tagHandling: 'html', splitSentences: 'nonewlines' } : {}),
+        customization: NO_CUSTOMIZATION,
+        texts: req.texts,
+        caller,
+        reportingTag: reportingTagHeader(request.headers),
+        signal: clientSignal(reply),
+      });
+      const pick = <T>(items: T[]) => (req.batch ? items : items[0]!);
+      const detected =
+        req.sourceLang === undefined
+          ? outcome.results.map((r, i) => {
+              const language = r.detectedSourceLanguage.toLowerCase();
+              // markup is not language: the detector reads the text between the tags (no '<' inside a match keeps it
+              // linear on text full of unclosed '<')
+              const text = html ? req.texts[i]!.replace(/<[^<>]*>/g, ' ') : req.texts[i]!;
+              return { language: toLibreCode(language), confidence: confidenceIn(language, text) };
+            })
+          : undefined;
+      return {
+        translatedText: pick(outcome.results.map((r) => r.text)),
+        ...(detected ? { detectedLanguage: pick(detected) } : {}),
+        ...(req.alternatives > 0 ? { alternatives: pick(req.texts.map((): string[] => [])) } : {}),
+      };
+    },
+  );
+
+  app.post(
+    '/detect',
+    { config: keyed('detect'), schema: { consumes: JSON_OR_FORM, body: DetectBody, response: { 200: Type.Array(DetectedLanguage), ...libreErrors } } },
+    async (request) => {
+      authOf(request);
+      const outcome = services.detector.detect(parseDetectBody(request.body));
+      // As LibreTranslate: nothing recognised is the default language with confidence 0.
+      if (outcome.rawLanguage === undefined) return [{ language: toLibreCode(config.defaultSourceLang), confidence: 0 }];
+      return [{ language: toLibreCode(outcome.rawLanguage), confidence: Math.round(outcome.confidence * 100) }];
+    },
+  );
+
+  // Public, as in LibreTranslate: Mastodon reads the languages without a key.
+  app.get('/languages', { config: { auth: 'none' }, schema: { response: { 200: Type.Array(Language), ...libreErrors } } }, async () => {
+    const catalogue = services.languages();
+    const entries = new Map<string, Set<string>>();
+    const entry = (tolkCode: string) => {
+      const code = toLibreCode(tolkCode);
+      let targets = entries.get(code);
+      if (!targets) entries.set(code, (targets = new Set()));
+      return targets;
+    };
+    const targets = catalogue.targets.map((t) => t.code);
+    for (const t of targets) entry(t);
+    for (const source of catalogue.sources) {
+      const reachable = entry(source);
+      for (const t of targets) {
+        if (baseLang(t) !== source && (services.translate.canTranslate(source, t) || services.translate.canTranslate(source, baseLang(t)))) {
+          reachable.add(toLibreCode(t));
+        }
+      }
+    }
+    return [...entries]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([code, reachable]) => ({ code, name: languageName(targetFromLibre(code) ?? code), targets: [...reachable].sort() }));
+  });
+
+  app.get('/frontend/settings', { config: { auth: 'none' }, schema: { response: { 200: FrontendSettings, ...libreErrors } } }, async () => {
+    const source = config.defaultSourceLang;
+    const target = services.languages().targets.find((t) => baseLang(t.code) !== source)?.code ?? source;
+    return {
+      charLimit: -1,
+      frontendTimeout: 500,
+      apiKeys: true,
+      keyRequired: true,
+      suggestions: false,
+      filesTranslation: true,
+      supportedFilesFormat: documents.formats.all().flatMap((f) => f.extensions.map((e) => `.${e}`)),
+      language: { source: { code: 'auto', name: 'Auto Detect' }, target: { code: toLibreCode(target), name: languageName(target) } },
+    };
+  });
+
+  /** Waits for the job to end (each status call waits for the worker), until the request deadline or the client leaves. */
+  const awaitDocument = async (caller: AuthContext, handle: DocumentHandle, signal: AbortSignal): Promise<DocumentState> => {
+    const deadline = Date.now() + config.timeouts.requestMs;
+    let state = await documents.status(caller, handle.id, handle.key);
+    while ((state.status === 'queued' || state.status === 'translating') && Date.now() < deadline && !signal.aborted) {
+      state = await documents.status(caller, handle.id, handle.key);
+    }
+    return state;
+  };
+
+  app.post(
+    '/translate_file',
+    {
+      bodyLimit: maxUpload + 1024 * 1024,
+      config: keyed('document'),
+      schema: { consumes: ['multipart/form-data'], body: FileBody, response: { 200: Type.Object({ translatedFileUrl: Type.String() }), ...libreErrors } },
+    },
+    async (request, reply) => {
+      if (!request.isMultipart()) throw missing('file');
+      const { file, fileName, fields } = await receiveMultipartUpload(request, documents, maxUpload);
+      let handle: DocumentHandle;
+      try {
+        // a key given only as a multipart field is known now
+        if (!request.auth) await app.admitKey(request, typeof fields.api_key === 'string' ? fields.api_key : undefined);
+        if (!file) throw missing('file');
+        const { sourceLang, targetLang } = parseLanguages(fields);
+        handle = await documents.enqueue(authOf(request), file, fileName, {
+          sourceLang,
+          targetLang,
+          formality: 'default',
+          outputFormat: undefined,
+          enableWatermark: false,
+          glossaryIds: [],
+          styleId: undefined,
+          translationMemoryId: undefined,
+          translationMemoryThreshold: undefined,
+          fileName: undefined,
+        }, reportingTagHeader(request.headers));
+      } catch (err) {
+        if (file) await documents.discard(file);
+        throw err;
+      }
+      const state = await awaitDocument(authOf(request), handle, clientSignal(reply));
+      if (state.status === 'error') throw new ServiceError('internal', `Cannot translate file: ${state.errorMessage}`);
+      if (state.status !== 'done') throw new ServiceError('engine_timeout', 'Cannot translate file: it took too long.');
+      const path = `/download_file/${handle.id}/${safeFileName(fileName)}`;
+      const expiresAt = Date.now() + config.documents.retentionHours * 3_600_000;
+      return { translatedFileUrl: signedUrl(services.urlSigner, request, path, expiresAt, `key=${encodeURIComponent(handle.key)}`) };
+    },
+  );
+
+  // The URL /translate_file answers: its signature and the document's key are the permission; it works once, and the
+  // download is charged to the key that uploaded the file.
+  app.get<{ Params: { document_id: string; filename: string }; Querystring: Record<string, unknown> }>(
+    '/download_file/:document_id/:filename',
+    {
+      config: { auth: 'none' },
+      schema: { params: DownloadParams, querystring: DownloadQuery, response: { 200: binaryResponse('The translated file, once.'), ...libreErrors } },
+    },
+    async (request, reply) => {
+      assertSigned(services.urlSigner, request);
+      const key = queryValue(request.query, 'key') ?? '';
+      const download = await documents.download(null, request.params.document_id, key);
+      onDelivered(request, reply, { delivered: download.complete, lost: download.release });
+      return reply
+        .header('content-type', download.contentType)
+        .header('content-length', String(download.bytes))
+        .header('content-disposition', `attachment; filename="${safeFileName(request.params.filename)}"`)
+        .send(download.stream);
+    },
+  );
+
+  // LibreTranslate's API description: this plugin's part of the OpenAPI document.
+  app.get('/spec', { config: { auth: 'none' }, schema: { response: { 200: Type.Object({}, { additionalProperties: true }) } } }, async () => {
+    const doc = app.swagger() as { paths?: Record<string, unknown> };
+    const ours = ['/translate', '/detect', '/languages', '/translate_file', '/frontend/settings'];
+    return { ...doc, paths: Object.fromEntries(Object.entries(doc.paths ?? {}).filter(([path]) => ours.includes(path))) };
+  });
+}
