@@ -102,7 +102,6 @@ export async function documentsView(session: Session): Promise<HTMLElement> {
     const left = countdown();
     try {
       for (;;) {
-        if (!item.isConnected) return;
         const s = await call<Status>('POST', `/v2/document/${job.id}`, { body });
         if (s.status === 'error') {
           forget(job.id);
@@ -133,6 +132,8 @@ export async function documentsView(session: Session): Promise<HTMLElement> {
         }
         state.textContent = s.status === 'queued' ? 'Queued…' : `Translating…${left(s.seconds_remaining)}`;
         await new Promise((r) => setTimeout(r, POLL_MS));
+        // The view was left (its list rebuilt, which polls the job again): this row stops.
+        if (!item.isConnected) return;
       }
     } catch (err) {
       // Gone from the server: expired (retention), or downloaded from another tab.

@@ -119,8 +119,8 @@ export async function glossariesView(): Promise<HTMLElement> {
     const importer = h('input', { type: 'file', accept: '.tsv,.csv,.txt', id: 'import-file', class: 'visually-hidden' });
     // Importing adds to the dictionary unless the user chooses to replace it (the entries shown are then gone).
     const importMode = h('select', { id: 'import-mode' },
-      h('option', { value: 'merge' }, 'Add to the dictionary (a term already there takes the imported translation)'),
-      h('option', { value: 'replace' }, 'Replace the whole dictionary'));
+      h('option', { value: 'merge' }, 'Add to the dictionary'),
+      h('option', { value: 'replace' }, 'Replace the dictionary'));
     importer.addEventListener('change', async () => {
       const file = importer.files?.[0];
       importer.value = '';
@@ -144,9 +144,9 @@ export async function glossariesView(): Promise<HTMLElement> {
     editor.replaceChildren(h('h3', {}, `Edit “${g.name}”`), rename,
       dict ? h('div', {},
         h('div', { class: 'toolbar' }, field('Dictionary', pick),
+          saved && field('On import', importMode, h('span', { class: 'hint' }, 'terms already there are updated')),
           h('label', { class: 'button', for: 'import-file', tabindex: 0, role: 'button',
             onkeydown: (e: Event) => ['Enter', ' '].includes((e as KeyboardEvent).key) && (e.preventDefault(), importer.click()) }, 'Import TSV/CSV'), importer,
-          saved && field('Import', importMode),
           h('button', { type: 'button', onclick: () => exportAs('tsv') }, 'Export TSV'),
           h('button', { type: 'button', onclick: () => exportAs('csv') }, 'Export CSV')),
         t.table,
