@@ -110,7 +110,7 @@ export async function buildApp({ config, services, logger, loggerInstance }: Bui
   await app.register(traceIdPlugin);
   await app.register(socketsPlugin);
   // Before every route (metrics included), so its onRoute hook sees them all: the document and app.registeredRoutes.
-  await app.register(openapiPlugin);
+  await app.register(openapiPlugin, { baseUrl: config.baseUrl, freeBaseUrl: config.freeBaseUrl });
   await app.register(metricsPlugin, { services, route: config.metricsPort === undefined });
   // Bodies are JSON or form-encoded; anything else is 415 rather than a string body.
   app.removeContentTypeParser('text/plain');

@@ -1,22 +1,128 @@
 #!/usr/bin/env node
 // The `tolk` command: serve the API, and manage accounts and keys directly in the store (server running or not).
-import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from './config.js';
-import { AccountsService } from './accounts/accounts-service.js';
-import { Store } from './store/store.js';
-import { startServer } from './server.js';
+// Every command has its own help (`tolk COMMAND --help`), which never opens the store nor starts anything. The server
+// and the store are imported when a command needs them, so help and --version answer without loading every engine.
+import { readFileSync } from 'node:fs';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import type { AccountsService } from './accounts/accounts-service.js';
 import { isModelsError, modelsCommand, MODELS_USAGE } from './models/cli.js';
-
-const USAGE = `Usage:
-  tolk serve                                   start the HTTP API (configuration from TOLK_* environment variables)
-  tolk account create --plan pro|free [--features detection] [--character-limit N] [--name NAME] [--json]
-  tolk key create --account ID [--label LABEL] [--json]
-${MODELS_USAGE}`;
 
 class UsageError extends Error {}
 
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+interface Command {
+  /** The synopsis line after `tolk `. */
+  synopsis: string;
+  summary: string;
+  /** Options and their meaning, one per line, for the command's own help. */
+  details?: string;
+  options: Options;
+  /** Positional arguments the command takes (0 = none). */
+  positionals?: number;
+  run(values: Record<string, unknown>, positionals: string[]): Promise<void>;
+}
+
+const JSON_OPTION = { json: { type: 'boolean', default: false } } as const satisfies Options;
+
+const COMMANDS: Record<string, Command> = {
+  serve: {
+    synopsis: 'serve',
+    summary: 'start the HTTP API (configuration from TOLK_* environment variables; see docs/configuration.md)',
+    details: `  The paid API listens on TOLK_HOST:TOLK_PORT (default 127.0.0.1:8080), the free one on TOLK_FREE_PORT
+  (default TOLK_PORT+1). Open http://127.0.0.1:8080/ and sign in with an admin key from \`tolk account create\`.
+  Stops gracefully on SIGINT or SIGTERM.`,
+    options: {},
+    run: () => serve(),
+  },
+  'account create': {
+    synopsis: 'account create --plan pro|free [--features detection] [--character-limit N|unlimited] [--name NAME] [--json]',
+    summary: 'create an account and print its admin key (shown only once)',
+    details: `  --plan pro|free           the plan: which base URL the keys use, and the default character limit
+  --features LIST            comma-separated features (detection)
+  --character-limit N        characters per billing period, or "unlimited" (default: 500000 on free, none on pro)
+  --name NAME                the account's name
+  --json                     print {"account_id", "admin_key"}`,
+    options: {
+      plan: { type: 'string' },
+      features: { type: 'string', multiple: true },
+      'character-limit': { type: 'string' },
+      name: { type: 'string' },
+      ...JSON_OPTION,
+    },
+    run: accountCreate,
+  },
+  'account list': {
+    synopsis: 'account list [--json]',
+    summary: 'list the accounts: id, plan, character limit, features, name, creation date',
+    options: JSON_OPTION,
+    run: accountList,
+  },
+  'key create': {
+    synopsis: 'key create --account ID [--label LABEL] [--json]',
+    summary: 'create a developer key for an account and print it (shown only once)',
+    details: `  --account ID               the account (see \`tolk account list\`)
+  --label LABEL              a name for the key
+  --json                     print {"key_id", "key"}`,
+    options: { account: { type: 'string' }, label: { type: 'string' }, ...JSON_OPTION },
+    run: keyCreate,
+  },
+  'key list': {
+    synopsis: 'key list --account ID [--json]',
+    summary: "list an account's keys (admin and developer, active and revoked); secrets are never shown",
+    options: { account: { type: 'string' }, ...JSON_OPTION },
+    run: keyList,
+  },
+  'key revoke': {
+    synopsis: 'key revoke KEY_ID',
+    summary: 'deactivate a key at once, permanently (as the Admin API does)',
+    options: JSON_OPTION,
+    positionals: 1,
+    run: keyRevoke,
+  },
+};
+
+const USAGE = `Usage: tolk COMMAND [OPTIONS]   (tolk COMMAND --help for a command's own help)
+
+${Object.values(COMMANDS)
+  .map((c) => `  tolk ${c.synopsis}\n      ${c.summary}`)
+  .join('\n')}
+${MODELS_USAGE}
+
+  tolk --version
+      print Tolk's version and the API version it implements
+`;
+
+function commandHelp(name: string): string {
+  const c = COMMANDS[name]!;
+  return `Usage: tolk ${c.synopsis}\n\n  ${c.summary}\n${c.details ? `\n${c.details}\n` : ''}`;
+}
+
+/** The help of a group (`tolk account --help`): its commands' synopses. */
+function groupHelp(group: string): string {
+  const names = Object.keys(COMMANDS).filter((n) => n.startsWith(`${group} `));
+  return `Usage:\n${names.map((n) => `  tolk ${COMMANDS[n]!.synopsis}\n      ${COMMANDS[n]!.summary}`).join('\n')}\n`;
+}
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return `tolk ${pkg.version} (Translation Service API v3.13.0)\n`;
+}
+
+/** Columns padded to their widest cell, the header row first. */
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
+  return `${[header, ...rows].map(line).join('\n')}\n`;
+}
+
+const date = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString().slice(0, 16).replace('T', ' '));
+const out = (s: string) => process.stdout.write(s);
+
 async function withAccounts<T>(fn: (accounts: AccountsService) => Promise<T>): Promise<T> {
   const config = loadConfig();
+  const [{ Store }, { AccountsService }] = await Promise.all([import('./store/store.js'), import('./accounts/accounts-service.js')]);
   const store = await Store.open({ url: config.databaseUrl });
   try {
     return await fn(new AccountsService(store.repositories.accounts, store.changes));
@@ -25,61 +131,98 @@ async function withAccounts<T>(fn: (accounts: AccountsService) => Promise<T>): P
   }
 }
 
-async function accountCreate(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      plan: { type: 'string' },
-      features: { type: 'string', multiple: true },
-      'character-limit': { type: 'string' },
-      name: { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
-    strict: true,
-  });
+async function accountCreate(values: Record<string, unknown>): Promise<void> {
   if (values.plan !== 'pro' && values.plan !== 'free') throw new UsageError('--plan must be "pro" or "free"');
   let characterLimit: number | null | undefined;
-  if (values['character-limit'] !== undefined) {
-    const raw = values['character-limit'];
+  const raw = values['character-limit'] as string | undefined;
+  if (raw !== undefined) {
     if (raw === 'unlimited') characterLimit = null;
     else if (/^\d+$/.test(raw)) characterLimit = Number(raw);
     else throw new UsageError('--character-limit must be a non-negative integer or "unlimited"');
   }
-  const features = (values.features ?? []).flatMap((f) => f.split(',')).map((f) => f.trim()).filter(Boolean);
+  const features = ((values.features as string[] | undefined) ?? []).flatMap((f) => f.split(',')).map((f) => f.trim()).filter(Boolean);
   const created = await withAccounts((accounts) =>
     accounts.createAccount({
       plan: values.plan as 'pro' | 'free',
       features,
       ...(characterLimit !== undefined ? { characterLimit } : {}),
-      ...(values.name ? { name: values.name } : {}),
+      ...(values.name ? { name: values.name as string } : {}),
     }),
   );
-  if (values.json) {
-    process.stdout.write(`${JSON.stringify({ account_id: created.account.id, admin_key: created.adminKey })}\n`);
-  } else {
-    process.stdout.write(`account_id: ${created.account.id}\nadmin_key:  ${created.adminKey}\n(the key is shown only once)\n`);
-  }
+  if (values.json) out(`${JSON.stringify({ account_id: created.account.id, admin_key: created.adminKey })}\n`);
+  else out(`account_id: ${created.account.id}\nadmin_key:  ${created.adminKey}\n(the key is shown only once)\n`);
 }
 
-async function keyCreate(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: { account: { type: 'string' }, label: { type: 'string' }, json: { type: 'boolean', default: false } },
-    strict: true,
-  });
-  if (!values.account) throw new UsageError('--account is required');
-  const created = await withAccounts((accounts) =>
-    accounts.createKey(values.account!, values.label !== undefined ? { label: values.label } : {}),
-  );
+async function accountList(values: Record<string, unknown>): Promise<void> {
+  const accounts = await withAccounts((service) => service.listAccounts());
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ key_id: created.key.id, key: created.secret })}\n`);
-  } else {
-    process.stdout.write(`key_id: ${created.key.id}\nkey:    ${created.secret}\n(the key is shown only once)\n`);
+    out(`${JSON.stringify(accounts.map((a) => ({ account_id: a.id, name: a.name, plan: a.plan, character_limit: a.characterLimit, features: [...a.features], created_at: new Date(a.createdAt).toISOString() })))}\n`);
+    return;
   }
+  if (accounts.length === 0) {
+    out('no accounts (tolk account create --plan pro)\n');
+    return;
+  }
+  out(table(
+    ['ACCOUNT ID', 'PLAN', 'CHARACTER LIMIT', 'FEATURES', 'CREATED (UTC)', 'NAME'],
+    accounts.map((a) => [a.id, a.plan, a.characterLimit === null ? 'unlimited' : String(a.characterLimit), [...a.features].join(',') || '-', date(a.createdAt), a.name]),
+  ));
 }
+
+async function keyCreate(values: Record<string, unknown>): Promise<void> {
+  if (!values.account) throw new UsageError('--account is required');
+  const account = values.account as string;
+  const label = values.label as string | undefined;
+  const created = await withAccounts((accounts) => accounts.createKey(account, label !== undefined ? { label } : {}));
+  if (values.json) out(`${JSON.stringify({ key_id: created.key.id, key: created.secret })}\n`);
+  else out(`key_id: ${created.key.id}\nkey:    ${created.secret}\n(the key is shown only once)\n`);
+}
+
+async function keyList(values: Record<string, unknown>): Promise<void> {
+  if (!values.account) throw new UsageError('--account is required');
+  const keys = await withAccounts((accounts) => accounts.listKeys(values.account as string));
+  if (values.json) {
+    out(`${JSON.stringify(keys.map((k) => ({ key_id: k.id, kind: k.kind, label: k.label, key: `${k.keyStart}…${k.keyEnd}`, scopes: k.scopes, character_limit: k.characterLimit, created_at: new Date(k.createdAt).toISOString(), deactivated_at: k.deactivatedAt === null ? null : new Date(k.deactivatedAt).toISOString() })))}\n`);
+    return;
+  }
+  out(table(
+    ['KEY ID', 'KIND', 'KEY', 'STATUS', 'CHARACTER LIMIT', 'CREATED (UTC)', 'LABEL'],
+    keys.map((k) => [k.id, k.kind, `${k.keyStart}…${k.keyEnd}`, k.deactivatedAt === null ? 'active' : `revoked ${date(k.deactivatedAt)}`, k.characterLimit === null ? '-' : String(k.characterLimit), date(k.createdAt), k.label]),
+  ));
+}
+
+async function keyRevoke(values: Record<string, unknown>, positionals: string[]): Promise<void> {
+  const key = await withAccounts((accounts) => accounts.revokeKey(positionals[0]!));
+  if (values.json) out(`${JSON.stringify({ key_id: key.id, deactivated_at: new Date(key.deactivatedAt!).toISOString() })}\n`);
+  else out(`revoked ${key.id} (${key.kind} key "${key.label}") at ${date(key.deactivatedAt)} UTC\n`);
+}
+
+/** The variable that sets each port the server listens on, to name it when the port is taken. */
+function portVariable(config: Config, port: number): string {
+  if (port === config.port) return 'TOLK_PORT';
+  if (port === config.freePort) return 'TOLK_FREE_PORT';
+  return 'TOLK_METRICS_PORT';
+}
+
+class PortInUseError extends Error {}
 
 async function serve(): Promise<void> {
-  const server = await startServer(loadConfig());
+  const config = loadConfig();
+  const { startServer } = await import('./server.js');
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    server = await startServer(config);
+  } catch (err) {
+    const { code, port, address } = err as { code?: string; port?: number; address?: string };
+    if (code === 'EADDRINUSE' && port !== undefined) {
+      const variable = portVariable(config, port);
+      throw new PortInUseError(`port ${port} on ${address ?? config.host} is already in use (${variable}); stop the program using it or set ${variable} to another port`);
+    }
+    if (code === 'EACCES' && port !== undefined) {
+      throw new PortInUseError(`not allowed to listen on port ${port} (${portVariable(config, port)}); ports below 1024 need privileges`);
+    }
+    throw err;
+  }
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -100,19 +243,41 @@ async function serve(): Promise<void> {
   process.on('unhandledRejection', (reason) => server.app.log.error({ err: reason }, 'unhandled promise rejection'));
 }
 
-export async function main(argv: string[]): Promise<number> {
+const wantsHelp = (args: string[]) => args.includes('--help') || args.includes('-h');
+
+async function dispatch(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
+  if (command === undefined || command === '--help' || command === '-h') return out(USAGE), 0;
+  if (command === '--version' || command === '-V' || command === 'version') return out(version()), 0;
+  if (command === 'help') {
+    const name = [sub, ...rest].filter(Boolean).join(' ');
+    if (COMMANDS[name]) return out(commandHelp(name)), 0;
+    if (name && Object.keys(COMMANDS).some((n) => n.startsWith(`${name} `))) return out(groupHelp(name)), 0;
+    if (name.startsWith('models')) return await modelsCommand(name.split(' ')[1] ?? 'help', ['--help'], loadConfig, (m) => new UsageError(m));
+    if (name) throw new UsageError(`unknown command: ${name}`);
+    return out(USAGE), 0;
+  }
+  if (command === 'models') return await modelsCommand(sub, rest, loadConfig, (m) => new UsageError(m));
+  const name = COMMANDS[command] ? command : `${command} ${sub ?? ''}`.trim();
+  const args = COMMANDS[command] ? argv.slice(1) : rest;
+  const entry = COMMANDS[name];
+  if (!entry) {
+    const isGroup = Object.keys(COMMANDS).some((n) => n.startsWith(`${command} `));
+    if (isGroup && (sub === undefined || wantsHelp([sub]))) return out(groupHelp(command)), 0;
+    throw new UsageError(`unknown command: ${argv.join(' ')}`);
+  }
+  if (wantsHelp(args)) return out(commandHelp(name)), 0;
+  const { values, positionals } = parseArgs({ args, options: entry.options, allowPositionals: true, strict: true });
+  if (positionals.length !== (entry.positionals ?? 0)) {
+    throw new UsageError(`tolk ${name} takes ${entry.positionals ? `${entry.positionals} argument (${entry.synopsis.split(' ').slice(2).join(' ')})` : 'no arguments'}, got ${positionals.length}`);
+  }
+  await entry.run(values, positionals);
+  return 0;
+}
+
+export async function main(argv: string[]): Promise<number> {
   try {
-    if (command === 'serve') await serve();
-    else if (command === 'account' && sub === 'create') await accountCreate(rest);
-    else if (command === 'key' && sub === 'create') await keyCreate(rest);
-    else if (command === 'models') return await modelsCommand(sub, rest, loadConfig, (m) => new UsageError(m));
-    else if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
-      process.stdout.write(USAGE);
-    } else {
-      throw new UsageError(`unknown command: ${argv.join(' ')}`);
-    }
-    return 0;
+    return await dispatch(argv);
   } catch (err) {
     if (err instanceof UsageError || String((err as { code?: string }).code).startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`tolk: ${(err as Error).message}\n\n${USAGE}`);
@@ -122,7 +287,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`tolk: ${err.message}\n`);
       return 2;
     }
-    if (isModelsError(err)) {
+    if (err instanceof PortInUseError || isModelsError(err)) {
       process.stderr.write(`tolk: ${(err as Error).message}\n`);
       return 1;
     }

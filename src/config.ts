@@ -1,6 +1,6 @@
 // One schema for the environment: parsed and checked at start, with a message naming every bad variable.
 import { resolve } from 'node:path';
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 
 const Port = Type.Integer({ minimum: 0, maximum: 65535 });
@@ -143,6 +143,12 @@ function parseRoutes(raw: string | undefined): Config['engineRoutes'] {
     });
 }
 
+/** A union of literals says which values it allows ("Expected union value" alone does not). */
+function describeError(schema: TSchema, message: string): string {
+  const allowed = (schema.anyOf as TSchema[] | undefined)?.map((s) => s.const as unknown);
+  return allowed?.every((v) => typeof v === 'string') ? `must be one of ${allowed.join(', ')}` : message;
+}
+
 /** Reads the environment; throws ConfigError listing every invalid variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const relevant: Record<string, unknown> = {};
@@ -150,7 +156,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const converted = Value.Convert(EnvSchema, relevant);
   const errors = [...Value.Errors(EnvSchema, converted)];
   if (errors.length > 0) {
-    const lines = errors.map((e) => `${e.path.slice(1)}=${JSON.stringify(relevant[e.path.slice(1)])}: ${e.message}`);
+    const lines = errors.map((e) => `${e.path.slice(1)}=${JSON.stringify(relevant[e.path.slice(1)])}: ${describeError(e.schema, e.message)}`);
     throw new ConfigError(`Invalid configuration:\n  ${[...new Set(lines)].join('\n  ')}`);
   }
   const e = converted as Env;

@@ -163,7 +163,14 @@ export async function buildServices(config: Config, options: BuildServicesOption
   }
   const apertium = engines.find((e): e is ApertiumEngine => e instanceof ApertiumEngine);
   let voiceSessionsOpen = () => 0;
-  const metrics = new Metrics({ pool: store.connection, jobs: store.repositories.jobStats, apertium: () => apertium?.stats() ?? [], voiceSessionsOpen: () => voiceSessionsOpen() });
+  const bergamot = engines.find((e): e is BergamotEngine => e instanceof BergamotEngine);
+  const metrics = new Metrics({
+    pool: store.connection,
+    jobs: store.repositories.jobStats,
+    apertium: () => apertium?.stats() ?? [],
+    bergamot: () => bergamot?.stats(),
+    voiceSessionsOpen: () => voiceSessionsOpen(),
+  });
   // The router sees metered engines: every engine call counts its characters by engine and pair.
   const router = new EngineRouter(engines.map((e) => metrics.meter(e)), { routing: config.engineRoutes, logger, defaultVariants: DEFAULT_TARGET_VARIANT });
   const detector = await EldLanguageDetector.create();
@@ -216,6 +223,7 @@ export async function buildServices(config: Config, options: BuildServicesOption
     retentionMs: config.documents.retentionHours * 3_600_000,
     formatTimeoutMs: config.documents.formatTimeoutMs,
     leaseMs: config.documents.leaseMs,
+    onJobEnded: (outcome) => metrics.documentJobEnded(outcome),
     logger,
     ...(options.now ? { now: options.now } : {}),
     ...options.documents,

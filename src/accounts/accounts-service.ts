@@ -138,6 +138,26 @@ export class AccountsService {
     return row && toAccount(row);
   }
 
+  /** Every account, oldest first (the command line's `account list`). */
+  async listAccounts(): Promise<Account[]> {
+    return (await this.repository.listAccounts()).map(toAccount);
+  }
+
+  /** Every key of an account, admin and developer, active and deactivated, oldest first. */
+  async listKeys(accountId: string): Promise<ApiKey[]> {
+    if (!(await this.repository.getAccount(accountId))) throw new ServiceError('not_found', `Account ${accountId} not found`);
+    return (await this.repository.listKeys(accountId)).map(toKey);
+  }
+
+  /** Deactivates any key, admin keys included (permanent, as in the Admin API); revoking it twice keeps the first time. */
+  async revokeKey(keyId: string): Promise<ApiKey> {
+    const row = await this.repository.getKey(keyId);
+    if (!row) throw new ServiceError('not_found', `Key ${keyId} not found`);
+    if (row.deactivated_at === null) await this.repository.updateKey(keyId, { deactivated_at: this.now() });
+    this.forgetKey(keyId);
+    return toKey((await this.repository.getKey(keyId))!);
+  }
+
   async createKey(accountId: string, input: { label?: string; kind?: KeyKind; scopes?: string[] | null } = {}) {
     const account = await this.getAccount(accountId);
     if (!account) throw new ServiceError('not_found', `Account ${accountId} not found`);

@@ -37,6 +37,8 @@ export interface DocumentServiceOptions {
   retentionMs: number;
   /** Format work (parsing, rebuilding) one job may take; then it ends in `error`. Default 2 minutes. */
   formatTimeoutMs?: number;
+  /** Told how each document job this node runs ends (done or error), for the metrics. */
+  onJobEnded?: (outcome: 'done' | 'error') => void;
   logger: Logger;
   now?: () => number;
   leaseMs?: number;
@@ -110,6 +112,7 @@ export class DocumentService {
       leaseMs: this.leaseMs,
       pollIntervalMs: o.pollIntervalMs ?? 2_000,
       formatTimeoutMs: o.formatTimeoutMs ?? 120_000,
+      ...(o.onJobEnded ? { onJobEnded: o.onJobEnded } : {}),
     });
   }
 

@@ -39,6 +39,8 @@ export interface DocumentWorkerOptions {
   pollIntervalMs: number;
   /** Format work (extraction, rebuilding: run in worker threads) one job may take before it ends in `error`. */
   formatTimeoutMs: number;
+  /** Told how each job this node runs ends (for the metrics). */
+  onJobEnded?: (outcome: 'done' | 'error') => void;
 }
 
 /** Heap of one format thread: far more than a 10 MB document needs, far less than it takes to bring a node down. */
@@ -136,7 +138,10 @@ export class DocumentWorker {
         segments_total: progress.total,
         finished_at: this.o.now(),
       });
-      if (ok) await this.o.files.remove(row.id, ['upload']);
+      if (ok) {
+        this.o.onJobEnded?.('done');
+        await this.o.files.remove(row.id, ['upload']);
+      }
     } catch (err) {
       if (signal.aborted && running.closing) return; // the runner hands it back
       const message = this.messageFor(err, row);
@@ -145,7 +150,11 @@ export class DocumentWorker {
       }
       await this.o.repository
         .finish(row.id, owner, { status: 'error', error_message: message, finished_at: this.o.now() })
-        .then((ok) => (ok ? this.o.files.remove(row.id) : undefined))
+        .then((ok) => {
+          if (!ok) return;
+          this.o.onJobEnded?.('error');
+          return this.o.files.remove(row.id);
+        })
         .catch((e) => this.o.logger.error({ err: e, document_id: row.id }, 'document queue: could not record an error'));
     }
   }

@@ -3,6 +3,8 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { TranslationEngine } from '../engines/engine.js';
 import type { ApertiumPairStats } from '../engines/apertium/index.js';
+import type { BergamotPoolStats } from '../engines/bergamot/index.js';
+import type { DocumentStatusValue } from '../store/repositories/document-repository.js';
 import type { StoreConnection } from '../store/connection.js';
 import type { JobStatsRepository } from '../store/repositories/job-stats-repository.js';
 
@@ -11,8 +13,19 @@ export interface MetricsSources {
   jobs: Pick<JobStatsRepository, 'jobStats'>;
   apertium: () => ApertiumPairStats[];
   voiceSessionsOpen: () => number;
+  /** The neural engine's pool, or undefined where it is off (TOLK_BERGAMOT_WORKERS=0). */
+  bergamot: () => (BergamotPoolStats & { installedModels: number }) | undefined;
   now?: () => number;
 }
+
+/** Every status a job can have, so each series exists (at 0) before the first job does. */
+const JOB_STATUSES = {
+  document: ['queued', 'translating', 'downloading', 'done', 'error'] satisfies DocumentStatusValue[],
+  translation_memory: ['awaiting_input', 'processing', 'completed', 'downloaded', 'failed', 'expired'],
+};
+
+/** How a document job this node ran ended. */
+export type DocumentJobOutcome = 'done' | 'error';
 
 function codePoints(text: string): number {
   let n = 0;
@@ -25,6 +38,7 @@ export class Metrics {
   private readonly requests: Counter<'route' | 'method' | 'status'>;
   private readonly latency: Histogram<'route' | 'method'>;
   private readonly characters: Counter<'engine' | 'pair'>;
+  private readonly documentJobs: Counter<'outcome'>;
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
@@ -75,8 +89,43 @@ export class Metrics {
         jobStats = sources.jobs.jobStats();
         const stats = await jobStats;
         this.reset();
+        for (const [kind, statuses] of Object.entries(JOB_STATUSES)) for (const status of statuses) this.set({ kind, status }, 0);
         for (const s of stats) this.set({ kind: s.kind, status: s.status }, s.count);
       },
+    });
+    this.documentJobs = new Counter({
+      name: 'tolk_document_jobs_total',
+      help: 'Document jobs this node ran to their end, by outcome (done: translated; error: failed, with a message for the client).',
+      labelNames: ['outcome'],
+      registers,
+    });
+    for (const outcome of ['done', 'error'] satisfies DocumentJobOutcome[]) this.documentJobs.inc({ outcome }, 0);
+    const bergamotGauge = (name: string, help: string, labelNames: string[], set: (g: Gauge, s: BergamotPoolStats & { installedModels: number }) => void) =>
+      new Gauge({
+        name,
+        help,
+        labelNames,
+        registers,
+        collect() {
+          const stats = sources.bergamot();
+          if (!stats) return;
+          this.reset();
+          set(this, stats);
+        },
+      });
+    bergamotGauge('tolk_bergamot_workers', 'Neural engine (Bergamot) worker threads, by state (running: started; busy: translating now).', ['state'], (g, s) => {
+      g.set({ state: 'running' }, s.workers);
+      g.set({ state: 'busy' }, s.busyWorkers);
+    });
+    bergamotGauge('tolk_bergamot_queue_depth', 'Neural engine requests waiting for a worker.', [], (g, s) => g.set(s.queuedRequests));
+    bergamotGauge('tolk_bergamot_models', 'Neural models, by state (installed: in TOLK_MODELS_DIR; loaded: held by at least one worker).', ['state'], (g, s) => {
+      g.set({ state: 'installed' }, s.installedModels);
+      g.set({ state: 'loaded' }, new Set(s.loadedModels).size);
+    });
+    bergamotGauge('tolk_bergamot_model_copies', 'Workers holding each loaded neural model, by pair.', ['pair'], (g, s) => {
+      const copies = new Map<string, number>();
+      for (const pair of s.loadedModels) copies.set(pair, (copies.get(pair) ?? 0) + 1);
+      for (const [pair, n] of copies) g.set({ pair }, n);
     });
     new Gauge({
       name: 'tolk_jobs_oldest_age_seconds',
@@ -115,6 +164,10 @@ export class Metrics {
   observeRequest(route: string, method: string, status: number, seconds: number): void {
     this.requests.inc({ route, method, status: String(status) });
     this.latency.observe({ route, method }, seconds);
+  }
+
+  documentJobEnded(outcome: DocumentJobOutcome): void {
+    this.documentJobs.inc({ outcome });
   }
 
   /** Wraps an engine so every successful call counts its input characters under the engine's name and the pair. */

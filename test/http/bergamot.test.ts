@@ -11,6 +11,7 @@ import { authHeaders, createAccount, createTestApp, type TestAccount, type TestC
 import { unzipAll } from '../helpers/zip.js';
 import { concludedText, connectVoice, synthesize } from '../voice/voice-helpers.js';
 import type { AddressInfo } from 'node:net';
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 
 let modelsDir: string;
 let ctx: TestContext;
@@ -68,6 +69,21 @@ describe('bergamot through HTTP', () => {
     // The generated model's vocabulary pieces, not the English source.
     assert.ok(neural!.split(' ').some((w) => text.includes(w)));
     assert.doesNotMatch(text, /\bThe cat\b/);
+  });
+
+  it('exposes the neural engine and the ended document jobs in the metrics', async () => {
+    const families = parsePrometheusTextFormat((await ctx.services.metrics.exposition()).body);
+    const value = (name: string, labels: Record<string, string> = {}) =>
+      Number(families.find((f) => f.name === name)?.metrics.find((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v))?.value);
+    assert.equal(value('tolk_bergamot_workers', { state: 'running' }), 1);
+    assert.equal(value('tolk_bergamot_workers', { state: 'busy' }), 0);
+    assert.equal(value('tolk_bergamot_queue_depth'), 0);
+    assert.equal(value('tolk_bergamot_models', { state: 'installed' }), 1);
+    assert.equal(value('tolk_bergamot_models', { state: 'loaded' }), 1);
+    assert.equal(value('tolk_bergamot_model_copies', { pair: 'en-es' }), 1);
+    // The docx above ended on this node.
+    assert.equal(value('tolk_document_jobs_total', { outcome: 'done' }), 1);
+    assert.equal(value('tolk_document_jobs_total', { outcome: 'error' }), 0);
   });
 
   it('runs a voice session whose Spanish comes from the neural model', async () => {

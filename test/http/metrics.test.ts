@@ -68,6 +68,12 @@ it('counts requests by route and status, latency, characters by engine and pair,
 });
 
 it('reports jobs by kind and status with the age of the oldest', async () => {
+  // Before any job: every series present at 0, and no document job ended yet.
+  const empty = parsePrometheusTextFormat((await ctx.services.metrics.exposition()).body);
+  for (const status of ['queued', 'translating', 'done', 'error']) assert.equal(sample(empty, 'tolk_jobs', { kind: 'document', status })?.value, '0', status);
+  for (const status of ['awaiting_input', 'processing', 'completed', 'failed']) assert.equal(sample(empty, 'tolk_jobs', { kind: 'translation_memory', status })?.value, '0', status);
+  assert.equal(sample(empty, 'tolk_document_jobs_total', { outcome: 'done' })?.value, '0');
+  assert.equal(sample(empty, 'tolk_document_jobs_total', { outcome: 'error' })?.value, '0');
   const now = Date.now();
   await ctx.services.store.db
     .insertInto('tm_jobs')

@@ -88,3 +88,47 @@ it('serves the browsable documentation and its assets locally, without a key', a
   assert.equal(yaml.statusCode, 200);
   assert.deepEqual(JSON.parse(yaml.body), doc);
 });
+
+it('describes every operation with a summary, a unique operationId and a declared tag', () => {
+  const full = doc as unknown as {
+    paths: Record<string, Record<string, { summary?: string; operationId?: string; tags?: string[]; responses: Record<string, { description?: string }> }>>;
+    tags: { name: string; description: string }[];
+    servers: { url: string }[];
+  };
+  const declared = new Set(full.tags.map((t) => t.name));
+  assert.ok(full.tags.every((t) => t.description.length > 10));
+  const ids: string[] = [];
+  const problems: string[] = [];
+  for (const [path, ops] of Object.entries(full.paths)) {
+    for (const [method, op] of Object.entries(ops)) {
+      const name = `${method.toUpperCase()} ${path}`;
+      if (!op.summary?.trim()) problems.push(`${name}: summary`);
+      if (!op.operationId || !/^[a-z][A-Za-z0-9]+$/.test(op.operationId)) problems.push(`${name}: operationId`);
+      else ids.push(op.operationId);
+      if (!op.tags?.length || !op.tags.every((t) => declared.has(t))) problems.push(`${name}: tags ${JSON.stringify(op.tags)}`);
+    }
+  }
+  assert.deepEqual(problems, []);
+  assert.equal(new Set(ids).size, ids.length, 'operationIds are unique');
+  assert.ok(ids.length >= 69, `${ids.length} operations`);
+  // Every declared tag groups at least one operation, so /docs shows no empty section.
+  const used = new Set(Object.values(full.paths).flatMap((ops) => Object.values(ops).flatMap((op) => op.tags ?? [])));
+  assert.deepEqual([...declared].filter((t) => !used.has(t)), []);
+  assert.equal(full.paths['/v2/translate']!.post!.operationId, 'translateText');
+  assert.deepEqual(full.paths['/v2/document']!.post!.tags, ['documents']);
+  // The two base URLs, paid then free, and what each error status means.
+  assert.deepEqual(full.servers.map((s) => s.url), [ctx.config.baseUrl, ctx.config.freeBaseUrl]);
+  const translateErrors = full.paths['/v2/translate']!.post!.responses;
+  assert.match(translateErrors['456']!.description!, /Quota exceeded/);
+  assert.match(translateErrors['400']!.description!, /parameter/);
+});
+
+it('/docs carries Tolk\'s name and lists operations grouped by tag', async () => {
+  const page = await ctx.app.inject({ method: 'GET', url: '/docs/' });
+  assert.match(page.body, /<title>Tolk API documentation<\/title>/);
+  const initializer = await ctx.app.inject({ method: 'GET', url: '/docs/static/swagger-initializer.js' });
+  const logo = /data:image\/svg\+xml;base64,([A-Za-z0-9+/=]+)/.exec(initializer.body);
+  assert.ok(logo, 'the logo is replaced');
+  assert.match(Buffer.from(logo[1]!, 'base64').toString(), />Tolk </);
+  assert.match(initializer.body, /"docExpansion":\s*"list"/, 'operations listed under their tags, collapsed');
+});

@@ -118,6 +118,20 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     await page.getByRole('button', { name: 'Swap languages' }).click();
     assert.equal(await page.locator('#source-lang').inputValue(), 'ES');
     await page.waitForFunction(() => /\bcat\b/i.test((document.getElementById('target-text') as HTMLTextAreaElement).value));
+    // New text: the old translation is shown as out of date at once; copy and swap act on the typed text only.
+    await page.getByLabel('Text to translate').fill('El perro blanco duerme.');
+    await page.locator('#translating').waitFor();
+    assert.equal(await page.locator('.pane.busy #target-text').count(), 1, 'the stale translation is dimmed');
+    await shot('translator-busy');
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await page.getByText('The translation of this text is not ready yet.').waitFor();
+    await page.getByRole('button', { name: 'Swap languages' }).click();
+    assert.equal(await page.getByLabel('Text to translate').inputValue(), 'El perro blanco duerme.', 'swap never replaces the typed text');
+    assert.equal(await page.locator('#source-lang').inputValue(), 'EN');
+    await page.locator('#translating').waitFor({ state: 'hidden' });
+    await page.locator('#source-lang').selectOption('ES');
+    await page.locator('#target-lang').selectOption('EN');
+    await page.waitForFunction(() => /\bdog\b/i.test((document.getElementById('target-text') as HTMLTextAreaElement).value));
     // Over the request limit: said before anything is sent.
     await page.getByLabel('Text to translate').fill('word '.repeat(27_000));
     await expectError(/over the 128 KiB limit/);
@@ -125,6 +139,25 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     await page.locator('#source-lang').selectOption('');
     await page.getByLabel('Text to translate').fill("Bonjour tout le monde, comment allez-vous aujourd'hui ?");
     await expectError(/'FR' cannot be translated/);
+    // Detection is named in the source picker too.
+    await page.getByLabel('Text to translate').fill('The dog sleeps in the garden.');
+    await page.waitForFunction(() => document.querySelector('#source-lang option[value=""]')?.textContent === 'Detect language (English)');
+  });
+
+  it('corrects spelling in the Write view; the result is taken back only when it belongs to the text', async () => {
+    await tab('Write');
+    await page.getByLabel('Text to improve').fill('The weather is beautifull todday.');
+    await page.getByRole('button', { name: 'Improve', exact: true }).click();
+    await page.waitForFunction(() => /beautiful today/.test((document.getElementById('write-result') as HTMLTextAreaElement).value));
+    await page.getByText(/Improved \(EN detected\)/).waitFor();
+    assert.equal(await page.getByLabel('Style or tone').isVisible(), false, 'style and tone only for rephrasing');
+    assert.deepEqual(await unnamedControls(), []);
+    await shot('write');
+    await page.getByLabel('Text to improve').fill('Another text.');
+    await page.getByRole('button', { name: 'Use this text' }).click();
+    assert.equal(await page.getByLabel('Text to improve').inputValue(), 'Another text.');
+    await page.locator('#write-mode').selectOption('rephrase');
+    assert.equal(await page.getByLabel('Style or tone').isVisible(), true);
   });
 
   it('creates a glossary and its term changes the translation', async () => {
@@ -135,11 +168,25 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     await page.getByRole('button', { name: 'Create glossary' }).click();
     // Import a TSV file into the pair's dictionary (the server parses it), then export the table as CSV.
     await page.getByRole('button', { name: 'Edit Pets' }).click();
+    const terms = () => page.locator('.editor .term-source').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value));
+    // Import adds to the dictionary by default: "cat" stays, "dog" joins it.
     const tsv = join(dataDir, 'pets.tsv');
-    writeFileSync(tsv, 'cat\tminino\ndog\tperrito\n');
+    writeFileSync(tsv, 'dog\tperrito\n');
     await page.locator('#import-file').setInputFiles(tsv);
-    await page.getByText('Imported pets.tsv.').waitFor();
-    assert.deepEqual(await page.locator('.editor .term-source').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value)), ['cat', 'dog']);
+    await page.getByText('Added the entries of pets.tsv.').waitFor();
+    assert.deepEqual(await terms(), ['cat', 'dog']);
+    // Replace, from a CSV whose header row is not a term.
+    await page.locator('#import-mode').selectOption('replace');
+    const withHeader = join(dataDir, 'animals.csv');
+    writeFileSync(withHeader, 'source,target\ncat,minino\ndog,perrito\n');
+    await page.locator('#import-file').setInputFiles(withHeader);
+    await page.getByText('Replaced the dictionary with animals.csv (its header row skipped).').waitFor();
+    assert.deepEqual(await terms(), ['cat', 'dog']);
+    // Rename.
+    await page.locator('#glossary-rename').fill('House pets');
+    await page.getByRole('button', { name: 'Rename' }).click();
+    await page.getByText('Glossary renamed “House pets”.').waitFor();
+    await page.getByRole('button', { name: 'Edit House pets' }).waitFor();
     const exported = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Export CSV' }).click();
     const csv = join(dataDir, 'pets.csv');
@@ -149,7 +196,7 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     await shot('glossaries');
     await tab('Translator');
     await page.locator('#source-lang').selectOption('EN');
-    await page.getByLabel('Glossary').selectOption({ label: 'Pets' });
+    await page.getByLabel('Glossary').selectOption({ label: 'House pets' });
     await page.getByLabel('Text to translate').fill('The cat sleeps.');
     await page.getByLabel('Text to translate').press('Control+Enter');
     await page.waitForFunction(() => /minino/i.test((document.getElementById('target-text') as HTMLTextAreaElement).value));
@@ -169,9 +216,36 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     await (await download).saveAs(saved);
     const xml = (await unzipAll(readFileSync(saved))).find(([name]) => name === 'word/document.xml')![1].toString();
     assert.match(xml, /gato/i);
-    await page.getByText('Downloaded').waitFor();
+    await page.getByText('Downloaded').first().waitFor();
     assert.deepEqual(await unnamedControls(), []);
     await shot('documents');
+  });
+
+  it('keeps a document job across a reload until it is downloaded; a PDF can come back as Word', async () => {
+    const stored = () => page.evaluate(() => (JSON.parse(sessionStorage.getItem('tolk.documents') ?? '[]') as { name: string }[]).map((j) => j.name));
+    await page.getByLabel('PDF as').selectOption('docx');
+    const pdf = join(dataDir, 'brochure.pdf');
+    writeFileSync(pdf, fixture('sample.pdf'));
+    await page.locator('#doc-file').setInputFiles(pdf);
+    // note.txt from the step before was never downloaded: it is still remembered, beside the PDF.
+    await page.waitForFunction(() => (JSON.parse(sessionStorage.getItem('tolk.documents') ?? '[]') as { name: string }[]).some((j) => j.name === 'brochure.pdf'));
+    assert.deepEqual((await stored()).sort(), ['brochure.pdf', 'note.txt']);
+    await page.reload();
+    const item = page.locator('.doc', { hasText: 'brochure.pdf' });
+    await item.locator('button, .doc-state.error').first().waitFor({ timeout: 60_000 });
+    await shot('documents-after-reload');
+    assert.equal(await item.locator('.doc-state.error').count(), 0, (await item.textContent()) ?? '');
+    const button = page.getByRole('button', { name: 'Download brochure.es.docx' });
+    const download = page.waitForEvent('download', { timeout: 60_000 });
+    await button.click();
+    const saved = join(dataDir, 'brochure.es.docx');
+    await (await download).saveAs(saved);
+    assert.ok((await unzipAll(readFileSync(saved))).some(([name]) => name === 'word/document.xml'), 'a Word document');
+    await page.getByText('Downloaded').first().waitFor();
+    assert.deepEqual(await stored(), ['note.txt'], 'forgotten once downloaded');
+    await page.reload();
+    await page.getByRole('button', { name: 'Download note.es.txt' }).waitFor();
+    assert.equal(await page.locator('.doc', { hasText: 'brochure.pdf' }).count(), 0);
   });
 
   it('creates and deactivates a key in the admin console, and the usage chart follows a translation', async () => {
@@ -182,10 +256,27 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     await page.getByRole('button', { name: 'Create key' }).click();
     const secret = (await page.locator('#secret-value').textContent()) ?? '';
     assert.match(secret, /^\S{20,}$/);
-    await page.getByRole('button', { name: 'Deactivate key CI bot' }).click();
-    await page.locator('#keys tr.inactive', { hasText: 'Deactivated' }).waitFor();
+    // Scopes: the key limited to translation and the language lists.
+    const row = page.locator('#keys tr', { has: page.getByLabel('Name of key CI bot') });
+    await row.locator('summary').click();
+    for (const box of await row.locator('.scope-boxes input').all()) {
+      if (!['translate', 'languages'].includes(await box.getAttribute('value') ?? '')) await box.uncheck();
+    }
+    await page.getByRole('button', { name: 'Set scopes of key CI bot' }).click();
+    await page.getByText('Key “CI bot”: scopes set.').waitFor();
+    assert.equal(await page.locator('#keys tr', { has: page.getByLabel('Name of key CI bot') }).locator('summary').textContent(), 'translate, languages');
     assert.deepEqual(await unnamedControls(), []);
     await shot('admin');
+    // On a phone every column of a key, Deactivate included, is on screen without scrolling sideways.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const deactivate = page.getByRole('button', { name: 'Deactivate key CI bot' });
+    const box = (await deactivate.boundingBox())!;
+    assert.ok(box.x >= 0 && box.x + box.width <= 390, `Deactivate at x=${box.x}`);
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth));
+    await shot('admin-phone');
+    await page.setViewportSize({ width: 1200, height: 900 });
+    await deactivate.click();
+    await page.locator('#keys tr.inactive', { hasText: 'Deactivated' }).waitFor();
     // A translation of 11 characters, then the chart again.
     await tab('Translator');
     await page.getByLabel('Text to translate').fill('Good night.');
@@ -221,7 +312,7 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
   it('reads on a phone-width screen in dark mode', async () => {
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.setViewportSize({ width: 390, height: 844 });
-    for (const name of ['Documents', 'Glossaries', 'Translator']) {
+    for (const name of ['Documents', 'Write', 'Glossaries', 'Translator']) {
       await tab(name);
       await page.locator('main h2').waitFor();
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);

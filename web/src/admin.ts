@@ -27,6 +27,9 @@ interface KeyUsage {
   usage: Usage;
 }
 
+/** The endpoint groups a key can be limited to (src/admin/scopes.ts). */
+const SCOPES = ['translate', 'document', 'detect', 'glossary', 'style_rules', 'translation_memory', 'write', 'usage', 'languages'];
+
 /** What /v2/usage reports as "no limit". */
 const UNLIMITED = 1_000_000_000_000;
 const DAY = 86_400_000;
@@ -56,7 +59,7 @@ export async function adminView(): Promise<HTMLElement> {
   }
 
   function keyRow(k: KeyRecord): HTMLTableRowElement {
-    const done = { label: 'renamed', limits: 'limits set', deactivate: 'deactivated' };
+    const done = { label: 'renamed', limits: 'limits set', scopes: 'scopes set', deactivate: 'deactivated' };
     const put = (what: keyof typeof done, body: object) =>
       call('PUT', `/v2/admin/developer-keys/${what}`, { body: { key_id: k.key_id, ...body } }).then(async () => {
         notice.show(`Key “${k.label}”: ${done[what]}.`, 'ok');
@@ -69,14 +72,24 @@ export async function adminView(): Promise<HTMLElement> {
     const minutes = h('input', { type: 'number', min: 0, value: speechMs === null ? '' : speechMs / 60_000, placeholder: 'no limit',
       'aria-label': `Voice minutes limit of key ${k.label}`, disabled: k.is_deactivated, class: 'limit' });
     const orNull = (input: HTMLInputElement, scale = 1) => (input.value === '' ? null : Math.round(Number(input.value) * scale));
+    // Scopes: every group ticked means an unrestricted key (scopes null), as the API has it.
+    const boxes = SCOPES.map((scope) => h('input', { type: 'checkbox', value: scope, checked: k.scopes === null || k.scopes.includes(scope), disabled: k.is_deactivated }));
+    const scopes = h('details', { class: 'scopes' },
+      h('summary', {}, k.scopes === null ? 'All endpoints' : k.scopes.join(', ') || 'None'),
+      h('div', { class: 'scope-boxes' }, ...boxes.map((b) => h('label', {}, b, ` ${b.value.replace('_', ' ')}`))),
+      k.is_deactivated ? null : h('button', { type: 'button', 'aria-label': `Set scopes of key ${k.label}`, onclick: () => {
+        const ticked = boxes.filter((b) => b.checked).map((b) => b.value);
+        void put('scopes', { scopes: ticked.length === SCOPES.length ? null : ticked });
+      } }, 'Set scopes'));
+    const cell = (label: string, ...children: (Node | string | null)[]) => h('td', { 'data-label': label }, ...children);
     return h('tr', { class: k.is_deactivated ? 'inactive' : '' },
-      h('td', {}, label, k.is_deactivated ? null : h('button', { type: 'button', onclick: () => void put('label', { label: label.value }) }, 'Rename')),
-      h('td', {}, new Date(k.creation_time).toLocaleDateString()),
-      h('td', {}, h('span', { class: 'limits' }, limit, h('span', { class: 'hint' }, 'characters'), minutes, h('span', { class: 'hint' }, 'voice minutes')),
+      cell('Name', label, k.is_deactivated ? null : h('button', { type: 'button', onclick: () => void put('label', { label: label.value }) }, 'Rename')),
+      cell('Created', new Date(k.creation_time).toLocaleDateString()),
+      cell('Limits', h('span', { class: 'limits' }, limit, h('span', { class: 'hint' }, 'characters'), minutes, h('span', { class: 'hint' }, 'voice minutes')),
         k.is_deactivated ? null : h('button', { type: 'button',
           onclick: () => void put('limits', { characters: orNull(limit), speech_to_text_milliseconds: orNull(minutes, 60_000) }) }, 'Set limits')),
-      h('td', {}, k.scopes === null ? 'all' : k.scopes.join(', ') || 'none'),
-      h('td', {}, k.is_deactivated ? 'Deactivated' : h('button', { type: 'button', class: 'danger', 'aria-label': `Deactivate key ${k.label}`,
+      cell('Scopes', scopes),
+      cell('Status', k.is_deactivated ? 'Deactivated (permanent)' : h('button', { type: 'button', class: 'danger', 'aria-label': `Deactivate key ${k.label}`,
         onclick: () => {
           if (confirm(`Deactivate the key “${k.label}”? Programs using it stop working at once; this cannot be undone.`)) void put('deactivate', {});
         } }, 'Deactivate')));

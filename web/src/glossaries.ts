@@ -6,6 +6,19 @@ import { Notice, field, h, saveFile } from './dom.js';
 type Pair = { source_lang: string; target_lang: string };
 
 const pairLabel = (d: Pair) => `${d.source_lang.toUpperCase()} → ${d.target_lang.toUpperCase()}`;
+/** Words a header row of an exported or hand-made TSV/CSV uses instead of terms. */
+const HEADER_WORDS = new Set(['source', 'target', 'source term', 'target term', 'source_lang', 'target_lang', 'term', 'translation', 'from', 'to']);
+
+/** The file without its first line when that line is a header (column names, or the dictionary's language codes). */
+function withoutHeader(text: string, pair: Pair): { entries: string; header: boolean } {
+  const end = text.indexOf('\n');
+  const first = (end < 0 ? text : text.slice(0, end)).replace(/\r$/, '');
+  const cells = first.split(/[\t,]/).map((c) => c.trim().replace(/^"|"$/g, '').toLowerCase());
+  const codes = new Set([pair.source_lang.toLowerCase(), pair.target_lang.toLowerCase()]);
+  const header = cells.length === 2 && cells.every((c) => HEADER_WORDS.has(c) || codes.has(c));
+  return header ? { entries: end < 0 ? '' : text.slice(end + 1), header } : { entries: text, header };
+}
+
 const csvCell = (s: string) => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
 
 export async function glossariesView(): Promise<HTMLElement> {
@@ -84,18 +97,43 @@ export async function glossariesView(): Promise<HTMLElement> {
       rows = (res.dictionaries[0]?.entries ?? '').split('\n').filter(Boolean).map((l) => l.split('\t') as [string, string]);
     }
     const t = entriesTable(rows);
-    const put = async (pair: Pair, entries: string, format: 'tsv' | 'csv') => {
-      await call('PUT', `/v3/glossaries/${g.glossary_id}/dictionaries`, { body: { ...pair, entries, entries_format: format } });
+    /** The glossary as stored now, listed and opened again on `pair`. */
+    const reopen = async (pair?: Pair) => {
       const fresh = await call<GlossaryInfo>('GET', `/v3/glossaries/${g.glossary_id}`);
       await refresh();
       await edit(fresh, pair);
     };
+    const put = async (pair: Pair, entries: string, format: 'tsv' | 'csv') => {
+      await call('PUT', `/v3/glossaries/${g.glossary_id}/dictionaries`, { body: { ...pair, entries, entries_format: format } });
+      await reopen(pair);
+    };
+    const newName = h('input', { id: 'glossary-rename', value: g.name, maxlength: 1024, required: true });
+    const rename = h('form', { class: 'toolbar', onsubmit: (e: Event) => {
+      e.preventDefault();
+      const name = newName.value.trim();
+      if (!name || name === g.name) return;
+      void call('PATCH', `/v3/glossaries/${g.glossary_id}`, { body: { name } })
+        .then(() => reopen(dict))
+        .then(() => notice.show(`Glossary renamed “${name}”.`, 'ok'), fail);
+    } }, field('Name', newName), h('button', { type: 'submit' }, 'Rename'));
     const importer = h('input', { type: 'file', accept: '.tsv,.csv,.txt', id: 'import-file', class: 'visually-hidden' });
+    // Importing adds to the dictionary unless the user chooses to replace it (the entries shown are then gone).
+    const importMode = h('select', { id: 'import-mode' },
+      h('option', { value: 'merge' }, 'Add to the dictionary'),
+      h('option', { value: 'replace' }, 'Replace the dictionary'));
     importer.addEventListener('change', async () => {
       const file = importer.files?.[0];
+      importer.value = '';
       if (!file || !dict) return;
       const format = /\.csv$/i.test(file.name) ? 'csv' : 'tsv';
-      await put(dict, await file.text(), format).then(() => notice.show(`Imported ${file.name}.`, 'ok'), fail);
+      const { entries, header } = withoutHeader(await file.text(), dict);
+      const replace = importMode.value === 'replace';
+      if (replace && saved && !confirm(`Replace every entry of the ${pairLabel(dict)} dictionary with ${file.name}?`)) return;
+      const done = `${replace ? 'Replaced the dictionary with' : 'Added the entries of'} ${file.name}${header ? ' (its header row skipped)' : ''}.`;
+      const write = replace || !saved
+        ? put(dict, entries, format)
+        : call('PATCH', `/v3/glossaries/${g.glossary_id}`, { body: { dictionaries: [{ ...dict, entries, entries_format: format }] } }).then(() => reopen(dict));
+      await write.then(() => notice.show(done, 'ok'), fail);
     });
     const exportAs = (format: 'tsv' | 'csv') => {
       const text = format === 'tsv' ? t.tsv() : t.tsv().split('\n').map((l) => l.split('\t').map(csvCell).join(',')).join('\n');
@@ -103,9 +141,10 @@ export async function glossariesView(): Promise<HTMLElement> {
     };
     const add = pairSelectors('add-dict');
     editor.className = 'editor card';
-    editor.replaceChildren(h('h3', {}, `Edit “${g.name}”`),
+    editor.replaceChildren(h('h3', {}, `Edit “${g.name}”`), rename,
       dict ? h('div', {},
         h('div', { class: 'toolbar' }, field('Dictionary', pick),
+          saved && field('On import', importMode, h('span', { class: 'hint' }, 'terms already there are updated')),
           h('label', { class: 'button', for: 'import-file', tabindex: 0, role: 'button',
             onkeydown: (e: Event) => ['Enter', ' '].includes((e as KeyboardEvent).key) && (e.preventDefault(), importer.click()) }, 'Import TSV/CSV'), importer,
           h('button', { type: 'button', onclick: () => exportAs('tsv') }, 'Export TSV'),

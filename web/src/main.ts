@@ -5,6 +5,7 @@ import { documentsView } from './documents.js';
 import { Notice, field, h } from './dom.js';
 import { glossariesView } from './glossaries.js';
 import { translatorView } from './translator.js';
+import { writeView } from './write.js';
 
 interface View {
   id: string;
@@ -16,6 +17,7 @@ interface View {
 const VIEWS: View[] = [
   { id: 'translate', title: 'Translator', build: translatorView, allowed: (s) => allows(s, 'translate') && allows(s, 'languages') },
   { id: 'documents', title: 'Documents', build: documentsView, allowed: (s) => allows(s, 'document') && allows(s, 'languages') },
+  { id: 'write', title: 'Write', build: () => writeView(), allowed: (s) => allows(s, 'write') },
   { id: 'glossaries', title: 'Glossaries', build: () => glossariesView(), allowed: (s) => allows(s, 'glossary') },
   { id: 'admin', title: 'Admin console', build: () => adminView(), allowed: (s) => s.admin },
 ];

@@ -32,6 +32,7 @@ export async function translatorView(session: Session): Promise<HTMLElement> {
   const input = h('textarea', { id: 'source-text', dir: 'auto', rows: 10, placeholder: 'Type or paste text to translate', 'aria-label': 'Text to translate' });
   const output = h('textarea', { id: 'target-text', rows: 10, readonly: true, 'aria-label': 'Translation', 'aria-live': 'polite' });
   const count = h('span', { class: 'hint', id: 'char-count' });
+  const progress = h('span', { class: 'busy-label', id: 'translating', role: 'status', hidden: true }, 'Translating…');
   const formalityField = field('Formality', formality);
   options(formality, FORMALITY.map(([v, l]) => [v, l]));
 
@@ -66,6 +67,24 @@ export async function translatorView(session: Session): Promise<HTMLElement> {
     count.classList.toggle('over', size > LIMIT_BYTES);
   }
 
+  const autoOption = () => source.querySelector<HTMLOptionElement>('option[value=""]')!;
+  /** After automatic detection the source picker names the language found, as well as the hint beside the text. */
+  function showDetected(name: string): void {
+    detected.textContent = name ? `· Detected: ${name}` : '';
+    autoOption().textContent = name ? `Detect language (${name})` : 'Detect language';
+  }
+  /** The source text the translation on screen belongs to (null: none, or it is out of date). */
+  let translatedFrom: string | null = null;
+  /** The language the server detected for that text ('' when the source was chosen). */
+  let detectedLanguage = '';
+  const current = () => translatedFrom !== null && translatedFrom === input.value && !output.hasAttribute('aria-busy');
+  function setBusy(busy: boolean): void {
+    if (busy) output.setAttribute('aria-busy', 'true');
+    else output.removeAttribute('aria-busy');
+    output.closest('.pane')?.classList.toggle('busy', busy);
+    progress.hidden = !busy;
+  }
+
   let sequence = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
   async function translate(): Promise<void> {
@@ -74,7 +93,9 @@ export async function translatorView(session: Session): Promise<HTMLElement> {
     const mine = ++sequence;
     if (text.trim() === '') {
       output.value = '';
-      detected.textContent = '';
+      translatedFrom = null;
+      setBusy(false);
+      showDetected('');
       notice.clear();
       return;
     }
@@ -86,27 +107,34 @@ export async function translatorView(session: Session): Promise<HTMLElement> {
     // The limit is on the request body: the text as JSON (escapes included) and the other fields.
     if (utf8(JSON.stringify(body)) > LIMIT_BYTES) {
       output.value = '';
+      translatedFrom = null;
+      setBusy(false);
       notice.show('The text is over the 128 KiB limit of one request: shorten it or translate it as a document.', 'error');
       return;
     }
-    output.setAttribute('aria-busy', 'true');
+    setBusy(true);
     try {
       const res = await call<{ translations: { text: string; detected_source_language: string }[] }>('POST', '/v2/translate', { body });
       if (mine !== sequence) return;
       const first = res.translations[0]!;
       output.value = first.text;
+      translatedFrom = text;
       const from = sources.find((l) => l.language === first.detected_source_language);
-      detected.textContent = source.value ? '' : `· Detected: ${from?.name ?? first.detected_source_language}`;
+      detectedLanguage = source.value ? '' : first.detected_source_language;
+      showDetected(source.value ? '' : (from?.name ?? first.detected_source_language));
       notice.clear();
     } catch (err) {
       if (mine !== sequence) return;
       output.value = '';
+      translatedFrom = null;
       notice.show(err instanceof ApiError ? err.message : String(err), 'error');
     } finally {
-      if (mine === sequence) output.removeAttribute('aria-busy');
+      if (mine === sequence) setBusy(false);
     }
   }
   const soon = () => {
+    // The translation on screen no longer matches the text: shown as in progress until the new one arrives.
+    if (input.value.trim() !== '') setBusy(true);
     clearTimeout(timer);
     timer = setTimeout(() => void translate(), DEBOUNCE_MS);
   };
@@ -136,29 +164,37 @@ export async function translatorView(session: Session): Promise<HTMLElement> {
     title: 'Swap languages',
     onclick: () => {
       // Targets may be regional (EN-US); the source is the base language.
-      const from = source.value || detectedCode();
+      const from = source.value || detectedLanguage;
       const to = base(target.value).toUpperCase();
       if (!from || !sources.some((l) => l.language === to)) return notice.show('These languages cannot be swapped.', 'error');
+      // Only a finished translation of the text as it is now moves over; otherwise the typed text stays.
+      if (current() && output.value) input.value = output.value;
       source.value = to;
       target.value = targets.find((t) => t.language === from)?.language ?? targets.find((t) => base(t.language) === base(from))?.language ?? target.value;
-      if (output.value) input.value = output.value;
+      showDetected('');
       refreshChoices();
       showCount();
       void translate();
     },
   }, '⇄');
-  const detectedCode = () => sources.find((l) => detected.textContent?.endsWith(l.name))?.language ?? '';
 
   const copy = h('button', {
     type: 'button',
-    onclick: async () => notice.show((await copyText(output.value)) ? 'Translation copied.' : 'Copying is not allowed here; select the text instead.', 'ok'),
+    onclick: async () => {
+      if (!current() || !output.value) return notice.show('The translation of this text is not ready yet.', 'info');
+      notice.show((await copyText(output.value)) ? 'Translation copied.' : 'Copying is not allowed here; select the text instead.', 'ok');
+    },
   }, 'Copy');
   const clear = h('button', {
     type: 'button',
     onclick: () => {
+      clearTimeout(timer);
+      sequence++;
       input.value = '';
       output.value = '';
-      detected.textContent = '';
+      translatedFrom = null;
+      setBusy(false);
+      showDetected('');
       notice.clear();
       showCount();
       input.focus();
@@ -174,5 +210,5 @@ export async function translatorView(session: Session): Promise<HTMLElement> {
     notice.el,
     h('div', { class: 'panes' },
       h('div', { class: 'pane' }, input, h('div', { class: 'row' }, h('span', {}, count, ' ', detected), clear)),
-      h('div', { class: 'pane' }, output, h('div', { class: 'row' }, h('span', { class: 'hint' }, 'Ctrl/⌘+Enter translates now'), copy))));
+      h('div', { class: 'pane' }, output, h('div', { class: 'row' }, h('span', { class: 'hint' }, progress, ' Ctrl/⌘+Enter translates now'), copy))));
 }

@@ -11,7 +11,7 @@ import {
 import { DirectoryWatch } from '../../lib/dir-watch.js';
 import { silentLogger, type Logger } from '../../lib/logger.js';
 import { readModelFile, scanModelsDir, type BadModelDir, type ModelInfo } from './model-dir.js';
-import { WorkerPool, type LoadStats, type ModelPayload } from './worker-pool.js';
+import { WorkerPool, type BergamotPoolStats, type LoadStats, type ModelPayload } from './worker-pool.js';
 
 export interface BergamotEngineOptions {
   /** Directory holding one model directory per direction. */
@@ -108,6 +108,12 @@ export class BergamotEngine implements TranslationEngine {
 
   installedModels(): ModelInfo[] {
     return [...this.models.values()];
+  }
+
+  /** The worker pool now (all zero before the first translation starts it) and the models installed. */
+  stats(): BergamotPoolStats & { installedModels: number } {
+    const pool = this.pool?.stats() ?? { workers: 0, busyWorkers: 0, queuedRequests: 0, loadedModels: [] };
+    return { ...pool, installedModels: this.models.size };
   }
 
   /** Loads seen so far (model, worker, measured memory, cold-load time). */

@@ -26,6 +26,14 @@ export interface PoolOptions {
   logger?: Logger;
 }
 
+export interface BergamotPoolStats {
+  workers: number;
+  busyWorkers: number;
+  queuedRequests: number;
+  /** One entry per worker holding a model (a model loaded in two workers is listed twice). */
+  loadedModels: string[];
+}
+
 interface Job {
   key: string;
   texts: string[];
@@ -134,6 +142,16 @@ export class WorkerPool {
 
   get size(): number {
     return this.workers.length;
+  }
+
+  /** What the metrics show: workers (busy ones), requests waiting for one, and the models each worker holds. */
+  stats(): BergamotPoolStats {
+    return {
+      workers: this.workers.length,
+      busyWorkers: this.workers.filter((w) => w.busy).length,
+      queuedRequests: this.queue.length,
+      loadedModels: this.workers.flatMap((w) => [...w.loaded.keys()]),
+    };
   }
 
   /** Memory of each worker's WebAssembly heap, bytes. */

@@ -7,21 +7,26 @@ export const ErrorBody = Type.Object({
   detail: Type.Optional(Type.String()),
 });
 
-/** Error responses every authenticated route can give. */
-export const errorResponses = {
-  400: ErrorBody,
-  403: ErrorBody,
-  404: ErrorBody,
-  413: ErrorBody,
-  414: ErrorBody,
-  415: ErrorBody,
-  429: ErrorBody,
-  456: ErrorBody,
-  500: ErrorBody,
-  503: ErrorBody,
-  504: ErrorBody,
-  529: ErrorBody,
-};
+/** What each error status means, for the API documentation (every authenticated route can give these). */
+export const API_ERROR_DESCRIPTIONS = {
+  400: 'Bad request: a parameter is missing or invalid; the message names it.',
+  403: 'Authorization failed: the key is missing, unknown, deactivated, or not allowed this endpoint (scopes).',
+  404: 'The resource (glossary, document, key, …) does not exist for this account.',
+  413: 'The request is too large (body, text or document size).',
+  414: 'The request URL is too long: send the parameters in the body.',
+  415: 'The content type or document format is not supported.',
+  429: 'Too many requests: wait and retry (Retry-After says how long).',
+  456: 'Quota exceeded: the character limit of the billing period (account or key) is reached.',
+  500: 'Internal error.',
+  503: 'Unavailable: the server is starting, shutting down, or the engine for this language pair is not available.',
+  504: 'The engine did not answer in time (TOLK_ENGINE_TIMEOUT_MS).',
+  529: 'Too many requests overall: the server is at capacity; retry later.',
+} as const;
+
+/** Error responses every authenticated route can give, each with its description. */
+export const errorResponses = Object.fromEntries(
+  Object.entries(API_ERROR_DESCRIPTIONS).map(([status, description]) => [status, { ...ErrorBody, description }]),
+) as Record<keyof typeof API_ERROR_DESCRIPTIONS, typeof ErrorBody>;
 
 /**
  * Parameters the route's own parser checks, for its exact error messages: the schema documents them, and

@@ -21,6 +21,10 @@ export class AccountsRepository {
     return this.db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
+  async listAccounts(): Promise<AccountRow[]> {
+    return this.db.selectFrom('accounts').selectAll().orderBy('created_at').orderBy('id').execute();
+  }
+
   async updateAccount(id: string, changes: Partial<Omit<AccountRow, 'id'>>): Promise<void> {
     await this.connection.writeAndAnnounce({ kind: 'account', id }, (db) => db.updateTable('accounts').set(changes).where('id', '=', id).execute());
   }
