@@ -15,6 +15,7 @@ export const TAGS = [
   { name: 'admin', description: "An organization's developer keys and usage analytics (admin key only)." },
   { name: 'operations', description: 'Health probes and Prometheus metrics for operators.' },
   { name: 'web page', description: 'The browser page served at / and its session check.' },
+  { name: 'libretranslate', description: "LibreTranslate's API, for applications that only speak it (on with TOLK_LIBRETRANSLATE=true)." },
 ] as const;
 
 export type Tag = (typeof TAGS)[number]['name'];
@@ -108,4 +109,12 @@ export const OPERATIONS: Record<string, Operation> = {
   'GET /': op('web page', 'getWebPage', 'The web page'),
   'GET /web/:name': op('web page', 'getWebAsset', "A file of the web page (script, style sheet)"),
   'GET /web/api/session': op('web page', 'getWebSession', "Check a key and get the page's session (account, plan, features)"),
+
+  'POST /translate': op('libretranslate', 'libreTranslate', 'LibreTranslate: translate text'),
+  'POST /detect': op('libretranslate', 'libreDetect', 'LibreTranslate: detect the language of a text'),
+  'GET /languages': op('libretranslate', 'libreLanguages', 'LibreTranslate: list languages and their targets'),
+  'GET /frontend/settings': op('libretranslate', 'libreFrontendSettings', "LibreTranslate: the server's settings for front ends"),
+  'POST /translate_file': op('libretranslate', 'libreTranslateFile', 'LibreTranslate: translate a file'),
+  'GET /download_file/:document_id/:filename': op('libretranslate', 'libreDownloadFile', 'LibreTranslate: download a translated file (signed URL)'),
+  'GET /spec': op('libretranslate', 'libreSpec', "LibreTranslate: this API's OpenAPI description"),
 };
