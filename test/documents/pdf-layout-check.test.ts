@@ -1,0 +1,41 @@
+// The layout checker on pages with the features that used to go wrong: after translation no text item lies over
+// another where the source had none, and the source's numbers are still there.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { pdfFormat } from '../../src/documents/formats/pdf.js';
+import { buildPdf, type PageSpec } from './pdf-builder.js';
+import { checkLayout, longer, overlappingPairs, textBoxes } from './pdf-layout-check.js';
+import { contentsPage, furniturePage, paperPage, wikiPage } from './pdf-layout-pages.js';
+
+async function translate(spec: PageSpec) {
+  const source = await buildPdf([spec]);
+  const doc = await pdfFormat.extract(source, { targetLang: 'es' });
+  const output = await doc.rebuild(doc.segments.map((s) => longer(s.text)));
+  return { source, output, report: await checkLayout(source, output) };
+}
+
+const PAGES: [string, PageSpec][] = [
+  ['a wiki-style page with two columns, an infobox and links', wikiPage],
+  ['a table of contents with leaders and page numbers', contentsPage],
+  ["a paper's first page with superscripted affiliations", paperPage],
+  ['a page with a slug line, a colour-bar strip and a vertical stamp', furniturePage],
+];
+
+describe('PDF layout checker', () => {
+  it('finds text drawn over text, and no overlap on the source pages', async () => {
+    const source = await buildPdf(PAGES.map(([, spec]) => spec));
+    for (const [n, items] of (await textBoxes(source)).entries()) assert.deepEqual(overlappingPairs(items), [], `source page ${n + 1}`);
+    const box = { x0: 0, y0: 0, x1: 40, y1: 10 };
+    assert.equal(overlappingPairs([{ text: 'a', ...box }, { text: 'b', ...box, x0: 30, x1: 70, y0: 3, y1: 13 }]).length, 1);
+    // touching neighbours on a line and a superscript after its word are not overlaps
+    assert.equal(overlappingPairs([{ text: 'a', ...box }, { text: '1', x0: 40, x1: 44, y0: 6, y1: 12 }, { text: 'b', ...box, x0: 44, x1: 60 }]).length, 0);
+  });
+
+  for (const [name, spec] of PAGES) {
+    it(`${name}: no new overlaps, numbers kept`, async () => {
+      const { report } = await translate(spec);
+      assert.deepEqual(report.newOverlaps, [0], report.examples.join('; '));
+      assert.ok(report.keptNumbers >= 0.95 * report.sourceNumbers, `${report.keptNumbers} of ${report.sourceNumbers} number tokens kept`);
+    });
+  }
+});
