@@ -2,10 +2,12 @@
 // another where the source had none, and the source's numbers are still there.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { pdfFormat } from '../../src/documents/formats/pdf.js';
+import { createPdfFormat, pdfFormat } from '../../src/documents/formats/pdf.js';
+import { TesseractRecognizer } from '../../src/documents/ocr/tesseract-recognizer.js';
 import { buildPdf, type PageSpec } from './pdf-builder.js';
-import { checkLayout, longer, overlappingPairs, textBoxes } from './pdf-layout-check.js';
-import { contentsPage, furniturePage, paperPage, wikiPage } from './pdf-layout-pages.js';
+import { apertiumEnEs, checkLayout, functionWords, longer, overlappingPairs, textBoxes } from './pdf-layout-check.js';
+import { contentsPage, furniturePage, paperPage, SCANNED_TEXT, scannedPage, wikiPage } from './pdf-layout-pages.js';
+import { ocrPage } from './pdf-ocr.js';
 
 async function translate(spec: PageSpec) {
   const source = await buildPdf([spec]);
@@ -38,4 +40,19 @@ describe('PDF layout checker', () => {
       assert.ok(report.keptNumbers >= 0.95 * report.sourceNumbers, `${report.keptNumbers} of ${report.sourceNumbers} number tokens kept`);
     });
   }
+
+  it('a scanned page (no text layer) is read by OCR, translated and named in the notice; its text pages stay text', async () => {
+    const source = await buildPdf([paperPage, await scannedPage()]);
+    const doc = await createPdfFormat(new TesseractRecognizer()).extract(source, { sourceLang: 'en', targetLang: 'es' });
+    assert.match(String(doc.notice), /Text recognition \(OCR\) read page 2:/u);
+    const sent = doc.segments.map((s) => s.text).join(' ');
+    for (const p of SCANNED_TEXT) assert.ok(sent.replace(/\s+/gu, ' ').includes(p.split(' ').slice(0, 4).join(' ')), sent);
+    const output = await doc.rebuild(apertiumEnEs(doc.segments.map((s) => s.text)));
+    const read = functionWords(ocrPage(output, 2));
+    assert.ok(read.spanish >= 10 && read.english <= 2, JSON.stringify(read));
+    const [textPage, scanPage] = await textBoxes(output);
+    assert.ok(textPage!.length > 20 && scanPage!.length === 0, 'the text page is drawn as text, the scanned one as its picture');
+    const report = await checkLayout(source, output);
+    assert.deepEqual(report.newOverlaps, [0, 0], report.examples.join('; '));
+  });
 });

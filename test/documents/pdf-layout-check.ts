@@ -1,6 +1,10 @@
 // Test helper: the layout checker. Each page's text items as pdf.js reads them (boxes from their transforms, turned
 // text included), the pairs of items drawn over one another, and the number tokens poppler still finds: a
 // translation is judged by what it adds (overlaps the source did not have) and what it loses (numbers).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { pdftotext } from './pdf-inspect.js';
 
@@ -106,3 +110,27 @@ export async function checkLayout(source: Buffer, output: Buffer): Promise<Layou
 
 /** An engine that makes text about a fifth longer, as Spanish is, and leaves names (capitalised words) alone. */
 export const longer = (s: string) => s.replace(/\b\p{Ll}{4,}\b/gu, (w) => `${w}os`).replace(/\band\b/gu, 'y');
+
+/** Real en→es translation by Apertium's command line (installed with its en-es data), one text a line. */
+export function apertiumEnEs(texts: readonly string[]): string[] {
+  // the apertium script reads a file more reliably than a pipe from a child process
+  const dir = mkdtempSync(join(tmpdir(), 'tolk-apertium-'));
+  try {
+    writeFileSync(join(dir, 'in.txt'), texts.map((t) => t.replace(/\s+/gu, ' ')).join('\n'));
+    const r = spawnSync('apertium', ['-u', 'eng-spa', join(dir, 'in.txt')], { encoding: 'utf8', timeout: 60_000 });
+    if (r.status !== 0 || r.stdout.trim() === '') throw new Error(`apertium failed: ${r.stderr}`);
+    const out = r.stdout.split('\n');
+    return texts.map((t, n) => out[n]?.trim() || t);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Common function words of English and of Spanish, to tell which language a page's OCR reads as. */
+const ENGLISH = new Set(['the', 'and', 'of', 'to', 'in', 'is', 'for', 'their', 'will', 'it', 'was', 'with']);
+const SPANISH = new Set(['el', 'la', 'los', 'las', 'de', 'del', 'y', 'en', 'es', 'para', 'su', 'sus', 'con', 'una', 'un']);
+
+export function functionWords(text: string): { english: number; spanish: number } {
+  const words = text.toLowerCase().match(/\p{L}+/gu) ?? [];
+  return { english: words.filter((w) => ENGLISH.has(w)).length, spanish: words.filter((w) => SPANISH.has(w)).length };
+}

@@ -103,3 +103,38 @@ export const furniturePage: PageSpec = {
     at(30, 300, 400, { text: 'arXiv:2101.01234v2 [cs.CL] 4 Jan 2021', font: 'serif', size: 14, rotate: 90 }),
   ],
 };
+
+/** English paragraphs of a scanned page. */
+export const SCANNED_TEXT = [
+  'The Harbour Report',
+  'The old quay was repaired in the spring. The boats of the fishing families can use it again, and the town council thanks the workers for their care.',
+  'The museum of the lighthouse will open a new room in the summer. It shows the life of the keepers and their families on the island.',
+];
+
+/** A scanned page: one picture of printed text covering the page, no text layer (rendered at 144 dpi). */
+export async function scannedPage(): Promise<PageSpec> {
+  const { createCanvas, GlobalFonts } = await import('@napi-rs/canvas');
+  GlobalFonts.registerFromPath('/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf', 'DejaVu Serif');
+  const scale = 2;
+  const canvas = createCanvas(595 * scale, 842 * scale);
+  const ctx = canvas.getContext('2d');
+  ctx.fillStyle = '#fbfaf5'; // paper
+  ctx.fillRect(0, 0, canvas.width, canvas.height);
+  ctx.fillStyle = '#111111';
+  let y = 80 * scale;
+  SCANNED_TEXT.forEach((text, n) => {
+    const px = (n === 0 ? 18 : 12) * scale;
+    ctx.font = `${px}px "DejaVu Serif"`;
+    let line = '';
+    for (const word of text.split(' ')) {
+      if (line !== '' && ctx.measureText(`${line} ${word}`).width > 470 * scale) {
+        ctx.fillText(line, 60 * scale, y);
+        y += px * 1.4;
+        line = word;
+      } else line = line === '' ? word : `${line} ${word}`;
+    }
+    ctx.fillText(line, 60 * scale, y);
+    y += px * 2.4;
+  });
+  return { items: [], pictures: [{ png: await canvas.encode('png'), x: 0, y: 0, width: 595, height: 842 }] };
+}
