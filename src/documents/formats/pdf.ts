@@ -16,7 +16,7 @@ import { readPageImages } from './pdf/page-images.js';
 import { renderKeptBlocks } from './pdf/kept-images.js';
 import { readPageTexts } from './pdf/page-text.js';
 import { loadPdf, writeTranslatedPdf } from './pdf/pdf-output.js';
-import { ocrNotice, paintPage, recognizePages, type RecognizedPage } from './pdf/ocr-pages.js';
+import { ocrNotice, paintPages, recognizePages } from './pdf/ocr-pages.js';
 import type { TextRecognizer } from './image/text-recognizer.js';
 
 export const PDF_MAX_PAGES = 500;
@@ -111,15 +111,7 @@ async function extractPdf(input: Buffer, options: ExtractOptions, recognizer: Te
     ...(recognized.length > 0 ? [ocrNotice(recognized.map((r) => r.page + 1))] : []),
   ];
   /** Each recognized page painted with its translations (those after the text layer's, in page order). */
-  const paintedPages = async (translations: string[]) => {
-    let at = translatable.length;
-    const painted = new Map<number, Buffer>();
-    for (const r of recognized) {
-      painted.set(r.page, await paintPage(r, r.texts.map((t, k) => translations[at + k] ?? t)));
-      at += r.texts.length;
-    }
-    return painted;
-  };
+  const paintedPages = (translations: string[], as: 'jpeg' | 'png') => paintPages(input, recognized, translations.slice(translatable.length), as);
   /** Each page's blocks with what they say in the result. */
   const translatedPages = (translations: string[], painted: Map<number, Buffer>) => {
     const byBlock = new Map(translatable.map((b, i) => [b, translations[i] ?? b.text]));
@@ -144,7 +136,7 @@ async function extractPdf(input: Buffer, options: ExtractOptions, recognizer: Te
       // the loaded document is rewritten in place, so a second rebuild starts from the input again
       const doc = output ?? (await loadPdf(input));
       output = undefined;
-      return writeTranslatedPdf(doc, translatedPages(translations, await paintedPages(translations)), { watermark: options.watermark === true });
+      return writeTranslatedPdf(doc, translatedPages(translations, await paintedPages(translations, 'jpeg')), { watermark: options.watermark === true });
     },
     async rebuildAs(outputFormat, translations) {
       if (outputFormat !== 'docx') throw new DocumentFormatError(`Conversion from 'pdf' to '${outputFormat}' is not supported.`);
@@ -152,7 +144,7 @@ async function extractPdf(input: Buffer, options: ExtractOptions, recognizer: Te
       const images = await readPageImages(input, DOCX_IMAGE_LIMITS);
       // kept text has no words to write: a picture of each kept block takes its place
       const pictures = await renderKeptBlocks(input, blocks.map((page, n) => page.filter((_, k) => kept[n]![k])));
-      const painted = await paintedPages(translations);
+      const painted = await paintedPages(translations, 'png');
       // a recognized page is shown as its painted picture, in place of the images it had
       const pagePicture = (n: number) => {
         const r = recognized.find((p) => p.page === n)!;

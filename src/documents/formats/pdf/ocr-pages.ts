@@ -1,7 +1,8 @@
 // Pages without a usable text layer (scans, text in fonts that cannot be read back): each is rendered by pdf.js,
 // read by the recognizer, and translated as an image is: paragraph by paragraph, painted over a cleaned background
-// (the image formats' painter); the painted picture becomes the page.
-import { createCanvas, loadImage } from '@napi-rs/canvas';
+// (the image formats' painter); the painted picture becomes the page. Pages are rendered again to be painted, so no
+// page's pixels are held between the two steps.
+import type { Canvas } from '@napi-rs/canvas';
 import { flattenToRgb } from '../image/image-format.js';
 import { paragraphsOf } from '../image/paragraphs.js';
 import { paint, planParagraph, type PaintPlan } from '../image/text-painter.js';
@@ -14,8 +15,6 @@ const OCR_SCALE = 3;
 export interface RecognizedPage {
   /** Page index (0-based). */
   page: number;
-  /** The page as rendered (PNG), painted over at rebuild. */
-  rendered: Buffer;
   /** Size in points of the page box it shows. */
   width: number;
   height: number;
@@ -38,7 +37,6 @@ export async function recognizePages(input: Buffer, pages: readonly number[], re
     if (paragraphs.length === 0) return;
     out.push({
       page,
-      rendered: await canvas.encode('png'),
       width: canvas.width / OCR_SCALE,
       height: canvas.height / OCR_SCALE,
       texts: paragraphs.map((p) => p.text),
@@ -48,14 +46,27 @@ export async function recognizePages(input: Buffer, pages: readonly number[], re
   return out;
 }
 
-/** The page's picture with each paragraph's translation painted over its text (PNG). */
-export async function paintPage(page: RecognizedPage, translations: readonly string[]): Promise<Buffer> {
-  const image = await loadImage(page.rendered);
-  const canvas = createCanvas(image.width, image.height);
-  const ctx = canvas.getContext('2d');
-  ctx.drawImage(image, 0, 0);
-  paint(ctx, page.plans, translations);
-  return canvas.encode('png');
+/** JPEG quality of a painted page in a PDF: a scan's grain makes a lossless page several megabytes. */
+const PAGE_JPEG_QUALITY = 85;
+
+/**
+ * Each recognized page rendered again with its paragraphs' translations painted over their text: JPEG for a PDF
+ * page, PNG for a picture in a Word document. `translations` are the pages' texts in order, page after page.
+ */
+export async function paintPages(input: Buffer, pages: readonly RecognizedPage[], translations: readonly string[], as: 'jpeg' | 'png'): Promise<Map<number, Buffer>> {
+  const byPage = new Map<number, { page: RecognizedPage; translations: readonly string[] }>();
+  let at = 0;
+  for (const page of pages) {
+    byPage.set(page.page, { page, translations: page.texts.map((t, k) => translations[at + k] ?? t) });
+    at += page.texts.length;
+  }
+  const out = new Map<number, Buffer>();
+  await renderPages(input, [...byPage.keys()], OCR_SCALE, async (n, canvas: Canvas) => {
+    const { page, translations: texts } = byPage.get(n)!;
+    paint(canvas.getContext('2d'), page.plans, texts);
+    out.set(n, as === 'jpeg' ? await canvas.encode('jpeg', PAGE_JPEG_QUALITY) : await canvas.encode('png'));
+  });
+  return out;
 }
 
 /** Says which pages were read by text recognition. */

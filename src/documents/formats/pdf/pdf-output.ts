@@ -113,7 +113,7 @@ export interface PageOutput {
   keepFonts?: ReadonlySet<string>;
   /** Per block: kept as it is (it holds text in one of keepFonts); its other pieces are drawn back. */
   kept?: readonly boolean[];
-  /** The page read by text recognition, painted with its translation (PNG): it becomes the page's whole content. */
+  /** The page read by text recognition, painted with its translation (JPEG): it becomes the page's whole content. */
   picture?: Buffer;
 }
 
@@ -154,7 +154,7 @@ async function write(doc: PDFDocument, pages: PageOutput[], options: OutputOptio
     const page = pdfPages[p]!;
     const picture = pages[p]!.picture;
     if (picture) {
-      drawPicturePage(doc, page, await doc.embedPng(picture));
+      drawPicturePage(doc, page, await doc.embedJpg(picture));
       if (options.watermark) drawWatermark(page, await embed(fontFor({ family: 'sans', bold: false, italic: false })));
       continue;
     }
