@@ -8,6 +8,7 @@ import { buildPdf, type PageSpec } from './pdf-builder.js';
 import { apertiumEnEs, checkLayout, functionWords, longer, overlappingPairs, textBoxes } from './pdf-layout-check.js';
 import { contentsPage, furniturePage, paperPage, SCANNED_TEXT, scannedPage, wikiPage } from './pdf-layout-pages.js';
 import { ocrPage } from './pdf-ocr.js';
+import { unzipAll } from '../helpers/zip.js';
 
 async function translate(spec: PageSpec) {
   const source = await buildPdf([spec]);
@@ -35,8 +36,11 @@ describe('PDF layout checker', () => {
 
   for (const [name, spec] of PAGES) {
     it(`${name}: no new overlaps, numbers kept`, async () => {
-      const { report } = await translate(spec);
+      const { report, source, output } = await translate(spec);
       assert.deepEqual(report.newOverlaps, [0], report.examples.join('; '));
+      // turned text stays turned
+      const angles = async (pdf: Buffer) => new Set((await textBoxes(pdf))[0]!.map((i) => i.angle));
+      assert.deepEqual(await angles(output), await angles(source));
       assert.ok(report.keptNumbers >= 0.95 * report.sourceNumbers, `${report.keptNumbers} of ${report.sourceNumbers} number tokens kept`);
     });
   }
@@ -54,5 +58,8 @@ describe('PDF layout checker', () => {
     assert.ok(textPage!.length > 20 && scanPage!.length === 0, 'the text page is drawn as text, the scanned one as its picture');
     const report = await checkLayout(source, output);
     assert.deepEqual(report.newOverlaps, [0, 0], report.examples.join('; '));
+    // a Word conversion shows the recognized page as its painted picture
+    const names = (await unzipAll(await doc.rebuildAs!('docx', apertiumEnEs(doc.segments.map((s) => s.text))))).map(([name]) => name);
+    assert.ok(names.some((name) => /^word\/media\/.+\.png$/u.test(name)), names.join(' '));
   });
 });

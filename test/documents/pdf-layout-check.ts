@@ -10,6 +10,8 @@ import { pdftotext } from './pdf-inspect.js';
 
 export interface ItemBox {
   text: string;
+  /** Direction of the text, degrees counter-clockwise (0: horizontal). */
+  angle?: number;
   x0: number;
   y0: number;
   x1: number;
@@ -44,7 +46,7 @@ export async function textBoxes(pdf: Buffer): Promise<ItemBox[][]> {
             ys.push(f + t * dir[1]! + s * up[1]!);
           }
         }
-        boxes.push({ text: item.str, x0: Math.min(...xs), y0: Math.min(...ys), x1: Math.max(...xs), y1: Math.max(...ys) });
+        boxes.push({ text: item.str, angle: Math.round((Math.atan2(b, a) * 180) / Math.PI), x0: Math.min(...xs), y0: Math.min(...ys), x1: Math.max(...xs), y1: Math.max(...ys) });
       }
       pages.push(boxes);
     }

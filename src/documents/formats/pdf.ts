@@ -88,27 +88,31 @@ async function extractPdf(input: Buffer, options: ExtractOptions, recognizer: Te
   if (output.getPageCount() !== pages.length) throw new DocumentFormatError('The PDF file is damaged: its page tree is inconsistent.');
   const blocks: TextBlock[][] = pages.map((p) => layoutPage(p.pieces, p.view));
   // Text in fonts that cannot be read back is kept as it is: neither translated nor erased, nor are the blocks
-  // holding some of it; a page with nothing else to translate is left untouched.
+  // holding some of it; a page with nothing else to translate is left untouched unless text recognition reads it.
   const badFonts = pages.map((p) => unreadableFonts(p.pieces));
   const kept = blocks.map((page, n) => page.map((b) => keptBlock(b, badFonts[n]!)));
   const keep = blocks.map((page, n) => badFonts[n]!.size > 0 && page.every((b, k) => kept[n]![k] || !b.translatable));
   const translatable = blocks.flatMap((page, n) => page.filter((b, k) => b.translatable && !kept[n]![k]));
   // a page with nothing to translate in its text layer is read by the recognizer (a blank page finds nothing)
-  const unread = blocks.flatMap((page, n) => (page.every((b, k) => !b.translatable || kept[n]![k]) ? [n] : []));
-  const recognized = recognizer ? await recognizePages(input, unread, recognizer, { language: options.sourceLang, signal: options.signal }) : [];
+  const withoutText = blocks.flatMap((page, n) => (page.every((b, k) => !b.translatable || kept[n]![k]) ? [n] : []));
+  const recognition = recognizer ? await recognizePages(input, withoutText, recognizer, { language: options.sourceLang, signal: options.signal }) : undefined;
+  const recognized = recognition?.pages ?? [];
   for (const r of recognized) keep[r.page] = false;
   const ocrTexts = recognized.flatMap((r) => r.texts);
   if (translatable.length === 0 && ocrTexts.length === 0 && badFonts.some((f) => f.size > 0)) {
     throw new DocumentFormatError('The PDF file has no text that can be read back (its fonts have no usable character mapping).');
   }
   if (translatable.length === 0 && ocrTexts.length === 0) {
-    throw new DocumentFormatError('The PDF file has no text to translate (a scanned document needs text recognition first).');
+    throw new DocumentFormatError(
+      recognizer ? 'The PDF file has no text to translate (text recognition found none either).' : 'The PDF file has no text to translate (a scanned document needs text recognition first).',
+    );
   }
   const ocrPages = new Set(recognized.map((r) => r.page));
   const keptPages = badFonts.flatMap((f, n) => (f.size > 0 && !ocrPages.has(n) ? [n + 1] : []));
+  const [ocrRead, ocrUnread] = [recognized.map((r) => r.page + 1), (recognition?.unread ?? []).map((n) => n + 1)];
   const notices = [
     ...(keptPages.length > 0 ? [keptNotice(keptPages)] : []),
-    ...(recognized.length > 0 ? [ocrNotice(recognized.map((r) => r.page + 1))] : []),
+    ...(ocrRead.length + ocrUnread.length > 0 ? [ocrNotice(ocrRead, ocrUnread)] : []),
   ];
   /** Each recognized page painted with its translations (those after the text layer's, in page order). */
   const paintedPages = (translations: string[], as: 'jpeg' | 'png') => paintPages(input, recognized, translations.slice(translatable.length), as);

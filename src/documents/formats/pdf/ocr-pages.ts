@@ -27,10 +27,26 @@ export interface RecognizeOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * How long pages are read in all: the rest are kept as they are (and named), so a long scan finishes within the
+ * format's time budget (two minutes by default) with its first pages translated rather than failing whole.
+ */
+const OCR_BUDGET_MS = 60_000;
+
+export interface Recognition {
+  pages: RecognizedPage[];
+  /** Pages not read: the time for recognition ran out before them. */
+  unread: number[];
+}
+
 /** The pages given, read by the recognizer; pages where it finds no text are left out. */
-export async function recognizePages(input: Buffer, pages: readonly number[], recognizer: TextRecognizer, options: RecognizeOptions): Promise<RecognizedPage[]> {
+export async function recognizePages(input: Buffer, pages: readonly number[], recognizer: TextRecognizer, options: RecognizeOptions): Promise<Recognition> {
   const out: RecognizedPage[] = [];
+  const started = Date.now();
+  const unread = new Set(pages);
   await renderPages(input, pages, OCR_SCALE, async (page, canvas) => {
+    if (Date.now() - started > OCR_BUDGET_MS) return 'stop';
+    unread.delete(page);
     const ctx = canvas.getContext('2d');
     const pixels = ctx.getImageData(0, 0, canvas.width, canvas.height);
     const paragraphs = paragraphsOf(await recognizer.recognize(flattenToRgb(pixels), options.language, options.signal));
@@ -43,7 +59,7 @@ export async function recognizePages(input: Buffer, pages: readonly number[], re
       plans: paragraphs.map((p) => planParagraph(pixels, p)),
     });
   });
-  return out;
+  return { pages: out, unread: [...unread] };
 }
 
 /** JPEG quality of a painted page in a PDF: a scan's grain makes a lossless page several megabytes. */
@@ -69,8 +85,11 @@ export async function paintPages(input: Buffer, pages: readonly RecognizedPage[]
   return out;
 }
 
-/** Says which pages were read by text recognition. */
-export function ocrNotice(pages: readonly number[]): string {
-  const shown = pages.length > 20 ? `${pages.slice(0, 20).join(', ')} and ${pages.length - 20} more` : pages.join(', ');
-  return `Text recognition (OCR) read ${pages.length === 1 ? 'page' : 'pages'} ${shown}: they have no usable text layer, and their translation is painted into the page's picture.`;
+const listed = (pages: readonly number[]) => (pages.length > 20 ? `${pages.slice(0, 20).join(', ')} and ${pages.length - 20} more` : pages.join(', '));
+
+/** Says which pages (1-based) were read by text recognition, and which were not for lack of time. */
+export function ocrNotice(read: readonly number[], unread: readonly number[]): string {
+  const done = read.length > 0 ? `Text recognition (OCR) read ${read.length === 1 ? 'page' : 'pages'} ${listed(read)}: they have no usable text layer, and their translation is painted into the page's picture.` : '';
+  const left = unread.length > 0 ? `${unread.length === 1 ? 'Page' : 'Pages'} ${listed(unread)} without a usable text layer were not read (time limit for text recognition) and are kept as they are.` : '';
+  return [done, left].filter(Boolean).join(' ');
 }

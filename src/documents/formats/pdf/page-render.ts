@@ -7,14 +7,14 @@ export type PageViewport = ReturnType<PDFPageProxy['getViewport']>;
 
 /**
  * Renders the pages given (0-based) at `scale` pixels per point, unrotated, and hands each to `use` before the
- * next is drawn (one page's pixels are held at a time). A document or page pdf.js cannot render is skipped; an error
- * of `use` ends the work and is thrown.
+ * next is drawn (one page's pixels are held at a time); `use` returning 'stop' ends the work. A document or page
+ * pdf.js cannot render is skipped; an error of `use` ends the work and is thrown.
  */
 export async function renderPages(
   input: Buffer,
   pages: readonly number[],
   scale: number,
-  use: (page: number, canvas: Canvas, viewport: PageViewport) => Promise<void>,
+  use: (page: number, canvas: Canvas, viewport: PageViewport) => Promise<void | 'stop'>,
 ): Promise<void> {
   if (pages.length === 0) return;
   const { getDocument } = await pdfjs();
@@ -44,7 +44,7 @@ export async function renderPages(
       } catch {
         continue; // a page pdf.js cannot render
       }
-      await use(n, canvas, viewport);
+      if ((await use(n, canvas, viewport)) === 'stop') break;
     }
   } finally {
     await doc.destroy();
