@@ -14,7 +14,7 @@ async function translate(spec: PageSpec) {
   const source = await buildPdf([spec]);
   const doc = await pdfFormat.extract(source, { targetLang: 'es' });
   const output = await doc.rebuild(doc.segments.map((s) => longer(s.text)));
-  return { source, output, report: await checkLayout(source, output) };
+  return { source, output, segments: doc.segments.map((s) => s.text), report: await checkLayout(source, output) };
 }
 
 const PAGES: [string, PageSpec][] = [
@@ -44,6 +44,12 @@ describe('PDF layout checker', () => {
       assert.ok(report.keptNumbers >= 0.95 * report.sourceNumbers, `${report.keptNumbers} of ${report.sourceNumbers} number tokens kept`);
     });
   }
+
+  it("a paper's affiliations are one segment each, not one run", async () => {
+    const { segments } = await translate(paperPage);
+    assert.ok(segments.includes('1 School of the River, Stillwater 4410, Northland'), segments.join(' | '));
+    assert.ok(segments.includes('2 Institute of the Coast, Harbour Road 17, Eastport'), segments.join(' | '));
+  });
 
   it('a scanned page (no text layer) is read by OCR, translated and named in the notice; its text pages stay text', async () => {
     const source = await buildPdf([paperPage, await scannedPage()]);

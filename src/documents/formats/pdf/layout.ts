@@ -68,6 +68,8 @@ export interface TextBlock {
 
 /** List markers: bullets, symbol-font bullets (private use), "1.", "a)", "iv.", "(2)". */
 const MARKER = /^(?:[\p{Co}•●○◦▪▫■□‣⁃∙·\-–—*►▸▹➢➤✓✔❖◆◇]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\(?[ivxlIVXL]{1,6}[.)])$/u;
+/** A line opening with a bare number and a capitalised word: an affiliation or footnote entry. */
+const NUMBERED_ENTRY = /^\d{1,3}\s+\p{Lu}/u;
 const ASCENT = 0.8;
 const DESCENT = 0.25;
 
@@ -224,6 +226,8 @@ function continues(block: OpenBlock, line: TextLine, limits: Map<TextLine, numbe
   const last = block.lines[block.lines.length - 1]!;
   const first = block.lines[0]!;
   if (last.marker || line.marker) return false;
+  // entries numbered alike ("1 School of …", "2 Institute of …": affiliations, footnotes) are blocks of their own
+  if (NUMBERED_ENTRY.test(first.text) && NUMBERED_ENTRY.test(line.text)) return false;
   if (angleKey(block.angle) !== angleKey(line.pieces[0]!.angle)) return false;
   const size = first.size;
   if (Math.abs(line.size - size) > 0.15 * size) return false;
