@@ -28,12 +28,15 @@ async function pixelsOf(bytes: Buffer): Promise<{ width: number; height: number;
   return c.getContext('2d').getImageData(0, 0, img.width, img.height);
 }
 
-/** The output's paragraphs as Tesseract reads them (Spanish), with their boxes. */
-async function readBack(bytes: Buffer) {
-  const { width, height, data } = await pixelsOf(bytes);
+function rgbOf({ width, height, data }: { width: number; height: number; data: Uint8ClampedArray }): RgbImage {
   const rgb = Buffer.alloc(width * height * 3);
   for (let i = 0, j = 0; i < data.length; i += 4, j += 3) rgb.set(data.subarray(i, i + 3), j);
-  return paragraphsOf(await tesseract.recognize({ width, height, rgb }, 'es'));
+  return { width, height, rgb };
+}
+
+/** The output's paragraphs as Tesseract reads them (Spanish), with their boxes. */
+async function readBack(bytes: Buffer) {
+  return paragraphsOf(await tesseract.recognize(rgbOf(await pixelsOf(bytes)), 'es'));
 }
 
 const within = (b: Box, r: Box) => b.left >= r.left && b.top >= r.top && b.left + b.width <= r.left + r.width && b.top + b.height <= r.top + r.height;
@@ -140,5 +143,39 @@ describe('image layout (Tesseract)', () => {
     assert.match(segments.join(' '), /house/);
     const [before, after] = [await pixelsOf(input), await pixelsOf(out)];
     assert.equal(changed(before, after, { left: unsure!.left, top: unsure!.top, width: unsure!.width, height: unsure!.height }), 0, 'the unsure word was painted over');
+  });
+
+  it('a screenshot keeps its identifiers and numbers; a vertical stamp stays as it is, unread and unpainted', async () => {
+    const c = createCanvas(900, 300);
+    const x = c.getContext('2d');
+    x.fillStyle = '#ffffff';
+    x.fillRect(0, 0, 900, 300);
+    x.fillStyle = '#222222';
+    x.font = '22px "DejaVu Sans"';
+    x.fillText('Commit 5bda1dd6 fixed the crash in the parser.', 30, 60);
+    x.fillText('Build 4471 passed on main, and the release notes are ready.', 30, 110);
+    // an archive stamp up the right margin, as on a scanned paper
+    x.save();
+    x.translate(860, 280);
+    x.rotate(-Math.PI / 2);
+    x.font = '16px "DejaVu Sans"';
+    x.fillText('arXiv:2101.01234v2 [cs.CL] 4 Jan 2021', 0, 0);
+    x.restore();
+    const input = c.toBuffer('image/png');
+    const doc = await png.extract(input, { targetLang: 'es', sourceLang: 'en' });
+    const segments = doc.segments.map((s) => s.text);
+    assert.ok(!segments.some((s) => /arXiv|cs\.CL/u.test(s)), `the stamp was read as a line: ${segments.join(' | ')}`);
+    // an engine that lengthens words (as Spanish does) and leaves codes and numbers alone
+    const out = await doc.rebuild(segments.map((s) => s.replace(/\b\p{Ll}{4,}\b/gu, (w) => `${w}os`)));
+    const [before, after] = [await pixelsOf(input), await pixelsOf(out)];
+    assert.equal(changed(before, after, { left: 835, top: 0, width: 65, height: 300 }), 0, 'the stamp was painted over');
+    // each word with digits is still there: read again, or (an unsure word left alone) its pixels untouched
+    const tokens = (words: RecognizedWord[]) => words.filter((w) => /\d/u.test(w.text) && w.height < w.width);
+    const [sourceTokens, outputTokens] = [tokens(await tesseract.recognize(rgbOf(before), 'en')), tokens(await tesseract.recognize(rgbOf(after), 'es'))];
+    assert.ok(sourceTokens.length >= 2, sourceTokens.map((w) => w.text).join(' '));
+    for (const t of sourceTokens) {
+      const kept = outputTokens.some((w) => w.text === t.text) || changed(before, after, t) === 0;
+      assert.ok(kept, `"${t.text}" is gone: ${outputTokens.map((w) => w.text).join(' ')}`);
+    }
   });
 });

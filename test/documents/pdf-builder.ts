@@ -3,7 +3,7 @@
 // mapping (/ToUnicode removed), as in papers whose text cannot be read back.
 import { readFileSync } from 'node:fs';
 import fontkit from '@pdf-lib/fontkit';
-import { PDFDict, PDFDocument, PDFName, rgb, type PDFFont, type PDFPage } from 'pdf-lib';
+import { degrees, PDFDict, PDFDocument, PDFName, rgb, type PDFFont, type PDFPage } from 'pdf-lib';
 
 const DEJAVU = '/usr/share/fonts/truetype/dejavu/';
 export type FontName = 'sans' | 'serif' | 'mono' | 'bold';
@@ -21,6 +21,19 @@ export interface Paragraph {
   superscripts?: Record<string, string>;
   /** This paragraph alone is drawn in a font whose character mapping is removed. */
   unmapped?: boolean;
+  /** Drawn at this place (first line's top left, points from the page's bottom left) in a column this wide, outside the flow. */
+  at?: { x: number; y: number; width?: number };
+  /** Each line turned by this many degrees about its start (vertical margin notes, stamps). */
+  rotate?: number;
+}
+
+/** A picture (PNG) at a place on the page, outside the flow: a scanned page is one covering the whole page. */
+export interface Picture {
+  png: Buffer;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
 }
 
 export interface Table {
@@ -34,6 +47,8 @@ export interface Table {
 
 export interface PageSpec {
   items: (Paragraph | Table)[];
+  /** Pictures painted first, under the text. */
+  pictures?: Picture[];
   /** The page's text is drawn in a font whose character mapping is removed (it cannot be read back). */
   unmapped?: boolean;
 }
@@ -68,7 +83,12 @@ export async function buildPdf(pages: PageSpec[]): Promise<Buffer> {
   for (const spec of pages) {
     const page = doc.addPage([PAGE.width, PAGE.height]);
     let y = PAGE.height - PAGE.margin;
+    for (const p of spec.pictures ?? []) page.drawImage(await doc.embedPng(p.png), { x: p.x, y: p.y, width: p.width, height: p.height });
     for (const item of spec.items) {
+      if ('text' in item && item.at) {
+        await drawParagraph(page, fonts, item, item.at.y, spec.unmapped === true || item.unmapped === true);
+        continue;
+      }
       y = 'rows' in item ? await drawTable(page, fonts, item, y, spec.unmapped === true) : await drawParagraph(page, fonts, item, y, spec.unmapped === true || item.unmapped === true);
       y -= 14;
     }
@@ -100,15 +120,23 @@ export function wrap(text: string, font: PDFFont, size: number, width: number): 
 async function drawParagraph(page: PDFPage, fonts: Fonts, p: Paragraph, top: number, unmapped: boolean): Promise<number> {
   const font = await fonts.get(p.font ?? 'serif', unmapped);
   const size = p.size ?? 11;
-  const width = PAGE.width - 2 * PAGE.margin;
+  const left = p.at?.x ?? PAGE.margin;
+  const width = p.at?.width ?? PAGE.width - 2 * PAGE.margin;
   const lines = wrap(p.text, font, size, width);
+  const rotate = degrees(p.rotate ?? 0);
   const links = new Set((p.links ?? []).flatMap((l) => l.split(' ')));
   let y = top - size;
   lines.forEach((words, n) => {
     const natural = font.widthOfTextAtSize(words.join(' '), size);
     const last = n === lines.length - 1;
     const gap = font.widthOfTextAtSize(' ', size) + (p.justify && !last && words.length > 1 ? (width - natural) / (words.length - 1) : 0);
-    let x = PAGE.margin;
+    let x = left;
+    if (p.rotate) {
+      // a turned line is drawn whole, from its start, as stamps and margin notes are
+      page.drawText(words.join(' '), { x, y, size, font, rotate });
+      y -= size * LINE;
+      return;
+    }
     for (const word of words) {
       const w = font.widthOfTextAtSize(word, size);
       const link = links.has(word.replace(/[.,;:]$/u, ''));

@@ -7,9 +7,8 @@ import { pdfFormat } from '../../src/documents/formats/pdf.js';
 import { stripText } from '../../src/documents/formats/pdf/content-stream.js';
 import { buildPdf, type PageSpec } from './pdf-builder.js';
 import { linesOf, overlap, pdfBoxes, type Line } from './pdf-boxes.js';
+import { longer } from './pdf-layout-check.js';
 
-/** An engine that makes text about a fifth longer, as Spanish is, and leaves names (capitalised words) alone. */
-const longer = (s: string) => s.replace(/\b\p{Ll}{4,}\b/gu, (w) => `${w}os`).replace(/\band\b/gu, 'y');
 
 async function translated(spec: PageSpec) {
   const src = await buildPdf([spec]);

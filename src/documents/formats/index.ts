@@ -8,7 +8,7 @@ import { jsonFormat } from './json.js';
 import { htmlFormat, xmlFormat } from './markup-formats.js';
 import { mifFormat } from './mif/mif-format.js';
 import { docxFormat, pptxFormat, xlsxFormat } from './ooxml.js';
-import { pdfFormat } from './pdf.js';
+import { createPdfFormat } from './pdf.js';
 import { srtFormat } from './srt.js';
 import { txtFormat } from './txt.js';
 import { xliffFormat } from './xliff.js';
@@ -23,10 +23,10 @@ export const PLANNED_EXTENSIONS: ReadonlySet<string> = new Set([
 
 export const MINIMUM_BILLED_EXTENSIONS: ReadonlySet<string> = new Set(['docx', 'doc', 'pptx', 'xlsx', 'pdf']);
 
-/** Every built format; the image formats' OCR is the recognizer given (one serves both, with its cached languages). */
+/** Every built format; the image formats' and PDF's OCR is the recognizer given (one serves all, with its cached languages). */
 export function builtFormats(recognizer: TesseractRecognizer = new TesseractRecognizer()): DocumentFormat[] {
   return [
-    txtFormat, srtFormat, jsonFormat, htmlFormat, xmlFormat, xliffFormat, ditaFormat, pdfFormat, docxFormat, pptxFormat, xlsxFormat,
+    txtFormat, srtFormat, jsonFormat, htmlFormat, xmlFormat, xliffFormat, ditaFormat, createPdfFormat(recognizer), docxFormat, pptxFormat, xlsxFormat,
     idmlFormat, mifFormat, createImageFormat('png', recognizer), createImageFormat('jpeg', recognizer),
   ];
 }

@@ -16,6 +16,8 @@ import { readPageImages } from './pdf/page-images.js';
 import { renderKeptBlocks } from './pdf/kept-images.js';
 import { readPageTexts } from './pdf/page-text.js';
 import { loadPdf, writeTranslatedPdf } from './pdf/pdf-output.js';
+import { ocrNotice, paintPages, recognizePages } from './pdf/ocr-pages.js';
+import type { TextRecognizer } from './image/text-recognizer.js';
 
 export const PDF_MAX_PAGES = 500;
 const PDF_MAX_CHARACTERS = 5_000_000;
@@ -59,62 +61,104 @@ function looksLikePdf(input: Buffer): boolean {
   return input.subarray(0, 1024).includes('%PDF-');
 }
 
-export const pdfFormat: DocumentFormat = {
-  id: 'pdf',
-  extensions: ['pdf'],
-  contentType: 'application/pdf',
-  maxBytes: 100 * 1024 * 1024,
-  minimumBilledCharacters: REFERENCE_MINIMUM_BILLED_CHARACTERS,
-  outputFormats: ['docx'],
-  async extract(input: Buffer, options: ExtractOptions): Promise<ExtractedDocument> {
-    if (!looksLikePdf(input)) throw new DocumentFormatError('The file is not a PDF document.');
-    // pdf-lib first: it refuses encrypted files, which pdf.js would open when only an owner password is set
-    let output: PDFDocument | undefined = await loadPdf(input);
-    const pages = await readPageTexts(input, { maxPages: PDF_MAX_PAGES, maxCharacters: PDF_MAX_CHARACTERS });
-    if (output.getPageCount() !== pages.length) throw new DocumentFormatError('The PDF file is damaged: its page tree is inconsistent.');
-    const blocks: TextBlock[][] = pages.map((p) => layoutPage(p.pieces, p.view));
-    // Text in fonts that cannot be read back is kept as it is: neither translated nor erased, nor are the blocks
-    // holding some of it; a page with nothing else to translate is left untouched.
-    const badFonts = pages.map((p) => unreadableFonts(p.pieces));
-    const kept = blocks.map((page, n) => page.map((b) => keptBlock(b, badFonts[n]!)));
-    const keep = blocks.map((page, n) => badFonts[n]!.size > 0 && page.every((b, k) => kept[n]![k] || !b.translatable));
-    const translatable = blocks.flatMap((page, n) => page.filter((b, k) => b.translatable && !kept[n]![k]));
-    if (translatable.length === 0 && badFonts.some((f) => f.size > 0)) {
-      throw new DocumentFormatError('The PDF file has no text that can be read back (its fonts have no usable character mapping).');
-    }
-    if (translatable.length === 0) {
-      throw new DocumentFormatError('The PDF file has no text to translate (a scanned document needs text recognition first).');
-    }
-    const keptPages = badFonts.flatMap((f, n) => (f.size > 0 ? [n + 1] : []));
-    /** Each page's blocks with what they say in the result. */
-    const translatedPages = (translations: string[]) => {
-      const byBlock = new Map(translatable.map((b, i) => [b, translations[i] ?? b.text]));
-      // kept text read back as control characters says nothing: left out of texts drawn or converted
-      const textOf = (b: TextBlock) => byBlock.get(b) ?? b.text.replace(CONTROL, '');
-      return blocks.map((page, n) => ({ blocks: page, texts: page.map(textOf), keep: keep[n], keepFonts: badFonts[n]!, kept: kept[n]! }));
-    };
-    return {
-      segments: translatable.map((b) => ({ text: b.text, kind: 'text' as const })),
-      characters: translatable.reduce((n, b) => n + countCodePoints(b.text), 0),
-      ...(keptPages.length > 0 ? { notice: keptNotice(keptPages) } : {}),
-      async rebuild(translations) {
-        // the loaded document is rewritten in place, so a second rebuild starts from the input again
-        const doc = output ?? (await loadPdf(input));
-        output = undefined;
-        return writeTranslatedPdf(doc, translatedPages(translations), { watermark: options.watermark === true });
-      },
-      async rebuildAs(outputFormat, translations) {
-        if (outputFormat !== 'docx') throw new DocumentFormatError(`Conversion from 'pdf' to '${outputFormat}' is not supported.`);
-        output = undefined; // the PDF writer's document is not needed
-        const images = await readPageImages(input, DOCX_IMAGE_LIMITS);
-        // kept text has no words to write: a picture of each kept block takes its place
-        const pictures = await renderKeptBlocks(input, blocks.map((page, n) => page.filter((_, k) => kept[n]![k])));
-        const withPictures = (n: number) => [...(images[n] ?? []), ...pictures[n]!].sort((a, b) => b.top - a.top);
-        return writeTranslatedDocx(
-          translatedPages(translations).map((p, n) => ({ ...p, texts: p.texts.map((t, k) => (kept[n]![k] ? '' : t)), view: pages[n]!.view, images: withPictures(n) })),
-          { lang: options.targetLang, ...(options.watermark === true ? { appendParagraph: watermarkParagraph } : {}) },
-        );
-      },
-    };
-  },
-};
+/**
+ * The PDF format; with a recognizer, pages without a usable text layer (scans, text in fonts that cannot be read
+ * back) are read by text recognition and translated too.
+ */
+export function createPdfFormat(recognizer?: TextRecognizer): DocumentFormat {
+  return {
+    id: 'pdf',
+    extensions: ['pdf'],
+    contentType: 'application/pdf',
+    maxBytes: 100 * 1024 * 1024,
+    minimumBilledCharacters: REFERENCE_MINIMUM_BILLED_CHARACTERS,
+    outputFormats: ['docx'],
+    extract: (input, options) => extractPdf(input, options, recognizer),
+  };
+}
+
+/** Without text recognition (scanned pages are kept as they are). */
+export const pdfFormat = createPdfFormat();
+
+async function extractPdf(input: Buffer, options: ExtractOptions, recognizer: TextRecognizer | undefined): Promise<ExtractedDocument> {
+  if (!looksLikePdf(input)) throw new DocumentFormatError('The file is not a PDF document.');
+  // pdf-lib first: it refuses encrypted files, which pdf.js would open when only an owner password is set
+  let output: PDFDocument | undefined = await loadPdf(input);
+  const pages = await readPageTexts(input, { maxPages: PDF_MAX_PAGES, maxCharacters: PDF_MAX_CHARACTERS });
+  if (output.getPageCount() !== pages.length) throw new DocumentFormatError('The PDF file is damaged: its page tree is inconsistent.');
+  const blocks: TextBlock[][] = pages.map((p) => layoutPage(p.pieces, p.view));
+  // Text in fonts that cannot be read back is kept as it is: neither translated nor erased, nor are the blocks
+  // holding some of it; a page with nothing else to translate is left untouched unless text recognition reads it.
+  const badFonts = pages.map((p) => unreadableFonts(p.pieces));
+  const kept = blocks.map((page, n) => page.map((b) => keptBlock(b, badFonts[n]!)));
+  const keep = blocks.map((page, n) => badFonts[n]!.size > 0 && page.every((b, k) => kept[n]![k] || !b.translatable));
+  const translatable = blocks.flatMap((page, n) => page.filter((b, k) => b.translatable && !kept[n]![k]));
+  // a page with nothing to translate in its text layer is read by the recognizer (a blank page finds nothing)
+  const withoutText = blocks.flatMap((page, n) => (page.every((b, k) => !b.translatable || kept[n]![k]) ? [n] : []));
+  const recognition = recognizer ? await recognizePages(input, withoutText, recognizer, { language: options.sourceLang, signal: options.signal }) : undefined;
+  const recognized = recognition?.pages ?? [];
+  for (const r of recognized) keep[r.page] = false;
+  const ocrTexts = recognized.flatMap((r) => r.texts);
+  if (translatable.length === 0 && ocrTexts.length === 0 && badFonts.some((f) => f.size > 0)) {
+    throw new DocumentFormatError('The PDF file has no text that can be read back (its fonts have no usable character mapping).');
+  }
+  if (translatable.length === 0 && ocrTexts.length === 0) {
+    throw new DocumentFormatError(
+      recognizer ? 'The PDF file has no text to translate (text recognition found none either).' : 'The PDF file has no text to translate (a scanned document needs text recognition first).',
+    );
+  }
+  const ocrPages = new Set(recognized.map((r) => r.page));
+  const keptPages = badFonts.flatMap((f, n) => (f.size > 0 && !ocrPages.has(n) ? [n + 1] : []));
+  const [ocrRead, ocrUnread] = [recognized.map((r) => r.page + 1), (recognition?.unread ?? []).map((n) => n + 1)];
+  const notices = [
+    ...(keptPages.length > 0 ? [keptNotice(keptPages)] : []),
+    ...(ocrRead.length + ocrUnread.length > 0 ? [ocrNotice(ocrRead, ocrUnread)] : []),
+  ];
+  /** Each recognized page painted with its translations (those after the text layer's, in page order). */
+  const paintedPages = (translations: string[], as: 'jpeg' | 'png') => paintPages(input, recognized, translations.slice(translatable.length), as);
+  /** Each page's blocks with what they say in the result. */
+  const translatedPages = (translations: string[], painted: Map<number, Buffer>) => {
+    const byBlock = new Map(translatable.map((b, i) => [b, translations[i] ?? b.text]));
+    // kept text read back as control characters says nothing: left out of texts drawn or converted
+    const textOf = (b: TextBlock) => byBlock.get(b) ?? b.text.replace(CONTROL, '');
+    return blocks.map((page, n) => ({
+      // a recognized page is its painted picture: its own text layer is not drawn again
+      blocks: painted.has(n) ? [] : page,
+      texts: painted.has(n) ? [] : page.map(textOf),
+      keep: keep[n],
+      keepFonts: badFonts[n]!,
+      kept: kept[n]!,
+      ...(painted.has(n) ? { picture: painted.get(n)! } : {}),
+    }));
+  };
+  const segments = [...translatable.map((b) => b.text), ...ocrTexts];
+  return {
+    segments: segments.map((text) => ({ text, kind: 'text' as const })),
+    characters: segments.reduce((n, t) => n + countCodePoints(t), 0),
+    ...(notices.length > 0 ? { notice: notices.join(' ') } : {}),
+    async rebuild(translations) {
+      // the loaded document is rewritten in place, so a second rebuild starts from the input again
+      const doc = output ?? (await loadPdf(input));
+      output = undefined;
+      return writeTranslatedPdf(doc, translatedPages(translations, await paintedPages(translations, 'jpeg')), { watermark: options.watermark === true });
+    },
+    async rebuildAs(outputFormat, translations) {
+      if (outputFormat !== 'docx') throw new DocumentFormatError(`Conversion from 'pdf' to '${outputFormat}' is not supported.`);
+      output = undefined; // the PDF writer's document is not needed
+      const images = await readPageImages(input, DOCX_IMAGE_LIMITS);
+      // kept text has no words to write: a picture of each kept block takes its place
+      const pictures = await renderKeptBlocks(input, blocks.map((page, n) => page.filter((_, k) => kept[n]![k])));
+      const painted = await paintedPages(translations, 'png');
+      // a recognized page is shown as its painted picture, in place of the images it had
+      const pagePicture = (n: number) => {
+        const r = recognized.find((p) => p.page === n)!;
+        return [{ png: painted.get(n)!, width: r.width, height: r.height, top: pages[n]!.view[3] }];
+      };
+      const withPictures = (n: number) => (painted.has(n) ? pagePicture(n) : [...(images[n] ?? []), ...pictures[n]!].sort((a, b) => b.top - a.top));
+      return writeTranslatedDocx(
+        translatedPages(translations, painted).map((p, n) => ({ ...p, texts: p.texts.map((t, k) => (kept[n]![k] ? '' : t)), view: pages[n]!.view, images: withPictures(n) })),
+        { lang: options.targetLang, ...(options.watermark === true ? { appendParagraph: watermarkParagraph } : {}) },
+      );
+    },
+  };
+}

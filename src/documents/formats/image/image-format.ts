@@ -66,7 +66,7 @@ function checkSize(width: number, height: number): void {
 }
 
 /** OCR input: transparent pixels are composed onto white, as a viewer shows them. */
-function flattenToRgb(px: Pixels): RgbImage {
+export function flattenToRgb(px: Pixels): RgbImage {
   const rgb = Buffer.allocUnsafe(px.width * px.height * 3);
   const d = px.data;
   for (let i = 0, j = 0; i < d.length; i += 4, j += 3) {

@@ -32,6 +32,9 @@ export function union(boxes: readonly Box[]): Box {
 /** A gap wider than this many font sizes between two words of a recognized line separates cells or cards. */
 const CELL_GAP_EM = 1.2;
 
+/** A word set on end (a stamp up the margin): several letters in a box taller than wide. Left as it is, unread. */
+const turned = (w: RecognizedWord) => [...w.text].length >= 3 && w.height > w.width;
+
 /** A run of words on one line, with the index of its line in the recognizer's paragraph. */
 interface Run {
   words: RecognizedWord[];
@@ -40,10 +43,10 @@ interface Run {
 
 /**
  * A recognized line cut into runs: at a gap wide enough to separate table cells or cards, and at a word below the
- * confidence cut-off (dropped, and left out of every box, so its pixels are never painted over).
+ * confidence cut-off or set on end (dropped, and left out of every box, so its pixels are never painted over).
  */
 function runsOf(line: readonly RecognizedWord[], index: number, minConfidence: number): Run[] {
-  const sure = line.filter((w) => w.confidence >= minConfidence);
+  const sure = line.filter((w) => w.confidence >= minConfidence && !turned(w));
   const em = fontSizeOf(sure) || Math.max(...sure.map((w) => w.height), 1) / ASCENDER;
   const runs: Run[] = [];
   let current: RecognizedWord[] = [];
@@ -52,7 +55,7 @@ function runsOf(line: readonly RecognizedWord[], index: number, minConfidence: n
     current = [];
   };
   for (const w of line) {
-    if (w.confidence < minConfidence) {
+    if (w.confidence < minConfidence || turned(w)) {
       close();
       continue;
     }

@@ -40,6 +40,8 @@ export interface Pixels {
 
 /** What is needed to paint one paragraph, taken from the original pixels before anything is painted. */
 export interface PaintPlan {
+  /** The paragraph's recognized text: a translation that reads the same leaves its pixels alone. */
+  source: string;
   /** Area painted over with the background: the text's box with a margin for anti-aliased edges. */
   area: Box;
   background: Rgba;
@@ -60,11 +62,17 @@ export function planParagraph(pixels: Pixels, p: ImageParagraph): PaintPlan {
   );
   const background = backgroundColour(pixels, area, 2);
   const roomBelow = plainRowsBelow(pixels, area, background, area.height) - 2 * m;
-  return { area, background, ink: inkColour(pixels, p.box, background), fontPx, roomBelow: Math.max(0, roomBelow) };
+  return { source: p.text, area, background, ink: inkColour(pixels, p.box, background), fontPx, roomBelow: Math.max(0, roomBelow) };
 }
 
+const same = (a: string, b: string) => a.replace(/\s+/gu, ' ').trim() === b.replace(/\s+/gu, ' ').trim();
+
 /** Paints the background over every plan first, so one paragraph's text is never erased by the next one's fill. */
-export function paint(ctx: SKRSContext2D, plans: readonly PaintPlan[], translations: readonly string[]): void {
+export function paint(ctx: SKRSContext2D, allPlans: readonly PaintPlan[], allTranslations: readonly string[]): void {
+  // text the engine gave back as it was (names, codes, stamps) is not painted again over itself
+  const changed = allPlans.flatMap((plan, i) => (same(allTranslations[i] ?? plan.source, plan.source) ? [] : [i]));
+  const plans = changed.map((i) => allPlans[i]!);
+  const translations = changed.map((i) => allTranslations[i] ?? '');
   for (const plan of plans) {
     // cleared first: a (semi-)transparent background would otherwise let the old text show through
     ctx.clearRect(plan.area.left, plan.area.top, plan.area.width, plan.area.height);

@@ -1,8 +1,7 @@
 // Text kept as it was in a PDF (fonts that cannot be read back) has no words to write into a Word document: a
 // conversion shows it as a picture of its block, rendered by pdf.js onto a canvas.
 import { createCanvas } from '@napi-rs/canvas';
-import type { PDFDocumentLoadingTask } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { pdfjs } from './pdfjs.js';
+import { renderPages } from './page-render.js';
 import type { TextBlock } from './layout.js';
 import type { PageImage } from './page-images.js';
 
@@ -40,38 +39,23 @@ function bands(blocks: readonly TextBlock[]): Band[] {
 export async function renderKeptBlocks(input: Buffer, blocks: readonly (readonly TextBlock[])[]): Promise<PageImage[][]> {
   const out: PageImage[][] = blocks.map(() => []);
   if (blocks.every((b) => b.length === 0)) return out;
-  const { getDocument } = await pdfjs();
-  let loading: PDFDocumentLoadingTask | undefined;
-  try {
-    loading = getDocument({ data: new Uint8Array(input), verbosity: 0, isEvalSupported: false, disableFontFace: true, useSystemFonts: false, stopAtErrors: false });
-    const doc = await loading.promise;
-    for (let n = 0; n < blocks.length; n++) {
-      const wanted = blocks[n]!.filter((b) => Math.abs(b.angle) < 1e-3);
-      if (wanted.length === 0) continue;
-      const page = await doc.getPage(n + 1);
-      const viewport = page.getViewport({ scale: SCALE });
-      const canvas = createCanvas(Math.ceil(viewport.width), Math.ceil(viewport.height));
-      const ctx = canvas.getContext('2d');
-      await page.render({ canvasContext: ctx as unknown as CanvasRenderingContext2D, viewport, canvas: canvas as unknown as HTMLCanvasElement }).promise;
-      for (const b of bands(wanted)) {
-        // user space (y up) to the rendered page (y down)
-        const [x0, y0] = viewport.convertToViewportPoint(b.left - MARGIN, b.top + MARGIN) as [number, number];
-        const [x1, y1] = viewport.convertToViewportPoint(b.right + MARGIN, b.bottom - MARGIN) as [number, number];
-        const left = Math.max(0, Math.floor(Math.min(x0, x1)));
-        const top = Math.max(0, Math.floor(Math.min(y0, y1)));
-        const width = Math.min(canvas.width - left, Math.ceil(Math.abs(x1 - x0)));
-        const height = Math.min(canvas.height - top, Math.ceil(Math.abs(y1 - y0)));
-        if (width <= 0 || height <= 0) continue;
-        const crop = createCanvas(width, height);
-        crop.getContext('2d').putImageData(ctx.getImageData(left, top, width, height), 0, 0);
-        out[n]!.push({ png: await crop.encode('png'), width: width / SCALE, height: height / SCALE, top: b.top + MARGIN });
-      }
-      page.cleanup();
+  const wanted = blocks.map((page) => page.filter((b) => Math.abs(b.angle) < 1e-3));
+  const pages = wanted.flatMap((page, n) => (page.length > 0 ? [n] : []));
+  await renderPages(input, pages, SCALE, async (n, canvas, viewport) => {
+    const ctx = canvas.getContext('2d');
+    for (const b of bands(wanted[n]!)) {
+      // user space (y up) to the rendered page (y down)
+      const [x0, y0] = viewport.convertToViewportPoint(b.left - MARGIN, b.top + MARGIN) as [number, number];
+      const [x1, y1] = viewport.convertToViewportPoint(b.right + MARGIN, b.bottom - MARGIN) as [number, number];
+      const left = Math.max(0, Math.floor(Math.min(x0, x1)));
+      const top = Math.max(0, Math.floor(Math.min(y0, y1)));
+      const width = Math.min(canvas.width - left, Math.ceil(Math.abs(x1 - x0)));
+      const height = Math.min(canvas.height - top, Math.ceil(Math.abs(y1 - y0)));
+      if (width <= 0 || height <= 0) continue;
+      const crop = createCanvas(width, height);
+      crop.getContext('2d').putImageData(ctx.getImageData(left, top, width, height), 0, 0);
+      out[n]!.push({ png: await crop.encode('png'), width: width / SCALE, height: height / SCALE, top: b.top + MARGIN });
     }
-    await doc.destroy();
-  } catch {
-    // a page pdf.js cannot render: the pictures made so far are kept
-    await loading?.destroy().catch(() => {});
-  }
+  });
   return out;
 }

@@ -68,6 +68,8 @@ export interface TextBlock {
 
 /** List markers: bullets, symbol-font bullets (private use), "1.", "a)", "iv.", "(2)". */
 const MARKER = /^(?:[\p{Co}•●○◦▪▫■□‣⁃∙·\-–—*►▸▹➢➤✓✔❖◆◇]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\(?[ivxlIVXL]{1,6}[.)])$/u;
+/** A line opening with a bare number and a capitalised word: an affiliation or footnote entry. */
+const NUMBERED_ENTRY = /^\d{1,3}\s+\p{Lu}/u;
 const ASCENT = 0.8;
 const DESCENT = 0.25;
 
@@ -138,7 +140,42 @@ function groupLines(pieces: Piece[]): TextLine[] {
     end = Math.max(last && continues ? end : Number.NEGATIVE_INFINITY, p.u + p.width);
   }
   flush();
-  return lines;
+  return joinSpreadLines(lines);
+}
+
+/** Widest word gap (in em) of a justified line that is still read as a gap between words, not between columns. */
+const MAX_SPREAD_GAP_EM = 3;
+
+/**
+ * Pieces of a justified line drawn word by word are cut at its wide gaps into separate lines; three or more such
+ * fragments on one baseline with equal gaps between them are one line (table cells and columns leave unequal gaps).
+ */
+function joinSpreadLines(lines: TextLine[]): TextLine[] {
+  const out: TextLine[] = [];
+  for (let i = 0; i < lines.length; ) {
+    let j = i + 1;
+    const gaps: number[] = [];
+    while (j < lines.length) {
+      const [a, b] = [lines[j - 1]!, lines[j]!];
+      const gap = b.u0 - a.u1;
+      const fits =
+        !a.marker &&
+        angleKey(a.pieces[0]!.angle) === angleKey(b.pieces[0]!.angle) &&
+        Math.abs(a.v - b.v) < 0.35 * a.size &&
+        Math.abs(a.size - b.size) <= 0.15 * a.size &&
+        gap > 0 &&
+        gap <= MAX_SPREAD_GAP_EM * a.size &&
+        (gaps.length === 0 || Math.abs(gap - gaps[0]!) <= 0.15 * gaps[0]! + 0.5);
+      if (!fits) break;
+      gaps.push(gap);
+      j++;
+    }
+    if (gaps.length >= 2) {
+      out.push(makeLine(lines.slice(i, j).flatMap((l) => l.pieces)));
+      i = j;
+    } else out.push(lines[i++]!);
+  }
+  return out;
 }
 
 /** A smaller piece raised above the baseline of `base`: a footnote or affiliation mark, part of base's line. */
@@ -189,6 +226,8 @@ function continues(block: OpenBlock, line: TextLine, limits: Map<TextLine, numbe
   const last = block.lines[block.lines.length - 1]!;
   const first = block.lines[0]!;
   if (last.marker || line.marker) return false;
+  // entries numbered alike ("1 School of …", "2 Institute of …": affiliations, footnotes) are blocks of their own
+  if (NUMBERED_ENTRY.test(first.text) && NUMBERED_ENTRY.test(line.text)) return false;
   if (angleKey(block.angle) !== angleKey(line.pieces[0]!.angle)) return false;
   const size = first.size;
   if (Math.abs(line.size - size) > 0.15 * size) return false;

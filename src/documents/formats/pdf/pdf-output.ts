@@ -13,6 +13,7 @@ import {
   PDFRef,
   rgb,
   type PDFFont,
+  type PDFImage,
   type PDFObject,
   type PDFPage,
 } from 'pdf-lib';
@@ -112,6 +113,8 @@ export interface PageOutput {
   keepFonts?: ReadonlySet<string>;
   /** Per block: kept as it is (it holds text in one of keepFonts); its other pieces are drawn back. */
   kept?: readonly boolean[];
+  /** The page read by text recognition, painted with its translation (JPEG): it becomes the page's whole content. */
+  picture?: Buffer;
 }
 
 export interface OutputOptions {
@@ -149,6 +152,12 @@ async function write(doc: PDFDocument, pages: PageOutput[], options: OutputOptio
   const visited = new Set<PDFRef>();
   for (let p = 0; p < pages.length; p++) {
     const page = pdfPages[p]!;
+    const picture = pages[p]!.picture;
+    if (picture) {
+      drawPicturePage(doc, page, await doc.embedJpg(picture));
+      if (options.watermark) drawWatermark(page, await embed(fontFor({ family: 'sans', bold: false, italic: false })));
+      continue;
+    }
     if (pages[p]!.keep) {
       if (options.watermark) drawWatermark(page, await embed(fontFor({ family: 'sans', bold: false, italic: false })));
       continue;
@@ -170,6 +179,14 @@ async function write(doc: PDFDocument, pages: PageOutput[], options: OutputOptio
     if (options.watermark) drawWatermark(page, await embed(fontFor({ family: 'sans', bold: false, italic: false })));
   }
   return Buffer.from(await doc.save({ useObjectStreams: true }));
+}
+
+/** The page's content replaced by one picture of it, across its visible box (its text layer goes with the old content). */
+function drawPicturePage(doc: PDFDocument, page: PDFPage, image: PDFImage): void {
+  page.node.set(PDFName.of('Contents'), doc.context.obj([]));
+  const { x, y, width, height } = page.getCropBox();
+  currentFont.delete(page);
+  page.drawImage(image, { x, y, width, height });
 }
 
 /** Under each line of the blocks drawn anew (unrotated), where its underlines are: they go with the old text. */

@@ -1,0 +1,138 @@
+// Test helper: the layout checker. Each page's text items as pdf.js reads them (boxes from their transforms, turned
+// text included), the pairs of items drawn over one another, and the number tokens poppler still finds: a
+// translation is judged by what it adds (overlaps the source did not have) and what it loses (numbers).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { pdftotext } from './pdf-inspect.js';
+
+export interface ItemBox {
+  text: string;
+  /** Direction of the text, degrees counter-clockwise (0: horizontal). */
+  angle?: number;
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+
+/** Of the font size, how far a glyph box reaches below the baseline and above it. */
+const DESCENT = 0.2;
+const ASCENT = 0.8;
+
+/** Every page's non-blank text items with their page-aligned boxes (user space, y up). */
+export async function textBoxes(pdf: Buffer): Promise<ItemBox[][]> {
+  const doc = await getDocument({ data: new Uint8Array(pdf), verbosity: 0, isEvalSupported: false, disableFontFace: true }).promise;
+  try {
+    const pages: ItemBox[][] = [];
+    for (let n = 1; n <= doc.numPages; n++) {
+      const content = await (await doc.getPage(n)).getTextContent();
+      const boxes: ItemBox[] = [];
+      for (const item of content.items) {
+        if (!('str' in item) || item.str.trim() === '') continue;
+        const [a = 1, b = 0, c = 0, d = 1, e = 0, f = 0] = item.transform as number[];
+        const size = Math.hypot(c, d);
+        const along = Math.hypot(a, b) || 1;
+        // corners of the glyph run in its own frame, then on the page
+        const dir = [a / along, b / along];
+        const up = [-dir[1]!, dir[0]!];
+        const xs: number[] = [];
+        const ys: number[] = [];
+        for (const t of [0, item.width]) {
+          for (const s of [-DESCENT * size, ASCENT * size]) {
+            xs.push(e + t * dir[0]! + s * up[0]!);
+            ys.push(f + t * dir[1]! + s * up[1]!);
+          }
+        }
+        boxes.push({ text: item.str, angle: Math.round((Math.atan2(b, a) * 180) / Math.PI), x0: Math.min(...xs), y0: Math.min(...ys), x1: Math.max(...xs), y1: Math.max(...ys) });
+      }
+      pages.push(boxes);
+    }
+    return pages;
+  } finally {
+    await doc.destroy();
+  }
+}
+
+/**
+ * Pairs of items drawn over one another: they share more than a point across and more than a third of the smaller
+ * one's height (neighbours on a line touch, a superscript touches its word, lines of a paragraph do not meet).
+ */
+export function overlappingPairs(items: readonly ItemBox[]): [ItemBox, ItemBox][] {
+  const pairs: [ItemBox, ItemBox][] = [];
+  for (let i = 0; i < items.length; i++) {
+    const a = items[i]!;
+    for (let j = i + 1; j < items.length; j++) {
+      const b = items[j]!;
+      const across = Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0);
+      const down = Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0);
+      if (across > 1 && down > Math.min(a.y1 - a.y0, b.y1 - b.y0) / 3) pairs.push([a, b]);
+    }
+  }
+  return pairs;
+}
+
+/** Number tokens (runs of digits) of a text, counted. */
+export function numberTokens(text: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const t of text.match(/\p{Nd}+/gu) ?? []) counts.set(t, (counts.get(t) ?? 0) + 1);
+  return counts;
+}
+
+export interface LayoutReport {
+  /** Per page: overlapping pairs in the output beyond those of the source. */
+  newOverlaps: number[];
+  /** Examples of the output's overlapping pairs, for messages. */
+  examples: string[];
+  /** Number tokens of the source (poppler's text) and how many of them the output still has. */
+  sourceNumbers: number;
+  keptNumbers: number;
+}
+
+/** Compares a translated PDF with its source. */
+export async function checkLayout(source: Buffer, output: Buffer): Promise<LayoutReport> {
+  const [before, after] = [await textBoxes(source), await textBoxes(output)];
+  const examples: string[] = [];
+  const newOverlaps = after.map((items, n) => {
+    const pairs = overlappingPairs(items);
+    examples.push(...pairs.slice(0, 5).map(([a, b]) => `p${n + 1}: "${a.text}" × "${b.text}"`));
+    return Math.max(0, pairs.length - overlappingPairs(before[n] ?? []).length);
+  });
+  const [src, out] = [numberTokens(pdftotext(source) ?? ''), numberTokens(pdftotext(output) ?? '')];
+  let sourceNumbers = 0;
+  let keptNumbers = 0;
+  for (const [token, count] of src) {
+    sourceNumbers += count;
+    keptNumbers += Math.min(count, out.get(token) ?? 0);
+  }
+  return { newOverlaps, examples, sourceNumbers, keptNumbers };
+}
+
+/** An engine that makes text about a fifth longer, as Spanish is, and leaves names (capitalised words) alone. */
+export const longer = (s: string) => s.replace(/\b\p{Ll}{4,}\b/gu, (w) => `${w}os`).replace(/\band\b/gu, 'y');
+
+/** Real en→es translation by Apertium's command line (installed with its en-es data), one text a line. */
+export function apertiumEnEs(texts: readonly string[]): string[] {
+  // the apertium script reads a file more reliably than a pipe from a child process
+  const dir = mkdtempSync(join(tmpdir(), 'tolk-apertium-'));
+  try {
+    writeFileSync(join(dir, 'in.txt'), texts.map((t) => t.replace(/\s+/gu, ' ')).join('\n'));
+    const r = spawnSync('apertium', ['-u', 'eng-spa', join(dir, 'in.txt')], { encoding: 'utf8', timeout: 60_000 });
+    if (r.status !== 0 || r.stdout.trim() === '') throw new Error(`apertium failed: ${r.stderr}`);
+    const out = r.stdout.split('\n');
+    return texts.map((t, n) => out[n]?.trim() || t);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Common function words of English and of Spanish, to tell which language a page's OCR reads as. */
+const ENGLISH = new Set(['the', 'and', 'of', 'to', 'in', 'is', 'for', 'their', 'will', 'it', 'was', 'with']);
+const SPANISH = new Set(['el', 'la', 'los', 'las', 'de', 'del', 'y', 'en', 'es', 'para', 'su', 'sus', 'con', 'una', 'un']);
+
+export function functionWords(text: string): { english: number; spanish: number } {
+  const words = text.toLowerCase().match(/\p{L}+/gu) ?? [];
+  return { english: words.filter((w) => ENGLISH.has(w)).length, spanish: words.filter((w) => SPANISH.has(w)).length };
+}
