@@ -63,6 +63,9 @@ type NodeLlamaCpp = typeof import('node-llama-cpp');
 
 const MB = 1048576;
 
+/** One llama.cpp runtime per process (it is costly to start and holds no model): every LocalLanguageModel shares it. */
+let runtime: Promise<Llama> | undefined;
+
 /** Where installed GGUF models are: TOLK_MODELS_DIR/llm (beside Bergamot's directions and whisper/). */
 export const llmModelsDir = (modelsDir: string) => join(modelsDir, 'llm');
 
@@ -74,7 +77,6 @@ export class LocalLanguageModel implements ChatBackend {
   private file: string | undefined;
   private stamp = '';
   private loading: Promise<Loaded> | undefined;
-  private llama: Promise<Llama> | undefined;
   private lib: NodeLlamaCpp | undefined;
   private busy = 0;
   private idleTimer: NodeJS.Timeout | undefined;
@@ -157,14 +159,13 @@ export class LocalLanguageModel implements ChatBackend {
 
   private async load(file: string): Promise<Loaded> {
     const lib = await this.library();
-    this.llama ??= lib.getLlama({
+    runtime ??= lib.getLlama({
       // the prebuilt CPU binary from npm; never a download or a compile at run time
       gpu: false,
       build: 'never',
       logLevel: lib.LlamaLogLevel.error,
-      logger: (level: string, message: string) => this.log.debug?.({ level, message: message.trim() }, 'llama.cpp'),
     });
-    const llama = await this.llama;
+    const llama = await runtime;
     const contextSize = this.opts.contextSize ?? 4096;
     const sequences = this.opts.slots ?? 1;
     const insights = await lib.GgufInsights.from(await lib.readGgufFileInfo(file), llama);
@@ -252,7 +253,7 @@ export class LocalLanguageModel implements ChatBackend {
   private async generate(messages: ChatMessage[], options: ChatOptions, signal: AbortSignal): Promise<string> {
     const loaded = await this.loaded();
     const lib = await this.library();
-    const llama = await this.llama!;
+    const llama = await runtime!;
     const sequence = loaded.context.getSequence();
     const started = Date.now();
     let firstTokenMs: number | undefined;
@@ -307,6 +308,5 @@ export class LocalLanguageModel implements ChatBackend {
     const loaded = await loading?.catch(() => undefined);
     await loaded?.context.dispose();
     await loaded?.model.dispose();
-    await (await this.llama?.catch(() => undefined))?.dispose();
   }
 }
