@@ -46,6 +46,7 @@ const EnvSchema = Type.Object({
   TOLK_BERGAMOT_MEMORY_MB: Type.Optional(Positive),
   TOLK_MODELS_INDEX_URL: Type.Optional(Type.String({ pattern: '^(https?|file)://' })),
   TOLK_WHISPER_MODELS_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  TOLK_LLM_MODELS_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   TOLK_STT_ENGINE: Type.Optional(Type.Union(['auto', 'pocketsphinx', 'whisper'].map((l) => Type.Literal(l)))),
   TOLK_HUNSPELL_PROCESSES: Type.Optional(Type.Integer({ minimum: 1, maximum: 32 })),
   TOLK_TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
@@ -125,6 +126,8 @@ export interface Config {
   sttEngine: 'auto' | 'pocketsphinx' | 'whisper';
   /** Where `tolk models install whisper-NAME` downloads ggml-NAME.bin from (default: whisper.cpp's Hugging Face repository). */
   whisperModelsUrl: string | undefined;
+  /** Where `tolk models install llm-NAME` downloads the curated language models from (default: Hugging Face). */
+  llmModelsUrl: string | undefined;
   /** Warm Hunspell checkers per dictionary, shared round-robin between accounts. */
   hunspellProcesses: number;
   /** Port of a separate listener for /metrics (no key); undefined: /metrics on the API, admin key required. */
@@ -233,6 +236,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     modelsDir: resolve(e.TOLK_MODELS_DIR ?? resolve(dataDir, 'models')),
     sttEngine: (e.TOLK_STT_ENGINE ?? 'auto') as 'auto' | 'pocketsphinx' | 'whisper',
     whisperModelsUrl: e.TOLK_WHISPER_MODELS_URL,
+    llmModelsUrl: e.TOLK_LLM_MODELS_URL,
     hunspellProcesses: e.TOLK_HUNSPELL_PROCESSES ?? 2,
     metricsPort: e.TOLK_METRICS_PORT,
   };

@@ -6,6 +6,7 @@ import { installModel, ModelInstallError, removeModel, verifyModels, type Progre
 import { ModelIndexError } from './model-index.js';
 import { ArchiveError } from './archive.js';
 import { installOnnxSpeechModel } from './onnx-speech-models.js';
+import { LLM_MODELS_USAGE, llmModelsCommand } from './llm-models.js';
 import { installSpeechModel, listSpeechModels, onnxModelName, removeSpeechModel, speechModelName, verifySpeechModels, whisperDir } from './speech-models.js';
 
 export const MODELS_USAGE = `  tolk models list [--json]                    installed neural (Bergamot) models, directories that are refused, speech models
@@ -17,7 +18,7 @@ export const MODELS_USAGE = `  tolk models list [--json]                    inst
   tolk models remove PAIR|whisper-NAME|whisper-onnx-NAME
                                                remove the model of a direction, or a speech model
   tolk models verify [PAIR]                    check files and the hashes recorded at install (speech models: whisper.cpp's SHA-1; ONNX ones: loaded by sherpa-onnx)
-`;
+${LLM_MODELS_USAGE}`;
 
 /** Errors the CLI prints as one line (exit 1), without a stack. */
 export function isModelsError(err: unknown): boolean {
@@ -51,6 +52,9 @@ export async function modelsCommand(sub: string | undefined, argv: string[], con
     strict: true,
   });
   const out = (s: string) => process.stdout.write(s);
+  // Language models (llm-NAME): their own module; `list` gets their lines and goes on below.
+  const llm = await llmModelsCommand(sub, positionals, { modelsDir, from: values.from, baseUrl: config.llmModelsUrl, progress: sub === 'install' ? terminalProgress() : undefined, out, json: values.json });
+  if (llm !== undefined) return llm;
   if (sub === 'list') {
     const { models, bad } = await scanModelsDir(modelsDir);
     const speech = await listSpeechModels(modelsDir);

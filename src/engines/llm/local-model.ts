@@ -66,6 +66,9 @@ const MB = 1048576;
 /** One llama.cpp runtime per process (it is costly to start and holds no model): every LocalLanguageModel shares it. */
 let runtime: Promise<Llama> | undefined;
 
+/** A model's name: its file name without .gguf and without the part number of a split model. */
+const modelNameOf = (file: string) => file.replace(/-\d{5}-of-\d{5}\.gguf$/, '').replace(/\.gguf$/, '');
+
 /** Where installed GGUF models are: TOLK_MODELS_DIR/llm (beside Bergamot's directions and whisper/). */
 export const llmModelsDir = (modelsDir: string) => join(modelsDir, 'llm');
 
@@ -91,7 +94,7 @@ export class LocalLanguageModel implements ChatBackend {
 
   /** The model's name as requests and logs show it: its file name without .gguf. */
   get model(): string {
-    return this.file ? basename(this.file, '.gguf') : '';
+    return this.file ? modelNameOf(basename(this.file)) : '';
   }
 
   available(): boolean {
@@ -116,12 +119,13 @@ export class LocalLanguageModel implements ChatBackend {
   private async rescan(): Promise<void> {
     let names: string[];
     try {
-      names = (await readdir(this.opts.dir)).filter((n) => n.endsWith('.gguf') && !n.startsWith('.')).sort();
+      // a model split in parts is loaded from its first part (llama.cpp finds the others)
+      names = (await readdir(this.opts.dir)).filter((n) => n.endsWith('.gguf') && !n.startsWith('.') && !/-(?!00001)\d{5}-of-\d{5}\.gguf$/.test(n)).sort();
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       names = [];
     }
-    const name = names.find((n) => n === `${this.opts.preferred}.gguf`) ?? names[0];
+    const name = names.find((n) => modelNameOf(n) === this.opts.preferred) ?? names[0];
     const file = name === undefined ? undefined : join(this.opts.dir, name);
     const info = file ? await stat(file).catch(() => undefined) : undefined;
     const stamp = info ? `${file}|${info.size}|${info.mtimeMs}` : '';
