@@ -1,4 +1,4 @@
-// Formality and custom instructions for engines that cannot follow them (Apertium, Bergamot): the engine translates,
+// Formality, custom instructions and style rules that need a model, for engines that cannot follow them (Apertium, Bergamot): the engine translates,
 // then the language model rewrites its translations under the instruction. Every rewrite is checked (one answer
 // per text, placeholders kept, no added commentary); a refused one keeps the engine's translation, with the reason
 // logged. Without a usable model the wrapped engine is offered exactly as it is.
@@ -32,7 +32,7 @@ export class PostEditedEngine implements TranslationEngine {
   }
 
   get features(): EngineFeatures {
-    return this.editor.available() ? { ...this.inner.features, customInstructions: true } : this.inner.features;
+    return this.editor.available() ? { ...this.inner.features, customInstructions: true, styleRules: true } : this.inner.features;
   }
 
   start(): Promise<void> {
@@ -56,11 +56,13 @@ export class PostEditedEngine implements TranslationEngine {
     const native = this.inner.pairs().find((p) => p.source === pair.source && p.target === pair.target)?.formality === true;
     const register = (options.formality === 'more' || options.formality === 'less') && !native ? options.formality : undefined;
     const instructions = this.inner.features.customInstructions ? [] : (options.customInstructions ?? []);
-    if ((!register && instructions.length === 0) || !this.editor.available()) return this.inner.translate(pair, segments, options);
+    const styleRules = this.inner.features.styleRules ? [] : (options.styleRules ?? []);
+    if ((!register && instructions.length === 0 && styleRules.length === 0) || !this.editor.available()) return this.inner.translate(pair, segments, options);
     const drafts = await this.inner.translate(pair, segments, register ? { ...options, formality: 'default' } : options);
     const input: PostEditPromptInput = { target: pair.target };
     if (register) input.formality = register;
     if (instructions.length) input.customInstructions = instructions;
+    if (styleRules.length) input.styleRules = styleRules;
     let edits;
     try {
       edits = await this.editor.postEdit(drafts, input, options.signal, options.requester);
