@@ -10,7 +10,7 @@ import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { getLlama, LlamaChat, resolveChatWrapper, type ChatHistoryItem } from 'node-llama-cpp';
+import { getLlama, JinjaTemplateChatWrapper, LlamaChat, type ChatHistoryItem } from 'node-llama-cpp';
 import { LocalLanguageModel, llmModelsDir } from '../src/engines/llm/index.js';
 
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string]));
@@ -44,7 +44,8 @@ const llama = await getLlama({ gpu: false, build: 'never' });
 let before = rss();
 const model = await llama.loadModel({ modelPath: file, gpuLayers: 0 });
 const context = await model.createContext({ contextSize: 4096, threads });
-const chatWrapper = resolveChatWrapper(model);
+// the model's own chat template, as Tolk renders it: the same prompt tokens on both paths
+const chatWrapper = new JinjaTemplateChatWrapper({ template: model.fileInfo.metadata.tokenizer.chat_template!, tokenizer: model.tokenizer });
 async function direct(limit = maxTokens): Promise<Run> {
   const sequence = context.getSequence();
   const chat = new LlamaChat({ contextSequence: sequence, chatWrapper });

@@ -42,7 +42,9 @@ describe('local language model', () => {
     await waitFor('the installed model to be found', () => model.available());
     assert.equal(model.model, 'tolk-test');
     assert.equal(model.stats().loaded, false, 'not loaded before a request');
-    const answer = await model.complete(CHAT, { maxTokens: 24 });
+    const monitor = new LoopStallMonitor(300);
+    const answer = await model.complete(CHAT, { maxTokens: 24 }).finally(() => monitor.stop());
+    assert.equal(monitor.worst(), undefined, `the first load stalled the event loop: ${JSON.stringify(monitor.worst())}`);
     assert.equal(typeof answer, 'string');
     const stats = model.stats();
     assert.equal(stats.loaded, true);

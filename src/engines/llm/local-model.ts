@@ -72,6 +72,23 @@ const modelNameOf = (file: string) => file.replace(/-\d{5}-of-\d{5}\.gguf$/, '')
 /** Where installed GGUF models are: TOLK_MODELS_DIR/llm (beside Bergamot's directions and whisper/). */
 export const llmModelsDir = (modelsDir: string) => join(modelsDir, 'llm');
 
+/**
+ * How chats are written for the model: its own Jinja chat template, rendered as it is. node-llama-cpp's
+ * resolveChatWrapper would pick a specialised wrapper instead, but by comparing the template against each of them,
+ * synchronously: over a second on the event loop at every load (measured on the test model), against tens of ms.
+ */
+function chatWrapperOf(lib: NodeLlamaCpp, model: LlamaModel): ChatWrapper {
+  const template = model.fileInfo.metadata.tokenizer?.chat_template;
+  if (typeof template === 'string') {
+    try {
+      return new lib.JinjaTemplateChatWrapper({ template, tokenizer: model.tokenizer });
+    } catch {
+      // a template node-llama-cpp cannot render: the wrapper it would choose from the model's name and architecture
+    }
+  }
+  return lib.resolveChatWrapper(model, { noJinja: true });
+}
+
 export class LocalLanguageModel implements ChatBackend {
   private readonly log: Logger;
   private readonly watch: DirectoryWatch;
@@ -188,7 +205,7 @@ export class LocalLanguageModel implements ChatBackend {
     const model = await llama.loadModel({ modelPath: file, gpuLayers: 0 });
     try {
       const context = await model.createContext({ contextSize: perSequence * sequences, sequences, threads: this.opts.threads ?? 0 });
-      const chatWrapper = lib.resolveChatWrapper(model);
+      const chatWrapper = chatWrapperOf(lib, model);
       this.counters.estimatedBytes = estimatedBytes;
       this.log.info({ model: basename(file), ms: Date.now() - started, estimatedMb: Math.ceil(estimatedBytes / MB), chat: chatWrapper.wrapperName }, 'language model loaded');
       return { file, model, context, chatWrapper, estimatedBytes };
