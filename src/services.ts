@@ -175,7 +175,8 @@ export async function buildServices(config: Config, options: BuildServicesOption
         backend: localModel,
         offerPairs: false,
         ...(config.localLlm.languages ? { languages: config.localLlm.languages } : {}),
-        concurrency: config.localLlm.slots,
+        // no FIFO queue in front: the local model's slots serve accounts in turn (and bound each account's queue)
+        concurrency: Number.MAX_SAFE_INTEGER,
         logger,
       })
     : undefined;
