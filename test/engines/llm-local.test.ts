@@ -94,6 +94,13 @@ describe('local language model', () => {
     assert.ok(model.stats().generatedTokens - before < 100, 'stopped soon after the abort');
   });
 
+  it("serves accounts in turn: another account's request overtakes one account's backlog", async () => {
+    const order: string[] = [];
+    const call = (requester: string, tag: string) => model.complete(CHAT, { maxTokens: 8, requester }).then(() => order.push(tag));
+    await Promise.all([call('a', 'a1'), call('a', 'a2'), call('a', 'a3'), call('b', 'b1')]);
+    assert.deepEqual(order, ['a1', 'b1', 'a2', 'a3']);
+  });
+
   it('refuses to load a model over the memory budget', async () => {
     const small = new LocalLanguageModel({ dir: llmModelsDir(modelsDir), memoryBudgetMb: 1, threads: 1, timeoutMs: 30_000, rescanIntervalMs: 0 });
     await small.start();
