@@ -42,9 +42,15 @@ describe('a language model installed on this machine', () => {
     assert.match(res.json().message, /doesn't support formality/);
   });
 
-  it('is found once installed, without a restart: formality is reported for Spanish', async () => {
+  it('is found once installed, without a restart: formality is reported for Spanish, writing style for English', async () => {
+    const englishStyle = async () => {
+      const langs = (await ctx.app.inject({ method: 'GET', url: '/v3/languages?resource=write', headers: authHeaders(pro) })).json() as { lang: string; features: Record<string, unknown> }[];
+      return Boolean(langs.find((l) => l.lang === 'en-US')?.features.writing_style);
+    };
+    assert.equal(await englishStyle(), false);
     installTestLlm(modelsDir);
     await waitFor('Spanish formality to be reported', async () => (await spanishFormality()) === true);
+    assert.equal(await englishStyle(), true);
   });
 
   it('rephrases through the model (/v2/write/rephrase)', async () => {
