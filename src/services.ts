@@ -177,6 +177,8 @@ export async function buildServices(config: Config, options: BuildServicesOption
         ...(config.localLlm.languages ? { languages: config.localLlm.languages } : {}),
         // no FIFO queue in front: the local model's slots serve accounts in turn (and bound each account's queue)
         concurrency: Number.MAX_SAFE_INTEGER,
+        // smaller batches than for a model server: prompt and answer share the context of one generation slot
+        batchChars: 1200,
         logger,
       })
     : undefined;

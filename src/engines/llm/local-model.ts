@@ -294,7 +294,8 @@ export class LocalLanguageModel implements ChatBackend {
         m.role === 'assistant' ? { type: 'model', response: [m.content] } : { type: m.role, text: m.content },
       );
       history.push({ type: 'model', response: [] });
-      const maxTokens = options.maxTokens ?? 2048;
+      // a numbered answer needs at most a token per character allowed, twice over for scripts split into bytes
+      const maxTokens = options.maxTokens ?? (options.answer ? options.answer.maxChars.reduce((n, c) => n + 2 * c + 8, 32) : 2048);
       const response = await chat.generateResponse(history, {
         ...(grammar ? { grammar } : {}),
         maxTokens,
