@@ -36,12 +36,17 @@ const EnvSchema = Type.Object({
   TOLK_LLM_LANGUAGES: Type.Optional(Type.String({ pattern: '^[a-z]{2,3}(-[a-z0-9]+)?(,[a-z]{2,3}(-[a-z0-9]+)?)*$' })),
   TOLK_LLM_TIMEOUT_MS: Type.Optional(Positive),
   TOLK_LLM_CONCURRENCY: Type.Optional(Positive),
+  TOLK_LLM_MEMORY_MB: Type.Optional(Positive),
+  TOLK_LLM_SLOTS: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
+  TOLK_LLM_THREADS: Type.Optional(Type.Integer({ minimum: 0, maximum: 256 })),
+  TOLK_LLM_CONTEXT: Type.Optional(Type.Integer({ minimum: 512, maximum: 131072 })),
   TOLK_HUNSPELL_DIR: Type.Optional(Type.String({ minLength: 1 })),
   TOLK_MODELS_DIR: Type.Optional(Type.String({ minLength: 1 })),
   TOLK_BERGAMOT_WORKERS: Type.Optional(Type.Integer({ minimum: 0, maximum: 256 })),
   TOLK_BERGAMOT_MEMORY_MB: Type.Optional(Positive),
   TOLK_MODELS_INDEX_URL: Type.Optional(Type.String({ pattern: '^(https?|file)://' })),
   TOLK_WHISPER_MODELS_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  TOLK_LLM_MODELS_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   TOLK_STT_ENGINE: Type.Optional(Type.Union(['auto', 'pocketsphinx', 'whisper'].map((l) => Type.Literal(l)))),
   TOLK_HUNSPELL_PROCESSES: Type.Optional(Type.Integer({ minimum: 1, maximum: 32 })),
   TOLK_TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
@@ -103,6 +108,11 @@ export interface Config {
   llm:
     | { url: string; model: string; apiKey: string | undefined; languages: string[] | undefined; timeoutMs: number; concurrency: number }
     | undefined;
+  /**
+   * Without TOLK_LLM_URL: an installed GGUF model (modelsDir/llm, TOLK_LLM_MODEL picks one by name) run in this
+   * process under a memory budget, with generation slots shared between accounts.
+   */
+  localLlm: { preferred: string | undefined; languages: string[] | undefined; memoryBudgetMb: number; slots: number; threads: number; contextSize: number; timeoutMs: number };
   /** Where Hunspell dictionaries (.dic/.aff) for /v2/write/correct are. */
   hunspellDir: string;
   /** Socket timeouts of both listeners: idle keep-alive, complete request head, complete request (body included). */
@@ -117,6 +127,8 @@ export interface Config {
   sttEngine: 'auto' | 'pocketsphinx' | 'whisper';
   /** Where `tolk models install whisper-NAME` downloads ggml-NAME.bin from (default: whisper.cpp's Hugging Face repository). */
   whisperModelsUrl: string | undefined;
+  /** Where `tolk models install llm-NAME` downloads the curated language models from (default: Hugging Face). */
+  llmModelsUrl: string | undefined;
   /** Warm Hunspell checkers per dictionary, shared round-robin between accounts. */
   hunspellProcesses: number;
   /** Port of a separate listener for /metrics (no key); undefined: /metrics on the API, admin key required. */
@@ -216,6 +228,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           concurrency: e.TOLK_LLM_CONCURRENCY ?? 4,
         }
       : undefined,
+    localLlm: {
+      preferred: e.TOLK_LLM_MODEL,
+      languages: e.TOLK_LLM_LANGUAGES?.split(','),
+      memoryBudgetMb: e.TOLK_LLM_MEMORY_MB ?? 8192,
+      slots: e.TOLK_LLM_SLOTS ?? 1,
+      threads: e.TOLK_LLM_THREADS ?? 0,
+      contextSize: e.TOLK_LLM_CONTEXT ?? 4096,
+      timeoutMs: e.TOLK_LLM_TIMEOUT_MS ?? 120_000,
+    },
     hunspellDir: e.TOLK_HUNSPELL_DIR ?? '/usr/share/hunspell',
     timeouts,
     shutdownTimeoutMs: e.TOLK_SHUTDOWN_TIMEOUT_MS ?? 25_000,
@@ -227,6 +248,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     modelsDir: resolve(e.TOLK_MODELS_DIR ?? resolve(dataDir, 'models')),
     sttEngine: (e.TOLK_STT_ENGINE ?? 'auto') as 'auto' | 'pocketsphinx' | 'whisper',
     whisperModelsUrl: e.TOLK_WHISPER_MODELS_URL,
+    llmModelsUrl: e.TOLK_LLM_MODELS_URL,
     hunspellProcesses: e.TOLK_HUNSPELL_PROCESSES ?? 2,
     metricsPort: e.TOLK_METRICS_PORT,
     libreTranslate: e.TOLK_LIBRETRANSLATE === 'true',

@@ -7,7 +7,7 @@ import { AnalyticsService } from './admin/analytics-service.js';
 import { Store } from './store/store.js';
 import { ApertiumEngine } from './engines/apertium/index.js';
 import { BergamotEngine } from './engines/bergamot/index.js';
-import { LlmEngine, isTextImprover, type TextImprover } from './engines/llm/index.js';
+import { LlmEngine, LocalLanguageModel, PostEditedEngine, isTextImprover, llmModelsDir, type PostEditCounts, type TextImprover } from './engines/llm/index.js';
 import { Hunspell } from './write/hunspell.js';
 import { WriteService } from './write/write-service.js';
 import type { TranslationEngine } from './engines/engine.js';
@@ -52,6 +52,8 @@ export interface Services {
   customization: Customization['customization'];
   /** Text improvement (/v2/write/rephrase, /v2/write/correct). */
   write: WriteService;
+  /** The GGUF model on this machine (without TOLK_LLM_URL) and what became of its post-edits; undefined otherwise. */
+  languageModel: { model: LocalLanguageModel; postEdits: PostEditCounts } | undefined;
   /** Voice: realtime transcription, translation and translated speech sessions (issue 9). */
   voice: VoiceService;
   /** Spoken terms collections (/v3/spoken-terms), used by voice sessions. */
@@ -153,9 +155,37 @@ export async function buildServices(config: Config, options: BuildServicesOption
               ]
             : []),
         ]);
+  // Without a model server: a GGUF model installed on this machine, when there is one (found again when installed).
+  const remoteImprover = engines.find((e) => isTextImprover(e)) as (TranslationEngine & TextImprover) | undefined;
+  const localModel =
+    remoteImprover || options.engines === false
+      ? undefined
+      : new LocalLanguageModel({
+          dir: llmModelsDir(config.modelsDir),
+          ...(config.localLlm.preferred ? { preferred: config.localLlm.preferred } : {}),
+          memoryBudgetMb: config.localLlm.memoryBudgetMb,
+          slots: config.localLlm.slots,
+          threads: config.localLlm.threads,
+          contextSize: config.localLlm.contextSize,
+          timeoutMs: config.localLlm.timeoutMs,
+          logger,
+        });
+  const localEditor = localModel
+    ? new LlmEngine({
+        backend: localModel,
+        offerPairs: false,
+        ...(config.localLlm.languages ? { languages: config.localLlm.languages } : {}),
+        // no FIFO queue in front: the local model's slots serve accounts in turn (and bound each account's queue)
+        concurrency: Number.MAX_SAFE_INTEGER,
+        // smaller batches than for a model server: prompt and answer share the context of one generation slot
+        batchChars: 1200,
+        logger,
+      })
+    : undefined;
   try {
-    await Promise.all(engines.map((e) => e.start()));
+    await Promise.all([...engines.map((e) => e.start()), localModel?.start()]);
   } catch (err) {
+    await localModel?.close().catch(() => {});
     await Promise.all(engines.map((e) => e.close().catch(() => {})));
     await rateWindows.close();
     await store.close();
@@ -172,7 +202,10 @@ export async function buildServices(config: Config, options: BuildServicesOption
     voiceSessionsOpen: () => voiceSessionsOpen(),
   });
   // The router sees metered engines: every engine call counts its characters by engine and pair.
-  const router = new EngineRouter(engines.map((e) => metrics.meter(e)), { routing: config.engineRoutes, logger, defaultVariants: DEFAULT_TARGET_VARIANT });
+  // With a local model, engines that cannot follow formality or custom instructions get them through a post-edit.
+  const postEdits: PostEditCounts = { used: 0, refused: 0 };
+  const routed = localEditor ? engines.map((e) => new PostEditedEngine(e, localEditor, postEdits, logger)) : engines;
+  const router = new EngineRouter(routed.map((e) => metrics.meter(e)), { routing: config.engineRoutes, logger, defaultVariants: DEFAULT_TARGET_VARIANT });
   const detector = await EldLanguageDetector.create();
   const now = options.now ?? Date.now;
   const urlSigningSecret = await repositories.serverSecrets.serverSecret('url_signing');
@@ -200,9 +233,11 @@ export async function buildServices(config: Config, options: BuildServicesOption
   // can be translated: routes and the language lists follow.
   pairsChanged = () => translate.languages.refresh();
   for (const engine of engines) engine.onPairsChanged?.(() => pairsChanged());
+  // a model installed or removed turns formality on or off for the register targets
+  localModel?.onChange(() => pairsChanged());
   const hunspell = new Hunspell({ dictionaryDir: config.hunspellDir, processes: config.hunspellProcesses, logger, timeoutMs: config.engineTimeoutMs });
   const write = new WriteService({
-    improver: engines.find((e) => isTextImprover(e)) as (TranslationEngine & TextImprover) | undefined,
+    improver: remoteImprover ?? localEditor,
     dictionaries: hunspell,
     detector: { detect: (text) => detector.detect(text).language },
     logger,
@@ -257,6 +292,7 @@ export async function buildServices(config: Config, options: BuildServicesOption
     translate,
     documents,
     write,
+    languageModel: localModel ? { model: localModel, postEdits } : undefined,
     voice,
     spokenTerms,
     urlSigner: new UrlSigner(urlSigningSecret),
@@ -269,6 +305,7 @@ export async function buildServices(config: Config, options: BuildServicesOption
       await documents.close();
       await customization.memories.close();
       await Promise.all(engines.map((e) => e.close().catch((err) => logger.error({ err }, 'engine close failed'))));
+      await localModel?.close().catch((err) => logger.error({ err }, 'language model close failed'));
       hunspell.close();
       await voice.close();
       await rateWindows.close();

@@ -8,6 +8,7 @@ import { installModel, ModelInstallError, removeModel, verifyModels, type Instal
 import { availableModels, COMMON_DIRECTIONS, compareVersions, COMMON_LANGUAGES, DEFAULT_INDEX_URL, DIRECTION_SYNTAX, ModelIndexError, readModelIndex, updatesFor } from './model-index.js';
 import { ArchiveError } from './archive.js';
 import { installOnnxSpeechModel } from './onnx-speech-models.js';
+import { LLM_MODELS_USAGE, llmModelsCommand } from './llm-models.js';
 import { installSpeechModel, listSpeechModels, onnxModelName, removeSpeechModel, speechModelName, verifySpeechModels, whisperDir } from './speech-models.js';
 
 /** Each subcommand's usage, answered by `tolk models SUB --help`. */
@@ -35,7 +36,7 @@ const SUBCOMMAND_USAGE: Record<string, string> = {
 `,
 };
 
-export const MODELS_USAGE = Object.values(SUBCOMMAND_USAGE).join('');
+export const MODELS_USAGE = `${Object.values(SUBCOMMAND_USAGE).join('')}${LLM_MODELS_USAGE}`;
 
 /** Errors the CLI prints as one line (exit 1), without a stack. */
 export function isModelsError(err: unknown): boolean {
@@ -132,12 +133,17 @@ export async function modelsCommand(
     strict: true,
   });
   if (values.help) {
-    out(`Usage:\n${SUBCOMMAND_USAGE[sub]}`);
+    out(`Usage:\n${SUBCOMMAND_USAGE[sub]}${['install', 'remove', 'verify'].includes(sub) ? LLM_MODELS_USAGE : ''}`);
     return 0;
   }
   const config = loadConfig();
   const modelsDir = config.modelsDir;
   const indexUrl = config.bergamot.indexUrl ?? DEFAULT_INDEX_URL;
+  // Language models (llm-NAME): their own module; `list` gets their lines and goes on below.
+  const llmProgress = sub === 'install' ? terminalProgress() : undefined;
+  const llm = await llmModelsCommand(sub, positionals, { modelsDir, from: values.from, baseUrl: config.llmModelsUrl, progress: llmProgress?.progress, out, json: values.json });
+  llmProgress?.clear();
+  if (llm !== undefined) return llm;
   // Exit status: 0, or 1 when `verify` finds a problem or one of several installs failed.
   if (sub === 'list') {
     const { models, bad } = await scanModelsDir(modelsDir);

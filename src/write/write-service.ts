@@ -62,7 +62,7 @@ export interface WriteLanguage {
 }
 
 export const NEEDS_LLM_MESSAGE =
-  'Rephrasing needs a language-model engine, and this server has none configured (set TOLK_LLM_URL and TOLK_LLM_MODEL).';
+  'Rephrasing needs a language-model engine, and this server has none configured (set TOLK_LLM_URL and TOLK_LLM_MODEL, or install a model: tolk models install llm-NAME).';
 
 /** An LLM correction that rewrites more than this share of the words is not minimal: Hunspell's result is used. */
 const MAX_CORRECTION_CHANGE = 0.4;
@@ -99,19 +99,19 @@ function wordChangeRatio(before: string, after: string): number {
 
 export class WriteService {
   private readonly log: Logger;
-  private readonly llmLanguages: Set<string>;
 
   constructor(private readonly deps: WriteServiceDeps) {
     this.log = deps.logger ?? silentLogger;
-    this.llmLanguages = new Set(deps.improver?.improveLanguages() ?? []);
   }
 
+  /** Asked each time: a local model installed or removed while the server runs changes it. */
   get hasLanguageModel(): boolean {
-    return this.deps.improver !== undefined;
+    return (this.deps.improver?.improveLanguages().length ?? 0) > 0;
   }
 
   private llmCovers(lang: string): boolean {
-    return this.deps.improver !== undefined && (this.llmLanguages.has(lang) || this.llmLanguages.has(baseOf(lang)));
+    const languages = this.deps.improver?.improveLanguages() ?? [];
+    return languages.includes(lang) || languages.includes(baseOf(lang));
   }
 
   /** What /v3/languages?resource=write lists: targets of the reference's set that some engine here can improve. */
@@ -129,7 +129,7 @@ export class WriteService {
     const characters = this.plan(job.request, job.mode);
     await this.deps.usage.assertCharactersAvailable(job.caller, characters);
     const improvements =
-      job.mode === 'rephrase' ? await this.rephrase(job.request, job.signal) : await this.correct(job.request, job.signal, job.caller.account.id);
+      job.mode === 'rephrase' ? await this.rephrase(job.request, job.signal, job.caller.account.id) : await this.correct(job.request, job.signal, job.caller.account.id);
     await this.deps.usage.charge(job.caller, 'text_improvement', characters, job.reportingTag);
     return improvements;
   }
@@ -137,7 +137,7 @@ export class WriteService {
   /** Checks the request can be served before any billing; returns the characters to bill. */
   plan(req: WriteRequest, mode: 'rephrase' | 'correct'): number {
     if (mode === 'rephrase') {
-      if (!this.deps.improver) throw new ServiceError('feature_not_available', NEEDS_LLM_MESSAGE);
+      if (!this.hasLanguageModel) throw new ServiceError('feature_not_available', NEEDS_LLM_MESSAGE);
       if (req.targetLang !== undefined && !this.llmCovers(req.targetLang)) throw unsupportedValue('target_lang');
     } else if (req.targetLang !== undefined && !this.llmCovers(req.targetLang) && !this.deps.dictionaries.has(req.targetLang)) {
       throw new ServiceError(
@@ -172,7 +172,7 @@ export class WriteService {
     return { text, targetLanguage: toBcp47(lang === 'en' ? 'en-us' : lang), detectedSourceLanguage: baseOf(detected) };
   }
 
-  async rephrase(req: WriteRequest, signal?: AbortSignal): Promise<Improvement[]> {
+  async rephrase(req: WriteRequest, signal?: AbortSignal, account?: string): Promise<Improvement[]> {
     const improver = this.deps.improver;
     if (!improver) throw new ServiceError('feature_not_available', NEEDS_LLM_MESSAGE);
     const langs = this.languagesOf(req, 'rephrase');
@@ -188,11 +188,16 @@ export class WriteService {
         if (from) input.from = from;
         if (req.style) input.style = req.style;
         if (req.tone) input.tone = req.tone;
+        const texts = indexes.map((i) => req.texts[i]!);
         let results: string[];
         try {
-          results = await improver.improve(indexes.map((i) => req.texts[i]!), input, signal);
+          results = await improver.improve(texts, input, signal, account);
         } catch (err) {
-          throw engineErrorToServiceError(err);
+          // A model that keeps breaking the texts (markup lost, commentary added) leaves them as they were, unless
+          // they had to be translated as well.
+          if (!(err instanceof EngineError && err.kind === 'failed') || from || signal?.aborted) throw engineErrorToServiceError(err);
+          this.log.warn({ lang, reason: err.message }, 'language-model rephrasing refused; the texts are returned unchanged');
+          results = texts;
         }
         indexes.forEach((i, k) => (out[i] = this.improvement(results[k]!, lang, langs[i]!.detected)));
       }),
@@ -222,7 +227,7 @@ export class WriteService {
       return spelling();
     }
     try {
-      const [corrected] = await this.deps.improver!.improve([text], { mode: 'correct', language: lang }, signal);
+      const [corrected] = await this.deps.improver!.improve([text], { mode: 'correct', language: lang }, signal, spell.account);
       if (hasDictionary && wordChangeRatio(text, corrected!) > MAX_CORRECTION_CHANGE) {
         this.log.warn({ lang }, 'language-model correction rewrote too much; using the spelling correction');
         return spelling();

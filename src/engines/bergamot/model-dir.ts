@@ -137,8 +137,8 @@ export async function scanModelsDir(root: string): Promise<{ models: ModelInfo[]
   }
   const models: ModelInfo[] = [];
   const bad: BadModelDir[] = [];
-  // Hidden directories are installs in progress (see src/models/install.ts); `whisper/` holds speech models.
-  for (const entry of entries.filter((e) => e.isDirectory() && !e.name.startsWith('.') && e.name !== 'whisper').sort((a, b) => a.name.localeCompare(b.name))) {
+  // Hidden directories are installs in progress (see src/models/install.ts); `whisper/` holds speech models, `llm/` language models.
+  for (const entry of entries.filter((e) => e.isDirectory() && !e.name.startsWith('.') && e.name !== 'whisper' && e.name !== 'llm').sort((a, b) => a.name.localeCompare(b.name))) {
     const dir = join(root, entry.name);
     try {
       models.push(await inspectModelDir(dir));

@@ -27,6 +27,23 @@ export interface ChatOptions {
   temperature?: number;
   /** Ask for a JSON object answer (response_format json_object); servers that lack it ignore the field. */
   json?: boolean;
+  /** Who asked (an account): a local model serves accounts in turn. */
+  requester?: string;
+  /** The answer is {"1": …, "2": …} with at most these characters per text: a local model is held to it by a grammar. */
+  answer?: { maxChars: number[] };
+  /** Most tokens to generate (local model). */
+  maxTokens?: number;
+  /** Called as tokens are generated (local model), with their count. */
+  onTokens?: (count: number) => void;
+}
+
+/** Where chats are answered: a remote OpenAI-compatible server (ChatClient) or a model on this machine. */
+export interface ChatBackend {
+  /** The model's name. */
+  readonly model: string;
+  /** False while no model can answer (a local model not installed). */
+  available(): boolean;
+  complete(messages: ChatMessage[], options?: ChatOptions): Promise<string>;
 }
 
 function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -57,7 +74,7 @@ interface AttemptFailure {
   message: string;
 }
 
-export class ChatClient {
+export class ChatClient implements ChatBackend {
   private readonly endpoint: string;
   private readonly retries: number;
   private readonly backoffMs: number;
@@ -72,6 +89,11 @@ export class ChatClient {
 
   get model(): string {
     return this.options.model;
+  }
+
+  /** Always: a server that is down answers 503 per request rather than hiding the features. */
+  available(): boolean {
+    return true;
   }
 
   /** The assistant's answer text; throws EngineError timeout|overloaded|unavailable|failed. */

@@ -9,10 +9,12 @@ import {
   type TranslationEngine,
 } from '../engine.js';
 import { silentLogger, type Logger } from '../../lib/logger.js';
-import { ChatClient, type ChatMessage } from './chat-client.js';
+import { ChatClient, type ChatBackend, type ChatMessage } from './chat-client.js';
 import {
   decodeBatch,
   improveMessages,
+  postEditMessages,
+  type PostEditPromptInput,
   translateMessages,
   type ImprovePromptInput,
   type TranslatePromptInput,
@@ -29,9 +31,14 @@ export const DEFAULT_LLM_LANGUAGES = [
 const FORMALITY_TARGETS = new Set(['de', 'es', 'fr', 'it', 'ja', 'ko', 'nl', 'pl', 'pt', 'pt-br', 'pt-pt', 'ru', 'uk', 'cs', 'sk', 'bg', 'tr', 'el', 'hu', 'ro']);
 
 export interface LlmEngineOptions {
-  url: string;
-  model: string;
+  /** The remote server (OpenAI-compatible) … */
+  url?: string;
+  model?: string;
   apiKey?: string;
+  /** … or another backend, such as a model on this machine (then url, model, apiKey and retries are unused). */
+  backend?: ChatBackend;
+  /** Offer translation pairs of its own (default true); a local model only improves and post-edits other engines' output. */
+  offerPairs?: boolean;
   /** Languages (Tolk codes) to offer; default DEFAULT_LLM_LANGUAGES. */
   languages?: string[];
   /** Time limit of one model call, retries included (ms). */
@@ -55,7 +62,7 @@ export interface TextImprover {
   readonly name: string;
   /** Tolk codes of the languages it can improve. */
   improveLanguages(): string[];
-  improve(texts: string[], input: ImprovePromptInput, signal?: AbortSignal): Promise<string[]>;
+  improve(texts: string[], input: ImprovePromptInput, signal?: AbortSignal, requester?: string): Promise<string[]>;
 }
 
 export function isTextImprover(engine: unknown): engine is TextImprover {
@@ -66,10 +73,17 @@ const baseOf = (code: string) => code.split('-')[0]!;
 
 type BuildMessages = (texts: string[], reminder?: string) => ChatMessage[];
 
+/** Room for each text's answer: a rewrite or translation may be longer than its source, never many times longer. */
+const answerRoom = (text: string) => Math.ceil(text.length * 2.5) + 40;
+
+/** What the model made of each draft: its text where it passed the checks, else why it was refused. */
+export type PostEditResult = { text: string } | { problems: string[] };
+
 export class LlmEngine implements TranslationEngine, TextImprover {
   readonly name = 'llm';
   readonly features: EngineFeatures = { context: true, glossary: true, customInstructions: true, styleRules: true };
-  private readonly client: ChatClient;
+  private readonly client: ChatBackend;
+  private readonly offerPairs: boolean;
   private readonly languages: string[];
   private readonly log: Logger;
   private readonly concurrency: number;
@@ -81,9 +95,12 @@ export class LlmEngine implements TranslationEngine, TextImprover {
   private pairList: EnginePairInfo[] = [];
 
   constructor(options: LlmEngineOptions) {
-    this.client = new ChatClient({
-      url: options.url,
-      model: options.model,
+    this.offerPairs = options.offerPairs ?? true;
+    this.client =
+      options.backend ??
+      new ChatClient({
+      url: options.url ?? '',
+      model: options.model ?? '',
       ...(options.apiKey ? { apiKey: options.apiKey } : {}),
       timeoutMs: options.timeoutMs ?? 60_000,
       ...(options.retries !== undefined ? { retries: options.retries } : {}),
@@ -99,6 +116,7 @@ export class LlmEngine implements TranslationEngine, TextImprover {
 
   /** No network at start: a model server that is down must not stop Tolk; requests then get 503. */
   async start(): Promise<void> {
+    if (!this.offerPairs) return;
     const pairs: EnginePairInfo[] = [];
     const sources = [...new Set(this.languages.map(baseOf))];
     for (const source of sources) {
@@ -115,7 +133,12 @@ export class LlmEngine implements TranslationEngine, TextImprover {
   }
 
   improveLanguages(): string[] {
-    return [...this.languages];
+    return this.client.available() ? [...this.languages] : [];
+  }
+
+  /** A model can answer now (a local one is installed). */
+  available(): boolean {
+    return this.client.available();
   }
 
   async close(): Promise<void> {}
@@ -133,20 +156,59 @@ export class LlmEngine implements TranslationEngine, TextImprover {
     if (options.styleRules?.length) input.styleRules = options.styleRules;
     if (options.glossary?.length) input.glossary = options.glossary;
     const glossary = options.glossary ?? [];
-    return this.run(segments, glossary, options.signal, (texts, reminder) => {
+    return this.run(segments, glossary, options.signal, options.requester, (texts, reminder) => {
       // Only the glossary terms that occur in this batch go into the prompt (long glossaries stay cheap).
       const relevant = glossary.filter((g) => texts.some((t) => t.toLowerCase().includes(g.source.toLowerCase())));
       return translateMessages({ ...input, glossary: relevant }, texts, reminder);
     });
   }
 
-  async improve(texts: string[], input: ImprovePromptInput, signal?: AbortSignal): Promise<string[]> {
-    return this.run(texts, [], signal, (batch, reminder) => improveMessages(input, batch, reminder));
+  async improve(texts: string[], input: ImprovePromptInput, signal?: AbortSignal, requester?: string): Promise<string[]> {
+    return this.run(texts, [], signal, requester, (batch, reminder) => improveMessages(input, batch, reminder));
+  }
+
+  /**
+   * Rewrites another engine's translations under an instruction (register, custom instructions, style rules), one
+   * model call per batch and no repairs: a draft whose rewrite fails the checks keeps the engine's text, so the
+   * caller gets each result or the reasons it was refused.
+   */
+  async postEdit(drafts: string[], input: PostEditPromptInput, signal?: AbortSignal, requester?: string): Promise<PostEditResult[]> {
+    const out: PostEditResult[] = drafts.map((d) => ({ text: d }));
+    for (const batch of this.batches(drafts)) {
+      const texts = batch.map((b) => b.s);
+      let decoded: (string | undefined)[];
+      try {
+        const answer = await this.call(postEditMessages(input, texts), texts, signal, requester);
+        decoded = decodeBatch(answer, texts.length);
+      } catch (err) {
+        if (err instanceof EngineError && err.kind !== 'failed') throw err;
+        if (signal?.aborted) throw err;
+        const reason = `unreadable answer: ${(err as Error).message}`;
+        batch.forEach((b) => (out[b.i] = { problems: [reason] }));
+        continue;
+      }
+      batch.forEach((b, k) => {
+        const problems = segmentProblems(b.s, decoded[k], []);
+        out[b.i] = problems.length === 0 ? { text: decoded[k]! } : { problems };
+      });
+    }
+    return out;
   }
 
   /** Blank segments pass through; the rest go out in batches, concurrently up to the concurrency limit. */
-  private async run(segments: string[], glossary: GlossaryTerm[], signal: AbortSignal | undefined, build: BuildMessages): Promise<string[]> {
+  private async run(segments: string[], glossary: GlossaryTerm[], signal: AbortSignal | undefined, requester: string | undefined, build: BuildMessages): Promise<string[]> {
     const out = segments.slice();
+    await Promise.all(
+      this.batches(segments).map(async (batch) => {
+        const results = await this.runBatch(batch.map((b) => b.s), glossary, signal, requester, build);
+        batch.forEach((b, k) => (out[b.i] = results[k]!));
+      }),
+    );
+    return out;
+  }
+
+  /** Non-blank segments with their positions, in batches of at most batchSize segments and batchChars characters. */
+  private batches(segments: string[]): { s: string; i: number }[][] {
     const todo = segments.map((s, i) => ({ s, i })).filter(({ s }) => s.trim() !== '');
     const batches: (typeof todo)[] = [];
     let current: typeof todo = [];
@@ -161,23 +223,23 @@ export class LlmEngine implements TranslationEngine, TextImprover {
       chars += item.s.length;
     }
     if (current.length) batches.push(current);
-    await Promise.all(
-      batches.map(async (batch) => {
-        const results = await this.runBatch(batch.map((b) => b.s), glossary, signal, build);
-        batch.forEach((b, k) => (out[b.i] = results[k]!));
-      }),
-    );
-    return out;
+    return batches;
   }
 
   /**
    * One batch: ask; on an unreadable answer ask again; then each segment still wrong (lost placeholder, missing
    * glossary term, missing key) is repaired alone with a reminder of what was wrong, twice at most.
    */
-  private async runBatch(texts: string[], glossary: GlossaryTerm[], signal: AbortSignal | undefined, build: BuildMessages): Promise<string[]> {
+  private async runBatch(
+    texts: string[],
+    glossary: GlossaryTerm[],
+    signal: AbortSignal | undefined,
+    requester: string | undefined,
+    build: BuildMessages,
+  ): Promise<string[]> {
     let outputs: (string | undefined)[] = new Array(texts.length).fill(undefined);
     for (let attempt = 0; attempt < 2; attempt++) {
-      const answer = await this.call(build(texts), signal);
+      const answer = await this.call(build(texts), texts, signal, requester);
       try {
         const decoded = decodeBatch(answer, texts.length);
         outputs = decoded;
@@ -196,7 +258,7 @@ export class LlmEngine implements TranslationEngine, TextImprover {
         this.log.warn({ problems, repair }, 'language model answer broke a segment; repairing it alone');
         const reminder = `Your previous answer for this text was wrong: ${problems.join('; ')}. Correct that.`;
         try {
-          output = decodeBatch(await this.call(build([text], reminder), signal), 1)[0];
+          output = decodeBatch(await this.call(build([text], reminder), [text], signal, requester), 1)[0];
         } catch (err) {
           if (err instanceof EngineError) throw err;
           output = undefined;
@@ -212,7 +274,7 @@ export class LlmEngine implements TranslationEngine, TextImprover {
   }
 
   /** One model call under the concurrency limit; a full queue is refused at once (overloaded → 529). */
-  private async call(messages: ChatMessage[], signal: AbortSignal | undefined): Promise<string> {
+  private async call(messages: ChatMessage[], texts: string[], signal: AbortSignal | undefined, requester: string | undefined): Promise<string> {
     if (this.inFlight >= this.concurrency) {
       if (this.waiting.length >= this.maxQueue) throw new EngineError('overloaded', 'too many language-model requests waiting');
       // the finishing call hands its slot over, so inFlight never exceeds the limit
@@ -221,7 +283,12 @@ export class LlmEngine implements TranslationEngine, TextImprover {
       this.inFlight++;
     }
     try {
-      return await this.client.complete(messages, { json: true, ...(signal ? { signal } : {}) });
+      return await this.client.complete(messages, {
+        json: true,
+        answer: { maxChars: texts.map(answerRoom) },
+        ...(signal ? { signal } : {}),
+        ...(requester !== undefined ? { requester } : {}),
+      });
     } finally {
       const next = this.waiting.shift();
       if (next) next();

@@ -106,6 +106,33 @@ export function translateMessages(input: TranslatePromptInput, texts: string[], 
   ];
 }
 
+/** What a post-edit of another engine's translations must change: register, instructions, style rules. */
+export interface PostEditPromptInput {
+  /** Tolk code of the translations' language. */
+  target: string;
+  formality?: 'default' | 'more' | 'less';
+  customInstructions?: string[];
+  styleRules?: string[];
+}
+
+export function postEditMessages(input: PostEditPromptInput, texts: string[]): ChatMessage[] {
+  const lines = [
+    `You are an editor of ${languageLabel(input.target)} translations. Rewrite each text as asked below, keeping its meaning, its language and everything not asked to change.`,
+  ];
+  if (input.formality === 'more') lines.push('Use a formal register and the polite forms of address of the language.');
+  if (input.formality === 'less') lines.push('Use an informal register and the familiar forms of address of the language.');
+  const instructions = [...(input.styleRules ?? []), ...(input.customInstructions ?? [])];
+  if (instructions.length) {
+    lines.push('Follow these instructions:');
+    for (const i of instructions) lines.push(`- ${i}`);
+  }
+  lines.push('If a text needs no change, return it unchanged.', ...JSON_RULES);
+  return [
+    { role: 'system', content: lines.join('\n') },
+    { role: 'user', content: encodeBatch(texts) },
+  ];
+}
+
 export function improveMessages(input: ImprovePromptInput, texts: string[], reminder?: string): ChatMessage[] {
   const language = languageLabel(input.language);
   const lines =

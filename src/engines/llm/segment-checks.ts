@@ -49,9 +49,20 @@ export function glossaryProblems(source: string, output: string, glossary: Gloss
     .map((g) => `glossary term "${g.source}" must be translated as "${g.target}"`);
 }
 
+/**
+ * Signs of added commentary ("Here is the translation: …", notes below the text): an answer many times longer than
+ * its text, or with more lines than it.
+ */
+export function commentaryProblems(source: string, output: string): string[] {
+  const problems: string[] = [];
+  if (output.length > source.length * 3 + 40) problems.push('answer far longer than the text (added commentary?)');
+  if (output.split('\n').length > source.split('\n').length) problems.push('answer has more lines than the text');
+  return problems;
+}
+
 /** Everything wrong with one segment's output; empty when it can be returned. */
 export function segmentProblems(source: string, output: string | undefined, glossary: GlossaryTerm[]): string[] {
   if (output === undefined) return ['no answer for this segment'];
   if (output.trim() === '' && source.trim() !== '') return ['empty answer'];
-  return [...placeholderProblems(source, output), ...glossaryProblems(source, output, glossary)];
+  return [...placeholderProblems(source, output), ...glossaryProblems(source, output, glossary), ...commentaryProblems(source, output)];
 }
