@@ -23,6 +23,8 @@ export interface ApertiumEngineOptions {
   maxInFlightPerPipeline?: number;
   /** Input bytes in flight in one pipeline before further requests wait for another one. Default 16384. */
   maxInFlightBytes?: number;
+  /** A pipeline with blocks in flight that writes no output for this long is wedged: replaced, its blocks re-run. */
+  wedgeTimeoutMs?: number;
   /** Requests allowed to wait per pair before EngineError('overloaded'). Default 64. */
   maxQueuePerPair?: number;
   /** Idle pipelines are closed after this long (restarted lazily on the next request). Default 600000 (10 min). */
