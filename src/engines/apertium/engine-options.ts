@@ -14,16 +14,19 @@ export interface ApertiumEngineOptions {
   memoryBudgetMb?: number;
   /** Pipelines per pair when requests queue up. Default 1 on a machine with ≤ 2 cores, else 2. */
   maxPipelinesPerPair?: number;
-  /** Whole-request limit (queue wait + translation); a pipeline still working at the deadline is killed and replaced. Default 15000. */
+  /** Whole-request limit (queue wait + translation); at the deadline the request's blocks not sent yet are dropped. Default 15000. */
   requestTimeoutMs?: number;
   /**
-   * Requests in flight at once in one pipeline (pipelining: the next request's blocks are written before the previous
-   * answers have come back). 1 turns pipelining off. Default 8.
+   * Blocks (a sentence, or up to 1 KiB of one) in flight at once in one pipeline: pipelining keeps its stages busy; the
+   * window is what a newly arrived short request may wait behind. 1 turns pipelining off. Default 16.
    */
   maxInFlightPerPipeline?: number;
-  /** Input bytes in flight in one pipeline before further requests wait for another one. Default 16384. */
+  /** Input bytes in flight in one pipeline (a block alone may exceed it). Default 4096. */
   maxInFlightBytes?: number;
-  /** A pipeline with blocks in flight that writes no output for this long is wedged: replaced, its blocks re-run. */
+  /**
+   * A pipeline with blocks in flight that answers none for this long is wedged: it is replaced and its blocks re-run
+   * on the new one (the block it hung on once only). Default 5000; a new pipeline's first answer may take probeTimeoutMs.
+   */
   wedgeTimeoutMs?: number;
   /** Requests allowed to wait per pair before EngineError('overloaded'). Default 64. */
   maxQueuePerPair?: number;
@@ -68,8 +71,9 @@ export const DEFAULTS = {
   maxPipelinesPerPair: availableParallelism() <= 2 ? 1 : 2,
   requestTimeoutMs: 15_000,
   maxQueuePerPair: 64,
-  maxInFlightPerPipeline: 8,
-  maxInFlightBytes: 16_384,
+  maxInFlightPerPipeline: 16,
+  maxInFlightBytes: 4096,
+  wedgeTimeoutMs: 5000,
   idleRecycleMs: 600_000,
   ...WEAR_LIMITS,
   probeConcurrency: 2,
