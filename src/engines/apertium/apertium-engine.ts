@@ -17,7 +17,7 @@ import { DEFAULTS, type ApertiumEngineOptions } from './engine-options.js';
 import { ApertiumPipeline, type TaggerReset } from './pipeline.js';
 import { chooseTaggerReset, forgetTaggerShim } from './tagger-shim.js';
 import { existsSync } from 'node:fs';
-import { deformat, reformat, splitEdges, splitForPipe, stripMarks } from './stream-format.js';
+import { deformat, lowerFirstLikeSource, reformat, splitEdges, splitForPipe, stripMarks } from './stream-format.js';
 import { probeMode } from './probe.js';
 
 /** RSS assumed for a mode never measured yet (MiB). */
@@ -35,6 +35,8 @@ interface Block {
   lead: string;
   core: string;
   trail: string;
+  /** Not the segment's first block: cut from it mid-sentence, maybe. */
+  continued: boolean;
 }
 
 export interface ApertiumPairStats {
@@ -42,11 +44,12 @@ export interface ApertiumPairStats {
   mode: string;
   pipelines: number;
   busy: number;
-  /** Requests in flight over all pipelines of the pair. */
+  /** Blocks in flight over all pipelines of the pair. */
   inFlight: number;
+  /** Requests with blocks waiting to be sent. */
   queued: number;
   rssMb: number;
-  /** Pipelines of the pair that died unexpectedly (crash, deadline) since start; each is replaced on demand. */
+  /** Pipelines of the pair that died unexpectedly (crash, wedged) since start; each is replaced on demand. */
   restarts: number;
 }
 
@@ -213,6 +216,7 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
           lead: (j === 0 ? lead : '') + e.lead,
           core: e.core,
           trail: e.trail + (j === chunks.length - 1 ? trail : ''),
+          continued: j > 0,
         });
       });
     });
@@ -237,7 +241,8 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
       work.forEach((b, k) => {
         const out = reformat(raw[k] ?? '').trim();
         if (!out) throw new EngineError('failed', `apertium ${key} returned empty output for non-empty input`);
-        pieces[b.segment]!.push(b.lead + stripMarks(out, b.core) + b.trail);
+        const text = stripMarks(out, b.core);
+        pieces[b.segment]!.push(b.lead + (b.continued ? lowerFirstLikeSource(b.core, text) : text) + b.trail);
       });
       return segments.map((s, i) => (pieces[i]!.length ? pieces[i]!.join('') : results[i] || s));
     } catch (err) {
