@@ -18,10 +18,12 @@ export interface ApertiumEngineOptions {
   requestTimeoutMs?: number;
   /**
    * Blocks (a sentence, or up to 1 KiB of one) in flight at once in one pipeline: pipelining keeps its stages busy; the
-   * window is what a newly arrived short request may wait behind. 1 turns pipelining off. Default 16.
+   * window is what a newly arrived short request may wait behind. 1 turns pipelining off. Default 4 (beside another
+   * account's bulk requests, 4 blocks / 1 KiB gave a short request a third of the latency of 16 / 4 KiB, with the
+   * same throughput, on a busy 2-core machine: docs/benchmarks.md).
    */
   maxInFlightPerPipeline?: number;
-  /** Input bytes in flight in one pipeline (a block alone may exceed it). Default 4096. */
+  /** Input bytes in flight in one pipeline (a block alone may exceed it). Default 1024. */
   maxInFlightBytes?: number;
   /**
    * A pipeline with blocks in flight that answers none for this long is wedged: it is replaced and its blocks re-run
@@ -71,8 +73,8 @@ export const DEFAULTS = {
   maxPipelinesPerPair: availableParallelism() <= 2 ? 1 : 2,
   requestTimeoutMs: 15_000,
   maxQueuePerPair: 64,
-  maxInFlightPerPipeline: 16,
-  maxInFlightBytes: 4096,
+  maxInFlightPerPipeline: 4,
+  maxInFlightBytes: 1024,
   wedgeTimeoutMs: 5000,
   idleRecycleMs: 600_000,
   ...WEAR_LIMITS,
