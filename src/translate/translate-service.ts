@@ -6,7 +6,7 @@ import type { Logger } from '../lib/logger.js';
 import type { EngineTranslateOptions } from '../engines/engine.js';
 import { DEFAULT_TARGET_VARIANT, baseLang, toApiCode } from './languages.js';
 import type { TextOptions, TranslationSpec } from './translate-job.js';
-import { chunkText, joinPieces, restoreFormatting, segmentText } from './segmentation.js';
+import { chunkText, joinPieces, restoreFormatting, segmentText, type SegmentedText } from './segmentation.js';
 import { parseMarkup, translateKeepingIdentifiers, type InlineStrategy, type MarkupPlan } from '../markup/index.js';
 import type { EngineCapabilities, SegmentHook, TranslateCustomization } from '../customization/translate-hook.js';
 
@@ -18,6 +18,8 @@ export const MAX_SEGMENT_CHARS = 8000;
 /** Characters per engine call (a bounded amount of work for the engine's deadline), and such calls at once. */
 export const MAX_CALL_CHARS = 16_000;
 const CALLS_IN_FLIGHT = 2;
+/** Characters segmented between two turns of the event loop. */
+const YIELD_EVERY_CHARS = 10_000;
 
 /** What the service needs from the engine router (src/translate/engine-router.ts). */
 export interface PairRouter {
@@ -244,7 +246,17 @@ export class TranslateService {
     texts: string[],
     options: { formality: EngineTranslateOptions['formality'] } & TranslateRun,
   ): Promise<string[]> {
-    const perText = texts.map((t) => segmentText(t, textOptions.splitSentences, source));
+    // Sentence splitting of a large request takes ~100 ms: done in slices, so other requests' work runs in between.
+    const perText: SegmentedText[] = [];
+    let sinceYield = 0;
+    for (const text of texts) {
+      perText.push(segmentText(text, textOptions.splitSentences, source));
+      sinceYield += text.length;
+      if (sinceYield >= YIELD_EVERY_CHARS) {
+        sinceYield = 0;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
     // A segment without sentence breaks for pages is translated in pieces, so that no engine call is unbounded.
     const pieces = perText.flatMap((s) => s.segments.map((seg) => (seg.core.length > MAX_SEGMENT_CHARS ? chunkText(seg.core, MAX_SEGMENT_CHARS) : [seg.core])));
     const engineOptions: EngineTranslateOptions = { formality: options.formality ?? 'default' };

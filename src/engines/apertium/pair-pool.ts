@@ -237,10 +237,11 @@ export class PairPool {
       job.outputs[block.index] = out;
       if (--job.remaining === 0) this.finish(job);
     }
+    // checked on every answer: under steady load a pipeline may never drain by itself
+    p.retiring ??= this.host.shouldRetire?.(p);
     if (p.inflight === 0) {
       this.sent.delete(p);
       this.progressAt.delete(p);
-      p.retiring ??= this.host.shouldRetire?.(p);
       this.retireIfDrained(p);
     }
     this.dispatch();
