@@ -2,7 +2,8 @@
 // legal /v2/translate requests (50 texts of 2.5 kB) in 2, then 6, concurrent loops. B's latency alone and beside A,
 // and both accounts' errors, through `tolk serve` in its own process (Apertium en-es, the default install), one
 // pipeline per pair as on a 2-core machine. --baseline=DIR runs another built checkout's server (e.g. /work/main) the
-// same way in the same run. Flags: --seconds=20 (per phase), --loads=2,6, --baseline=DIR.
+// same way in the same run. Flags: --seconds=20 (per phase), --loads=2,6, --baseline=DIR, --settle-ms=30000 (idle
+// time before the server's resident memory is read once more).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent } from 'node:http';
@@ -11,11 +12,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchArgs } from './args.js';
 import { SHORT, freePort, percentile, post } from './translate-helpers.js';
+import { residentBytes } from '../src/engines/process-pool.js';
 
 const args = benchArgs();
 const SECONDS = Number(args.get('seconds') ?? 20);
 const LOADS = (args.get('loads') ?? '2,6').split(',').map(Number);
 const B_EVERY_MS = 150;
+/** Idle time after the last phase before the server's memory is read again. */
+const SETTLE_MS = Number(args.get('settle-ms') ?? 30_000);
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** 2.5 kB of ordinary English prose; `n` makes each text differ. */
@@ -36,6 +40,8 @@ function longText(n: number): string {
 interface Server {
   keys: { a: string; b: string };
   url: URL;
+  /** Resident memory of the server's Node process (its Apertium stages apart), MiB. */
+  rssMb(): number;
   close(): Promise<void>;
 }
 
@@ -81,6 +87,7 @@ async function startServer(root: string): Promise<Server> {
   return {
     keys,
     url,
+    rssMb: () => Math.round(residentBytes(child.pid!) / 2 ** 20),
     close: async () => {
       child.kill('SIGTERM');
       if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
@@ -155,18 +162,21 @@ async function run(name: string, root: string): Promise<void> {
     for (const loads of [0, ...LOADS]) {
       const r = await phase(server, loads);
       const l = [...r.bLatencies].sort((a, b) => a - b);
+      const a = loads === 0 ? '– | – | –' : `${r.aRequests} | ${errors(r.aErrors)} | ${(r.aBytes / 1000 / r.seconds).toFixed(1)}`;
       console.log(
-        `| ${name} | ${loads === 0 ? 'B alone' : `beside ${loads} × A`} | ${l.length} | ${percentile(l, 50).toFixed(0)} | ${percentile(l, 99).toFixed(0)} | ${errors(r.bErrors)} | ${loads === 0 ? '–' : `${r.aRequests} | ${errors(r.aErrors)} | ${(r.aBytes / 1000 / r.seconds).toFixed(1)}`} |`,
+        `| ${name} | ${loads === 0 ? 'B alone' : `beside ${loads} × A`} | ${l.length} | ${percentile(l, 50).toFixed(0)} | ${percentile(l, 99).toFixed(0)} | ${errors(r.bErrors)} | ${a} | ${server.rssMb()} |`,
       );
     }
+    await new Promise((r) => setTimeout(r, SETTLE_MS));
+    console.log(`| ${name} | idle ${SETTLE_MS / 1000} s later | | | | | | | | ${server.rssMb()} |`);
   } finally {
     await server.close();
   }
 }
 
 console.log(`B: one short sentence every ${B_EVERY_MS} ms; A: 50 × 2.5 kB per request; ${SECONDS} s per phase; Apertium en-es, 1 pipeline\n`);
-console.log('| server | phase | B answered | B p50 ms | B p99 ms | B errors | A answered | A errors | A kB/s translated |');
-console.log('|---|---|---|---|---|---|---|---|---|');
+console.log('| server | phase | B answered | B p50 ms | B p99 ms | B errors | A answered | A errors | A kB/s translated | server RSS after, MiB |');
+console.log('|---|---|---|---|---|---|---|---|---|---|');
 const baseline = args.get('baseline');
 if (baseline) await run(`baseline (${path.basename(path.resolve(baseline))})`, path.resolve(baseline));
 await run('this checkout', repoRoot);

@@ -289,14 +289,22 @@ export class TranslateService {
     }
     const results: string[][] = new Array(calls.length);
     let next = 0;
+    // after a failed call no further one starts: the request fails as a whole
     const lane = async () => {
-      for (let i = next++; i < calls.length; i = next++) results[i] = await this.engineCall(source, target, calls[i]!, options, hook);
+      for (let i = next++; i < calls.length; i = next++) {
+        try {
+          results[i] = await this.engineCall(source, target, calls[i]!, options, hook);
+        } catch (err) {
+          next = calls.length;
+          throw err;
+        }
+      }
     };
     await Promise.all(Array.from({ length: Math.min(CALLS_IN_FLIGHT, calls.length) }, lane));
     return results.flat();
   }
 
-  /** Tag handling: the group's parsed texts have their units translated in one engine call, then are rebuilt. */
+  /** Tag handling: the group's parsed texts have their units translated together, then are rebuilt. */
   private async translateMarkup(
     textOptions: TextOptions,
     markup: MarkupPlan[],
