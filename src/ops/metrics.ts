@@ -64,8 +64,8 @@ export class Metrics {
           for (const s of sources.apertium()) this.set({ pair: s.pair }, value(s));
         },
       });
-    apertiumGauge('tolk_engine_queue_depth', 'Apertium requests waiting for a pipeline, by pair.', (s) => s.queued);
-    apertiumGauge('tolk_engine_in_flight', 'Apertium requests in a pipeline now, by pair.', (s) => s.inFlight);
+    apertiumGauge('tolk_engine_queue_depth', 'Apertium requests with blocks waiting for a pipeline, by pair.', (s) => s.queued);
+    apertiumGauge('tolk_engine_in_flight', 'Apertium blocks (a sentence or up to 1 KiB each) in a pipeline now, by pair.', (s) => s.inFlight);
     apertiumGauge('tolk_apertium_pipelines', 'Running Apertium pipelines, by pair.', (s) => s.pipelines);
     apertiumGauge('tolk_apertium_pipelines_resident_bytes', 'Resident memory of the running Apertium pipelines, by pair.', (s) => s.rssMb * 2 ** 20);
     new Counter({

@@ -8,17 +8,18 @@ import type { SplitSentences } from './translate-job.js';
  */
 export const SENTENCE_CHUNK = 2000;
 
-/** Cuts text into pieces of at most SENTENCE_CHUNK units, preferring a cut after `. ` then after a blank. */
-function chunkForSegmenter(text: string): string[] {
+/** Cuts text into pieces of at most `size` UTF-16 units, preferring a cut after `. ` then after a blank. Linear. */
+export function chunkText(text: string, size = SENTENCE_CHUNK): string[] {
   const out: string[] = [];
+  const half = Math.floor(size / 2);
   let rest = text;
-  while (rest.length > SENTENCE_CHUNK) {
-    const window = rest.slice(SENTENCE_CHUNK / 2, SENTENCE_CHUNK);
+  while (rest.length > size) {
+    const window = rest.slice(half, size);
     let cut = -1;
-    for (const m of window.matchAll(/[.!?。！？]\s+/gu)) cut = SENTENCE_CHUNK / 2 + m.index + m[0].length;
+    for (const m of window.matchAll(/[.!?。！？]\s+/gu)) cut = half + m.index + m[0].length;
     if (cut < 0) {
       const blank = window.search(/\s\S*$/u);
-      cut = blank >= 0 ? SENTENCE_CHUNK / 2 + blank + 1 : SENTENCE_CHUNK;
+      cut = blank >= 0 ? half + blank + 1 : size;
     }
     if (/[\uD800-\uDBFF]/u.test(rest[cut - 1] ?? '')) cut--;
     out.push(rest.slice(0, cut));
@@ -34,7 +35,7 @@ function chunkForSegmenter(text: string): string[] {
  */
 export function splitIntoSentences(text: string, lang: string): string[] {
   const out: string[] = [];
-  for (const chunk of chunkForSegmenter(text)) {
+  for (const chunk of chunkText(text)) {
     let pieces: string[];
     try {
       pieces = sentencexSegment(lang, chunk);
@@ -44,6 +45,20 @@ export function splitIntoSentences(text: string, lang: string): string[] {
     out.push(...(pieces.join('') === chunk ? pieces : [chunk]));
   }
   return out;
+}
+
+/**
+ * Joins the translations of a segment's pieces (chunkText): each piece's trailing blanks, which engines may drop,
+ * are restored between them, and a piece cut mid-sentence starts in its source's case, not capitalised.
+ */
+export function joinPieces(sources: string[], outputs: string[]): string {
+  if (sources.length === 1) return outputs[0] ?? '';
+  return outputs
+    .map((out, i) => {
+      const text = i > 0 ? matchInitialCase(sources[i]!, out, new Set()) : out;
+      return i < outputs.length - 1 ? text.trimEnd() + sources[i]!.slice(sources[i]!.trimEnd().length) : text;
+    })
+    .join('');
 }
 
 export interface Segment {

@@ -6,13 +6,20 @@ import type { Logger } from '../lib/logger.js';
 import type { EngineTranslateOptions } from '../engines/engine.js';
 import { DEFAULT_TARGET_VARIANT, baseLang, toApiCode } from './languages.js';
 import type { TextOptions, TranslationSpec } from './translate-job.js';
-import { restoreFormatting, segmentText } from './segmentation.js';
+import { chunkText, joinPieces, restoreFormatting, segmentText, type SegmentedText } from './segmentation.js';
 import { parseMarkup, translateKeepingIdentifiers, type InlineStrategy, type MarkupPlan } from '../markup/index.js';
 import type { EngineCapabilities, SegmentHook, TranslateCustomization } from '../customization/translate-hook.js';
 
 /** Which inline-tag strategy each tag_handling_version applies (measured in docs/benchmarks.md, "Markup"). */
 export const TAG_STRATEGY: Record<'v1' | 'v2', InlineStrategy> = { v1: 'placeholders', v2: 'realign' };
 export const DEFAULT_TAG_HANDLING_VERSION = 'v2';
+/** A segment longer than this (no sentence break for pages) goes to the engine in pieces cut at blanks. */
+export const MAX_SEGMENT_CHARS = 8000;
+/** Characters per engine call (a bounded amount of work for the engine's deadline), and such calls at once. */
+export const MAX_CALL_CHARS = 16_000;
+const CALLS_IN_FLIGHT = 2;
+/** Characters segmented between two turns of the event loop. */
+const YIELD_EVERY_CHARS = 10_000;
 
 /** What the service needs from the engine router (src/translate/engine-router.ts). */
 export interface PairRouter {
@@ -232,29 +239,72 @@ export class TranslateService {
   }
 
   /** Plain-text translation with sentence splitting and formatting rules: the segment translator of the markup layer. */
-  private translatePlain(
+  private async translatePlain(
     textOptions: Pick<TextOptions, 'splitSentences' | 'preserveFormatting' | 'context'>,
     source: string,
     target: string,
     texts: string[],
     options: { formality: EngineTranslateOptions['formality'] } & TranslateRun,
   ): Promise<string[]> {
-    const perText = texts.map((t) => segmentText(t, textOptions.splitSentences, source));
-    const engineInput = perText.flatMap((s) => s.segments.map((seg) => seg.core));
+    // Sentence splitting of a large request takes ~100 ms: done in slices, so other requests' work runs in between.
+    const perText: SegmentedText[] = [];
+    let sinceYield = 0;
+    for (const text of texts) {
+      perText.push(segmentText(text, textOptions.splitSentences, source));
+      sinceYield += text.length;
+      if (sinceYield >= YIELD_EVERY_CHARS) {
+        sinceYield = 0;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+    // A segment without sentence breaks for pages is translated in pieces, so that no engine call is unbounded.
+    const pieces = perText.flatMap((s) => s.segments.map((seg) => (seg.core.length > MAX_SEGMENT_CHARS ? chunkText(seg.core, MAX_SEGMENT_CHARS) : [seg.core])));
     const engineOptions: EngineTranslateOptions = { formality: options.formality ?? 'default' };
     if (textOptions.context !== undefined) engineOptions.context = textOptions.context;
     if (options.signal) engineOptions.signal = options.signal;
     if (options.requester !== undefined) engineOptions.requester = options.requester;
-    const run = this.engineCall(source, target, engineInput, engineOptions, options.hook);
-    return run.then((translated) => {
-      let k = 0;
-      return perText.map((seg) =>
-        restoreFormatting(seg, seg.segments.map(() => translated[k++]!), textOptions.preserveFormatting, options.hook?.terms),
-      );
-    });
+    const translated = await this.boundedEngineCalls(source, target, pieces.flat(), engineOptions, options.hook);
+    let k = 0;
+    const joined = pieces.map((parts) => joinPieces(parts, translated.slice(k, (k += parts.length))));
+    k = 0;
+    return perText.map((seg) =>
+      restoreFormatting(seg, seg.segments.map(() => joined[k++]!), textOptions.preserveFormatting, options.hook?.terms),
+    );
   }
 
-  /** Tag handling: the group's parsed texts have their units translated in one engine call, then are rebuilt. */
+  /**
+   * Engine calls of at most MAX_CALL_CHARS characters each (a segment alone may reach MAX_SEGMENT_CHARS), a few at a
+   * time: each call has the engine's deadline, and a long document is many bounded calls, not one unbounded one.
+   */
+  private async boundedEngineCalls(source: string, target: string, segments: string[], options: EngineTranslateOptions, hook: SegmentHook | undefined): Promise<string[]> {
+    const calls: string[][] = [];
+    let size = Infinity;
+    for (const segment of segments) {
+      if (size + segment.length > MAX_CALL_CHARS) {
+        calls.push([]);
+        size = 0;
+      }
+      calls.at(-1)!.push(segment);
+      size += segment.length;
+    }
+    const results: string[][] = new Array(calls.length);
+    let next = 0;
+    // after a failed call no further one starts: the request fails as a whole
+    const lane = async () => {
+      for (let i = next++; i < calls.length; i = next++) {
+        try {
+          results[i] = await this.engineCall(source, target, calls[i]!, options, hook);
+        } catch (err) {
+          next = calls.length;
+          throw err;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(CALLS_IN_FLIGHT, calls.length) }, lane));
+    return results.flat();
+  }
+
+  /** Tag handling: the group's parsed texts have their units translated together, then are rebuilt. */
   private async translateMarkup(
     textOptions: TextOptions,
     markup: MarkupPlan[],

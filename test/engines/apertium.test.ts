@@ -180,13 +180,15 @@ describe('apertium engine (fake modes)', () => {
   let dir: string;
   before(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'tolk-modes-'));
-    // echo stage: answers each \0 block with itself, sleeps on blocks containing SLOW
+    // echo stage: answers each \0 block with itself, sleeps on blocks containing SLOW, holds those containing WAIT
+    // until the file `gate` exists beside it
     const echo = path.join(dir, 'echo.py');
     await writeFile(
       echo,
       [
         '#!/usr/bin/env python3',
-        'import sys, time',
+        'import os, sys, time',
+        'gate = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gate")',
         'buf = b""',
         'while True:',
         '    c = sys.stdin.buffer.read1(65536)',
@@ -195,6 +197,7 @@ describe('apertium engine (fake modes)', () => {
         '    while b"\\0" in buf:',
         '        block, buf = buf.split(b"\\0", 1)',
         '        if b"SLOW" in block: time.sleep(30)',
+        '        while b"WAIT" in block and not os.path.exists(gate): time.sleep(0.01)',
         '        sys.stdout.buffer.write(block + b"\\0"); sys.stdout.buffer.flush()',
       ].join('\n'),
     );
@@ -244,56 +247,22 @@ describe('apertium engine (fake modes)', () => {
     }
   });
 
-  it('times out, replaces the pipeline and keeps serving', async () => {
-    const engine = new ApertiumEngine({ modesDir: dir, pairs: ['en-es'], requestTimeoutMs: 2000 });
-    await engine.start();
-    // the deadline on a clock the test moves: the request after the stuck one is not raced by the restart
-    mock.timers.enable({ apis: ['setTimeout'] });
-    try {
-      const slow = engine.translate({ source: 'en', target: 'es' }, ['SLOW please'], {});
-      await untilImmediate(() => engine.stats()[0]?.inFlight === 1);
-      const before = engine.childPids();
-      assert.ok(before.length > 0);
-      mock.timers.tick(2000);
-      await assert.rejects(slow, (err: unknown) => err instanceof EngineError && err.kind === 'timeout');
-      const out = await engine.translate({ source: 'en', target: 'es' }, ['hello [x] there'], {});
-      assert.deepEqual(out, ['hello [x] there']);
-      assert.ok(engine.childPids().every((p) => !before.includes(p)));
-    } finally {
-      mock.timers.reset();
-      await engine.close();
-    }
-  });
-
   it('rejects with overloaded when the queue is full', async () => {
-    const engine = new ApertiumEngine({
-      modesDir: dir,
-      pairs: ['en-es'],
-      maxPipelinesPerPair: 1,
-      maxInFlightPerPipeline: 2,
-      maxQueuePerPair: 1,
-      requestTimeoutMs: 4000,
-    });
+    const engine = new ApertiumEngine({ modesDir: dir, pairs: ['en-es'], maxPipelinesPerPair: 1, maxInFlightPerPipeline: 1, maxQueuePerPair: 1 });
     await engine.start();
-    // deadlines on a clock the test moves: SLOW's passes, those queued after it never do, however long a restart takes
-    mock.timers.enable({ apis: ['setTimeout'] });
+    const gate = path.join(dir, 'gate');
     try {
-      const slow = engine.translate({ source: 'en', target: 'es' }, ['SLOW'], {}).catch((e: unknown) => e);
+      const held = engine.translate({ source: 'en', target: 'es' }, ['WAIT'], {});
       await untilImmediate(() => engine.stats()[0]?.inFlight === 1);
-      mock.timers.tick(2000);
-      // pipelined behind SLOW on the only pipeline; fails with it at SLOW's deadline and is retried on a fresh one
-      const inFlight = engine.translate({ source: 'en', target: 'es' }, ['a'], {}).catch((e: unknown) => e);
-      const queued = engine.translate({ source: 'en', target: 'es' }, ['b'], {}).catch((e: unknown) => e);
+      const queued = engine.translate({ source: 'en', target: 'es' }, ['a'], {});
       await assert.rejects(
-        engine.translate({ source: 'en', target: 'es' }, ['c'], {}),
+        engine.translate({ source: 'en', target: 'es' }, ['b'], {}),
         (err: unknown) => err instanceof EngineError && err.kind === 'overloaded',
       );
-      mock.timers.tick(2000);
-      assert.equal(((await slow) as EngineError).kind, 'timeout');
-      assert.deepEqual(await inFlight, ['a']);
-      assert.deepEqual(await queued, ['b']);
+      await writeFile(gate, '');
+      assert.deepEqual(await Promise.all([held, queued]), [['WAIT'], ['a']]);
     } finally {
-      mock.timers.reset();
+      await rm(gate, { force: true });
       await engine.close();
     }
   });
@@ -305,10 +274,10 @@ describe('apertium engine (fake modes)', () => {
       const pids = engine.childPids();
       const texts = Array.from({ length: 40 }, (_, i) => Array.from({ length: 1 + (i % 3) }, (_, j) => `request ${i} [segment ${j}] ^${'x'.repeat(i)}$`));
       const pending = texts.map((segments) => engine.translate({ source: 'en', target: 'es' }, segments, {}));
-      // requests are handed out synchronously: 8 in flight on the one pipeline, the rest queued
+      // blocks are handed out synchronously: 8 in flight on the one pipeline (requests 0-3 and the first block of 4)
       assert.deepEqual(
         engine.stats().map((s) => [s.pipelines, s.inFlight, s.queued]),
-        [[1, 8, 32]],
+        [[1, 8, 36]],
       );
       const outs = await Promise.all(pending);
       assert.deepEqual(outs, texts);
@@ -318,24 +287,46 @@ describe('apertium engine (fake modes)', () => {
     }
   });
 
-  it('fails every request in flight on a pipeline killed at a deadline, and retries them on a fresh one', async () => {
-    const engine = new ApertiumEngine({ modesDir: dir, pairs: ['en-es'], maxPipelinesPerPair: 1, maxInFlightPerPipeline: 4, requestTimeoutMs: 4000 });
+  it('a deadline cancels only its own request: the others in the same pipeline are answered by it', async () => {
+    const engine = new ApertiumEngine({ modesDir: dir, pairs: ['en-es'], maxPipelinesPerPair: 1, requestTimeoutMs: 4000 });
     await engine.start();
-    // deadlines on a clock the test moves: SLOW's passes, those queued after it never do, however long a restart takes
+    const gate = path.join(dir, 'gate');
+    // deadlines on a clock the test moves: WAIT's passes, those sent after it do not
     mock.timers.enable({ apis: ['setTimeout'] });
     try {
-      const slow = engine.translate({ source: 'en', target: 'es' }, ['SLOW'], {}).catch((e: unknown) => e);
-      await untilImmediate(() => engine.stats()[0]?.inFlight === 1);
+      const held = engine.translate({ source: 'en', target: 'es' }, ['WAIT here', 'and more'], { requester: 'x' }).catch((e: unknown) => e);
+      await untilImmediate(() => engine.stats()[0]?.inFlight === 2);
+      const pids = engine.childPids();
       mock.timers.tick(2000);
-      const before = engine.childPids();
-      const behind = ['one', 'two', 'three'].map((t) => engine.translate({ source: 'en', target: 'es' }, [t], {}));
+      const behind = ['one', 'two'].map((t) => engine.translate({ source: 'en', target: 'es' }, [t], { requester: 'y' }));
       await untilImmediate(() => engine.stats()[0]?.inFlight === 4);
       mock.timers.tick(2000);
-      assert.equal(((await slow) as EngineError).kind, 'timeout');
-      assert.deepEqual(await Promise.all(behind), [['one'], ['two'], ['three']]);
-      assert.ok(engine.childPids().every((p) => !before.includes(p)), 'the stuck pipeline was replaced');
+      assert.equal(((await held) as EngineError).kind, 'timeout');
+      await writeFile(gate, '');
+      assert.deepEqual(await Promise.all(behind), [['one'], ['two']]);
+      assert.deepEqual(engine.childPids(), pids, 'the pipeline was kept');
+      assert.equal(engine.stats()[0]!.restarts, 0);
     } finally {
       mock.timers.reset();
+      await rm(gate, { force: true });
+      await engine.close();
+    }
+  });
+
+  it('replaces a wedged pipeline (no output for a bounded time) and re-runs the other requests on the new one', async () => {
+    const engine = new ApertiumEngine({ modesDir: dir, pairs: ['en-es'], maxPipelinesPerPair: 1, requestTimeoutMs: 20_000, wedgeTimeoutMs: 300, probeTimeoutMs: 2000 });
+    await engine.start();
+    try {
+      const stuck = engine.translate({ source: 'en', target: 'es' }, ['SLOW'], { requester: 'x' }).catch((e: unknown) => e);
+      await untilImmediate(() => engine.stats()[0]?.inFlight === 1);
+      const before = engine.childPids();
+      const behind = ['one', 'two', 'three'].map((t) => engine.translate({ source: 'en', target: 'es' }, [t], { requester: 'y' }));
+      assert.deepEqual(await Promise.all(behind), [['one'], ['two'], ['three']]);
+      assert.ok(engine.childPids().every((p) => !before.includes(p)), 'the wedged pipeline was replaced');
+      // the block that wedged it is tried on one fresh pipeline, then its request ends as not answered in time
+      const err = (await stuck) as EngineError;
+      assert.equal(err.kind, 'timeout', String(err));
+    } finally {
       await engine.close();
     }
   });

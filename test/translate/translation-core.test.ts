@@ -9,6 +9,7 @@ import { engineErrorToServiceError } from '../../src/translate/engine-errors.js'
 import { buildCatalogue } from '../../src/translate/language-catalogue.js';
 import { sourceDetector } from '../../src/translate/source-detection.js';
 import { NO_CUSTOMIZATION, textOptions, type TranslateJob, type TranslationSpec } from '../../src/translate/translate-job.js';
+import { MAX_CALL_CHARS, MAX_SEGMENT_CHARS } from '../../src/translate/translate-service.js';
 import { createAccount, createTestApp, testEngines, type TestContext } from '../helpers/harness.js';
 
 let ctx: TestContext;
@@ -95,6 +96,24 @@ describe('TranslationCore.prepare and translateSegments', () => {
     assert.deepEqual(engineCalls.map((c) => c.segments), [['The dog sleeps.', 'The house is big.']]);
     assert.equal(engineCalls[0]!.options.requester, caller.account.id);
     assert.equal(split!.split('\n').length, 2);
+  });
+
+  it('translates a text without sentence breaks in bounded engine calls, whatever split_sentences', async () => {
+    // one line of ~48 kB with no sentence end (a document of megabytes goes the same way, in more calls)
+    const text = Array.from({ length: 2400 }, (_, i) => `the house ${i} and`).join(' ');
+    for (const splitSentences of ['0', '1'] as const) {
+      const prepared = await ctx.services.translate.prepare(caller.account.id, { ...enEs, options: textOptions({ splitSentences }) });
+      engineCalls.length = 0;
+      const [out] = await ctx.services.translate.translateSegments(prepared, [text]);
+      assert.ok(engineCalls.length >= 3, `${engineCalls.length} engine calls`);
+      for (const call of engineCalls) {
+        assert.ok(call.segments.join('').length <= MAX_CALL_CHARS, 'a call stays within its bound');
+        for (const segment of call.segments) assert.ok(segment.length <= MAX_SEGMENT_CHARS);
+      }
+      assert.equal(out!.match(/casa/giu)?.length, 2400, splitSentences);
+      assert.match(out!, /casa 0 y .* casa 2399 y$/iu);
+      assert.doesNotMatch(out!, /\S {2,}\S|\d(y|casa)/u, 'pieces joined with their blanks');
+    }
   });
 
   it('validates the pair and the resources at prepare time with the text messages', async () => {

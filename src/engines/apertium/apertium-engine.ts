@@ -17,11 +17,16 @@ import { DEFAULTS, type ApertiumEngineOptions } from './engine-options.js';
 import { ApertiumPipeline, type TaggerReset } from './pipeline.js';
 import { chooseTaggerReset, forgetTaggerShim } from './tagger-shim.js';
 import { existsSync } from 'node:fs';
-import { deformat, reformat, splitEdges, splitForPipe, stripMarks } from './stream-format.js';
+import { deformat, lowerFirstLikeSource, reformat, splitEdges, splitForPipe, stripMarks } from './stream-format.js';
 import { probeMode } from './probe.js';
 
 /** RSS assumed for a mode never measured yet (MiB). */
 const UNKNOWN_RSS_MB = 300;
+/**
+ * Most input bytes of one block: a segment longer than this is cut (at a sentence end, else a blank) so that another
+ * account's block never waits long behind one of these (issue 31); far below PIPE_BUF.
+ */
+const BLOCK_BYTES = 1024;
 
 
 interface Block {
@@ -30,6 +35,8 @@ interface Block {
   lead: string;
   core: string;
   trail: string;
+  /** Not the segment's first block: cut from it mid-sentence, maybe. */
+  continued: boolean;
 }
 
 export interface ApertiumPairStats {
@@ -37,11 +44,12 @@ export interface ApertiumPairStats {
   mode: string;
   pipelines: number;
   busy: number;
-  /** Requests in flight over all pipelines of the pair. */
+  /** Blocks in flight over all pipelines of the pair. */
   inFlight: number;
+  /** Requests with blocks waiting to be sent. */
   queued: number;
   rssMb: number;
-  /** Pipelines of the pair that died unexpectedly (crash, deadline) since start; each is replaced on demand. */
+  /** Pipelines of the pair that died unexpectedly (crash, wedged) since start; each is replaced on demand. */
   restarts: number;
 }
 
@@ -135,8 +143,10 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
 
   private addPool(mode: ApertiumMode): void {
     const pool = new PairPool(mode, this, this.opts.maxPipelinesPerPair, this.opts.maxQueuePerPair, {
-      maxRequests: Math.max(1, this.opts.maxInFlightPerPipeline),
+      maxBlocks: Math.max(1, this.opts.maxInFlightPerPipeline),
       maxBytes: this.opts.maxInFlightBytes,
+      wedgeMs: this.opts.wedgeTimeoutMs,
+      firstAnswerMs: this.opts.probeTimeoutMs,
     });
     this.pools.set(`${mode.source}-${mode.target}`, pool);
     this.unverified.set(pool, null);
@@ -198,7 +208,7 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
       const { core } = splitEdges(segment);
       if (!core) return;
       const { lead, trail } = splitEdges(segment);
-      const chunks = splitForPipe(core);
+      const chunks = splitForPipe(core, BLOCK_BYTES);
       chunks.forEach((chunk, j) => {
         const e = splitEdges(chunk);
         blocks.push({
@@ -206,45 +216,33 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
           lead: (j === 0 ? lead : '') + e.lead,
           core: e.core,
           trail: e.trail + (j === chunks.length - 1 ? trail : ''),
+          continued: j > 0,
         });
       });
     });
     const work = blocks.filter((b) => b.core);
     if (work.length === 0) return segments.map((s, i) => results[i] || s);
     const input = work.map((b) => deformat(b.core));
-    const bytes = input.reduce((n, b) => n + Buffer.byteLength(b) + 1, 0);
 
     // One controller for the deadline and the caller's signal (AbortSignal.any cost more than the rest of this call);
-    // `deadline.hit` tells the two apart. The first to fire gives the reason, as with AbortSignal.any.
+    // the first to fire gives the reason. Either drops only this request's blocks: the pipeline goes on with the others.
     const ctl = new AbortController();
-    const signal = ctl.signal;
-    const deadline = { hit: false };
-    const timer = setTimeout(() => {
-      deadline.hit = true;
-      ctl.abort(new EngineError('timeout', `apertium ${key}: no answer within ${this.opts.requestTimeoutMs} ms`));
-    }, this.opts.requestTimeoutMs);
+    const timer = setTimeout(
+      () => ctl.abort(new EngineError('timeout', `apertium ${key}: no answer within ${this.opts.requestTimeoutMs} ms`)),
+      this.opts.requestTimeoutMs,
+    );
     const caller = options.signal;
     const onCallerAbort = () => ctl.abort(caller!.reason);
     if (caller?.aborted) onCallerAbort();
     else caller?.addEventListener('abort', onCallerAbort, { once: true });
     try {
-      if (signal.aborted) throw abortError(signal);
-      let raw: string[] | undefined;
-      // a pipeline that dies under a request (crash, killed from outside) is replaced and the request retried once
-      for (let attempt = 1; !raw; attempt++) {
-        const pipeline = await pool.acquire(signal, bytes, options.requester);
-        try {
-          raw = await this.runOn(pool, pipeline, input, bytes, signal, deadline);
-        } catch (err) {
-          const died = err instanceof EngineError && err.kind === 'failed' && !pipeline.alive && !signal.aborted;
-          if (!died || attempt >= 2) throw err;
-        }
-      }
+      const raw = await pool.translate(input, options.requester, ctl.signal);
       const pieces = segments.map(() => [] as string[]);
       work.forEach((b, k) => {
         const out = reformat(raw[k] ?? '').trim();
         if (!out) throw new EngineError('failed', `apertium ${key} returned empty output for non-empty input`);
-        pieces[b.segment]!.push(b.lead + stripMarks(out, b.core) + b.trail);
+        const text = stripMarks(out, b.core);
+        pieces[b.segment]!.push(b.lead + (b.continued ? lowerFirstLikeSource(b.core, text) : text) + b.trail);
       });
       return segments.map((s, i) => (pieces[i]!.length ? pieces[i]!.join('') : results[i] || s));
     } catch (err) {
@@ -256,31 +254,6 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
     } finally {
       clearTimeout(timer);
       caller?.removeEventListener('abort', onCallerAbort);
-    }
-  }
-
-  private async runOn(pool: PairPool, pipeline: ApertiumPipeline, input: string[], bytes: number, signal: AbortSignal, deadline: { hit: boolean }): Promise<string[]> {
-    const run = pipeline.run(input);
-    try {
-      return await new Promise<string[]>((resolve, reject) => {
-        const onAbort = () => {
-          // a deadline hit while the pipeline works leaves it in an unknown state: replace it (other requests in flight
-          // on it fail with 'failed' and are retried on a fresh pipeline)
-          if (deadline.hit) pipeline.kill('timeout');
-          reject(abortError(signal));
-        };
-        if (signal.aborted) return onAbort();
-        signal.addEventListener('abort', onAbort, { once: true });
-        run.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-      });
-    } finally {
-      if (signal.aborted && pipeline.alive) {
-        // client went away: let the pipeline finish (output discarded) so its stream stays in sync
-        run.catch(() => {}).finally(() => pool.release(pipeline, bytes));
-      } else {
-        run.catch(() => {});
-        pool.release(pipeline, bytes);
-      }
     }
   }
 
@@ -382,10 +355,4 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
     clearInterval(this.sweeper);
     await Promise.all([...this.pools.values()].map((p) => p.close()));
   }
-}
-
-function abortError(signal: AbortSignal): Error {
-  const r: unknown = signal.reason;
-  if (r instanceof EngineError) return r;
-  return new EngineError('failed', 'translation aborted', { cause: r });
 }

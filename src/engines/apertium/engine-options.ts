@@ -14,15 +14,22 @@ export interface ApertiumEngineOptions {
   memoryBudgetMb?: number;
   /** Pipelines per pair when requests queue up. Default 1 on a machine with ≤ 2 cores, else 2. */
   maxPipelinesPerPair?: number;
-  /** Whole-request limit (queue wait + translation); a pipeline still working at the deadline is killed and replaced. Default 15000. */
+  /** Whole-request limit (queue wait + translation); at the deadline the request's blocks not sent yet are dropped. Default 15000. */
   requestTimeoutMs?: number;
   /**
-   * Requests in flight at once in one pipeline (pipelining: the next request's blocks are written before the previous
-   * answers have come back). 1 turns pipelining off. Default 8.
+   * Blocks (a sentence, or up to 1 KiB of one) in flight at once in one pipeline: pipelining keeps its stages busy; the
+   * window is what a newly arrived short request may wait behind. 1 turns pipelining off. Default 4 (beside another
+   * account's bulk requests, 4 blocks / 1 KiB gave a short request a third of the latency of 16 / 4 KiB, with the
+   * same throughput, on a busy 2-core machine: docs/benchmarks.md).
    */
   maxInFlightPerPipeline?: number;
-  /** Input bytes in flight in one pipeline before further requests wait for another one. Default 16384. */
+  /** Input bytes in flight in one pipeline (a block alone may exceed it). Default 1024. */
   maxInFlightBytes?: number;
+  /**
+   * A pipeline with blocks in flight that answers none for this long is wedged: it is replaced and its blocks re-run
+   * on the new one (the block it hung on once only). Default 5000; a new pipeline's first answer may take probeTimeoutMs.
+   */
+  wedgeTimeoutMs?: number;
   /** Requests allowed to wait per pair before EngineError('overloaded'). Default 64. */
   maxQueuePerPair?: number;
   /** Idle pipelines are closed after this long (restarted lazily on the next request). Default 600000 (10 min). */
@@ -66,8 +73,9 @@ export const DEFAULTS = {
   maxPipelinesPerPair: availableParallelism() <= 2 ? 1 : 2,
   requestTimeoutMs: 15_000,
   maxQueuePerPair: 64,
-  maxInFlightPerPipeline: 8,
-  maxInFlightBytes: 16_384,
+  maxInFlightPerPipeline: 4,
+  maxInFlightBytes: 1024,
+  wedgeTimeoutMs: 5000,
   idleRecycleMs: 600_000,
   ...WEAR_LIMITS,
   probeConcurrency: 2,

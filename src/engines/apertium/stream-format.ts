@@ -80,6 +80,17 @@ export function stripMarks(output: string, source: string): string {
   return out;
 }
 
+/**
+ * A block cut from a sentence's middle comes back capitalised as if a sentence started there: its first letter is
+ * lower-cased again when the source's was lower case.
+ */
+export function lowerFirstLikeSource(source: string, output: string): string {
+  const s = /\p{L}/u.exec(source)?.[0];
+  const o = /\p{L}/u.exec(output);
+  if (!s || !o || s !== s.toLowerCase() || o[0] === o[0].toLowerCase()) return output;
+  return output.slice(0, o.index) + o[0].toLowerCase() + output.slice(o.index + 1);
+}
+
 /** Linux PIPE_BUF; blocks are kept below it so one write never interleaves or stalls a stage. */
 export const PIPE_BUF = 4096;
 

@@ -1,0 +1,182 @@
+// Two tenants of one server (issue 31): account B sends one short sentence every 150 ms; account A sends the largest
+// legal /v2/translate requests (50 texts of 2.5 kB) in 2, then 6, concurrent loops. B's latency alone and beside A,
+// and both accounts' errors, through `tolk serve` in its own process (Apertium en-es, the default install), one
+// pipeline per pair as on a 2-core machine. --baseline=DIR runs another built checkout's server (e.g. /work/main) the
+// same way in the same run. Flags: --seconds=20 (per phase), --loads=2,6, --baseline=DIR, --settle-ms=30000 (idle
+// time before the server's resident memory is read once more).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { benchArgs } from './args.js';
+import { SHORT, freePort, percentile, post } from './translate-helpers.js';
+import { residentBytes } from '../src/engines/process-pool.js';
+
+const args = benchArgs();
+const SECONDS = Number(args.get('seconds') ?? 20);
+const LOADS = (args.get('loads') ?? '2,6').split(',').map(Number);
+const B_EVERY_MS = 150;
+/** Idle time after the last phase before the server's memory is read again. */
+const SETTLE_MS = Number(args.get('settle-ms') ?? 30_000);
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** 2.5 kB of ordinary English prose; `n` makes each text differ. */
+function longText(n: number): string {
+  const sentences = [
+    'The old house at the end of the street has a large garden with apple trees.',
+    'Every morning the children walk to school along the river and cross the small bridge.',
+    'My neighbour works in the hospital and often comes home late in the evening.',
+    'We bought fresh bread, cheese and vegetables at the market on Saturday.',
+    'The train to the city leaves at seven and arrives an hour later.',
+    'In winter the lake freezes and people go skating when the weather is clear.',
+  ];
+  let out = '';
+  for (let i = 0; out.length < 2450; i++) out += `${sentences[(i + n) % sentences.length]!.replace('The', `The ${n % 97}`)} `;
+  return out.trim();
+}
+
+interface Server {
+  keys: { a: string; b: string };
+  url: URL;
+  /** Resident memory of the server's Node process (its Apertium stages apart), MiB. */
+  rssMb(): number;
+  close(): Promise<void>;
+}
+
+function cli(root: string, env: NodeJS.ProcessEnv, argv: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const c = spawn(process.execPath, [path.resolve(root, 'dist', 'src', 'cli.js'), ...argv], { env });
+    let out = '';
+    c.stdout.on('data', (d: Buffer) => (out += d));
+    c.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`tolk ${argv.join(' ')} exited ${code}`))));
+  });
+}
+
+/** `tolk serve` of the checkout at `root`, with two pro accounts made by its CLI. */
+async function startServer(root: string): Promise<Server> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'tolk-tenants-'));
+  const port = await freePort();
+  const env = {
+    ...process.env,
+    TOLK_DATA_DIR: dir,
+    TOLK_HOST: '127.0.0.1',
+    TOLK_PORT: String(port),
+    TOLK_FREE_PORT: String(await freePort()),
+    TOLK_RATE_LIMIT_PER_MINUTE: '100000000',
+    TOLK_APERTIUM_PAIRS: 'en-es',
+    TOLK_APERTIUM_PIPELINES_PER_PAIR: '1',
+    TOLK_LOG_LEVEL: 'warn',
+  };
+  const account = async () =>
+    (JSON.parse(await cli(root, env, ['account', 'create', '--plan', 'pro', '--character-limit', 'unlimited', '--json'])) as { admin_key: string }).admin_key;
+  const keys = { a: await account(), b: await account() };
+  const child: ChildProcess = spawn(process.execPath, [path.resolve(root, 'dist', 'src', 'cli.js'), 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  child.stderr!.on('data', (d: Buffer) => (log = (log + d.toString()).slice(-2000)));
+  const url = new URL(`http://127.0.0.1:${port}/v2/translate`);
+  const agent = new Agent({ keepAlive: true });
+  for (const deadline = Date.now() + 60_000; ; ) {
+    const res = await send(agent, url, keys.b, ['Warm up.']).catch(() => undefined);
+    if (res?.status === 200) break;
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`tolk did not start: ${log}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  agent.destroy();
+  return {
+    keys,
+    url,
+    rssMb: () => Math.round(residentBytes(child.pid!) / 2 ** 20),
+    close: async () => {
+      child.kill('SIGTERM');
+      if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function send(agent: Agent, url: URL, key: string, texts: string[]): Promise<{ status: number; body: string }> {
+  const headers = { 'content-type': 'application/json', authorization: `DeepL-Auth-Key ${key}` };
+  return post(agent, url, headers, JSON.stringify({ text: texts, source_lang: 'EN', target_lang: 'ES' }));
+}
+
+interface Phase {
+  bLatencies: number[];
+  bErrors: Map<string, number>;
+  aRequests: number;
+  aErrors: Map<string, number>;
+  aBytes: number;
+  seconds: number;
+}
+
+const count = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
+
+/** B every 150 ms (open loop: a slow answer does not delay the next request) beside `aLoops` loops of A. */
+async function phase(server: Server, aLoops: number): Promise<Phase> {
+  const agentA = new Agent({ keepAlive: true, maxSockets: Math.max(1, aLoops) });
+  const agentB = new Agent({ keepAlive: true });
+  const result: Phase = { bLatencies: [], bErrors: new Map(), aRequests: 0, aErrors: new Map(), aBytes: 0, seconds: SECONDS };
+  let running = true;
+  const aLoop = async (loop: number) => {
+    for (let n = 0; running; n++) {
+      const texts = Array.from({ length: 50 }, (_, i) => longText(loop * 1000 + n * 50 + i));
+      const res = await send(agentA, server.url, server.keys.a, texts).catch((err: Error) => ({ status: 0, body: err.message }));
+      if (res.status === 200) {
+        result.aRequests++;
+        result.aBytes += texts.reduce((s, t) => s + t.length, 0);
+      } else count(result.aErrors, String(res.status));
+    }
+  };
+  const aDone = Promise.all(Array.from({ length: aLoops }, (_, i) => aLoop(i)));
+  // A's requests are in the pipeline before B is measured
+  if (aLoops > 0) await new Promise((r) => setTimeout(r, 1000));
+  const bPending: Promise<void>[] = [];
+  const started = Date.now();
+  for (let i = 0; Date.now() - started < SECONDS * 1000; i++) {
+    const t0 = performance.now();
+    bPending.push(
+      send(agentB, server.url, server.keys.b, [SHORT[i % SHORT.length]!]).then(
+        (res) => {
+          if (res.status === 200) result.bLatencies.push(performance.now() - t0);
+          else count(result.bErrors, String(res.status));
+        },
+        () => void count(result.bErrors, 'connection'),
+      ),
+    );
+    await new Promise((r) => setTimeout(r, Math.max(0, started + (i + 1) * B_EVERY_MS - Date.now())));
+  }
+  await Promise.all(bPending);
+  running = false;
+  await aDone;
+  agentA.destroy();
+  agentB.destroy();
+  return result;
+}
+
+const errors = (m: Map<string, number>) => ([...m.values()].reduce((a, b) => a + b, 0) === 0 ? '0' : [...m].map(([k, v]) => `${v}× ${k}`).join(', '));
+
+async function run(name: string, root: string): Promise<void> {
+  const server = await startServer(root);
+  try {
+    for (const loads of [0, ...LOADS]) {
+      const r = await phase(server, loads);
+      const l = [...r.bLatencies].sort((a, b) => a - b);
+      const a = loads === 0 ? '– | – | –' : `${r.aRequests} | ${errors(r.aErrors)} | ${(r.aBytes / 1000 / r.seconds).toFixed(1)}`;
+      console.log(
+        `| ${name} | ${loads === 0 ? 'B alone' : `beside ${loads} × A`} | ${l.length} | ${percentile(l, 50).toFixed(0)} | ${percentile(l, 99).toFixed(0)} | ${errors(r.bErrors)} | ${a} | ${server.rssMb()} |`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, SETTLE_MS));
+    console.log(`| ${name} | idle ${SETTLE_MS / 1000} s later | | | | | | | | ${server.rssMb()} |`);
+  } finally {
+    await server.close();
+  }
+}
+
+console.log(`B: one short sentence every ${B_EVERY_MS} ms; A: 50 × 2.5 kB per request; ${SECONDS} s per phase; Apertium en-es, 1 pipeline\n`);
+console.log('| server | phase | B answered | B p50 ms | B p99 ms | B errors | A answered | A errors | A kB/s translated | server RSS after, MiB |');
+console.log('|---|---|---|---|---|---|---|---|---|---|');
+const baseline = args.get('baseline');
+if (baseline) await run(`baseline (${path.basename(path.resolve(baseline))})`, path.resolve(baseline));
+await run('this checkout', repoRoot);
