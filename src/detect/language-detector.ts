@@ -31,6 +31,11 @@ export interface DetectionOutcome {
    * margin misses SHORT_MARGINS. 1 for script-decided languages, 0 when nothing was detected.
    */
   confidence: number;
+  /**
+   * For `insufficient_confidence`: the languages (Tolk codes, among DETECTION_LANGUAGES) the text may be in, best
+   * first, within CANDIDATE_WINDOW of the best by the n-gram model with eld's scores; absent without the model.
+   */
+  candidates?: readonly string[];
 }
 
 export interface LanguageDetector {
@@ -133,6 +138,9 @@ function shortMargin(letters: number): number | undefined {
   return SHORT_MARGINS.find(([below]) => letters < below)?.[1];
 }
 
+/** Log-likelihood (n-gram vote) behind the best within which an unsure text's other languages are candidates. */
+const CANDIDATE_WINDOW = 10;
+
 /** The model-fit check needs this many letters; shorter text scores low for every language. */
 const FIT_MIN_LETTERS = 30;
 
@@ -141,6 +149,49 @@ const HINT_WINDOW = 0.06;
 
 const URL_OR_EMAIL = /\b(?:https?:\/\/|www\.)\S+|[\w.+-]+@[\w-]+\.[\w.-]+/giu;
 const CODE_TOKEN = /\b[\p{L}]*\d+[\p{L}\d]*\b/gu;
+
+/** Characters of a text looked at for repeats (a repeated unit may be longer than what is analysed). */
+const REPEAT_SCAN_CHARS = 20_000;
+
+/** A sentence or line with its end: the unit of repetition in running text. */
+const SENTENCE = /[^.!?…。！？\n]*(?:[.!?…。！？\n]+|$)/gu;
+
+/**
+ * The text with its repeats taken out: each sentence or line kept once, in order; then text that is one unit over
+ * and over without sentence ends ("the <b>cat</b>" × 7000) cut to that unit (its shortest period, by the prefix
+ * function). Text without repeats comes back unchanged. Linear in the length.
+ */
+export function distinctContent(text: string, scanChars = REPEAT_SCAN_CHARS): string {
+  const scanned = text.length > scanChars ? text.slice(0, scanChars) : text;
+  const sentences = (scanned.match(SENTENCE) ?? []).filter((sentence) => sentence !== '');
+  // A sentence cut by the scan limit is not new content.
+  if (scanned !== text && sentences.length > 1 && !/[.!?…。！？\n]$/u.test(sentences.at(-1)!)) sentences.pop();
+  const seen = new Set<string>();
+  const kept: string[] = [];
+  let repeated = false;
+  for (const sentence of sentences) {
+    const key = sentence.trim();
+    if (key === '') continue;
+    if (seen.has(key)) repeated = true;
+    else {
+      seen.add(key);
+      kept.push(key);
+    }
+  }
+  const distinct = repeated ? kept.join(' ') : scanned;
+  const n = distinct.length;
+  if (n < 4) return distinct;
+  const prefix = new Uint32Array(n);
+  for (let i = 1; i < n; i++) {
+    let k = prefix[i - 1]!;
+    while (k > 0 && distinct[i] !== distinct[k]) k = prefix[k - 1]!;
+    if (distinct[i] === distinct[k]) k++;
+    prefix[i] = k;
+  }
+  const period = n - prefix[n - 1]!;
+  // At least two whole units: a text merely ending the way it began keeps its length.
+  return period * 2 <= n ? distinct.slice(0, period) : distinct;
+}
 
 /** Maps an eld code to a Tolk lower-case code. */
 export function fromEldCode(code: string): string {
@@ -210,7 +261,8 @@ export class EldLanguageDetector implements LanguageDetector {
   }
 
   detect(text: string): DetectionOutcome {
-    const capped = text.length > this.maxChars ? text.slice(0, this.maxChars) : text;
+    // Repeated text ("Hello world. " × 2000) is judged on its distinct content: repeats add letters, not evidence.
+    const capped = distinctContent(text).slice(0, this.maxChars);
     const cleaned = capped.replace(URL_OR_EMAIL, ' ').replace(CODE_TOKEN, ' ');
     const profile = profileScripts(cleaned);
     if (profile.letters === 0 || profile.dominant === undefined) {
@@ -239,8 +291,8 @@ export class EldLanguageDetector implements LanguageDetector {
       .sort((a, b) => b[1] - a[1]);
     const first = ranked[0];
     if (first === undefined) {
-      // Letters, but not a single n-gram the model knows.
-      return { status: 'insufficient_confidence', confidence: 0 };
+      // Letters, but not a single n-gram eld knows (eld scores nothing under a few letters: "Hola").
+      return this.withCandidates({ status: 'insufficient_confidence', confidence: 0 }, cleaned, profile.letters, ranked, !DENSE_SCRIPTS.has(dominant));
     }
 
     let bestIndex = 0;
@@ -279,13 +331,45 @@ export class EldLanguageDetector implements LanguageDetector {
         // A clear lead decides; otherwise eld's answer stands only when the model agrees with it.
         const sure = vote.margin >= this.ngramMinMarginMid;
         const success = sure || (vote.language === raw && !low);
-        return outcome(sure ? vote.language : raw, success ? Math.max(0.5, confidence) : Math.min(0.49, confidence), !success);
+        const decided = outcome(sure ? vote.language : raw, success ? Math.max(0.5, confidence) : Math.min(0.49, confidence), !success);
+        return this.withCandidates(decided, cleaned, profile.letters, ranked, alphabetic);
       }
     }
     // Reported confidence stays below the success line when the short-text margin is not met.
     const shortShare = shortNeed === undefined ? 1 : Math.min(1, margin / shortNeed, top / (SHORT_FIT * average));
     const calibrated = ambiguous ? Math.min(confidence, 0.5 * shortShare) : confidence;
-    return outcome(raw, calibrated, low);
+    return this.withCandidates(outcome(raw, calibrated, low), cleaned, profile.letters, ranked, alphabetic);
+  }
+
+  /** Adds the candidate languages to an unsure outcome of alphabetic text (translation falls back on them). */
+  private withCandidates(
+    decided: DetectionOutcome,
+    text: string,
+    letters: number,
+    ranked: ReadonlyArray<readonly [string, number]>,
+    alphabetic: boolean,
+  ): DetectionOutcome {
+    if (decided.status !== 'insufficient_confidence' || !this.ngram || !alphabetic) return decided;
+    const scores = this.voteScores(text, letters, ranked);
+    const best = Math.max(...scores);
+    const candidates = this.ngram.langs
+      .map((lang, i): [string, number] => [lang, scores[i]!])
+      .filter(([, score]) => best - score <= CANDIDATE_WINDOW)
+      .sort((a, b) => b[1] - a[1])
+      .map(([lang]) => lang);
+    return { ...decided, candidates };
+  }
+
+  /** Per model language, the n-gram log-likelihood plus eld's log score weighted by length (the model's vote). */
+  private voteScores(text: string, letters: number, ranked: ReadonlyArray<readonly [string, number]>): Float64Array {
+    const scores = this.ngram!.logLikelihoods(text);
+    const eldScores = new Float64Array(scores.length).fill(1e-3);
+    for (const [code, score] of ranked) {
+      const i = this.ngramIndex.get(fromEldCode(code));
+      if (i !== undefined) eldScores[i] = Math.max(eldScores[i]!, score);
+    }
+    for (let i = 0; i < scores.length; i++) scores[i]! += this.ngramEldWeight * letters * Math.log(eldScores[i]!);
+    return scores;
   }
 
   /**
@@ -298,17 +382,12 @@ export class EldLanguageDetector implements LanguageDetector {
     ranked: ReadonlyArray<readonly [string, number]>,
   ): { language: string; margin: number; foreignFirst: boolean; foreignUnpenalised: boolean } {
     const model = this.ngram!;
-    const scores = model.logLikelihoods(text);
-    const eldScores = new Float64Array(scores.length).fill(1e-3);
-    for (const [code, score] of ranked) {
-      const i = this.ngramIndex.get(fromEldCode(code));
-      if (i !== undefined) eldScores[i] = Math.max(eldScores[i]!, score);
-    }
+    const scores = this.voteScores(text, letters, ranked);
     let best = 0;
     let second = -Infinity;
     let top = -Infinity;
     for (let i = 0; i < scores.length; i++) {
-      const v = scores[i]! + this.ngramEldWeight * letters * Math.log(eldScores[i]!);
+      const v = scores[i]!;
       if (v > top) {
         second = top;
         top = v;
