@@ -164,9 +164,13 @@ describe('EldLanguageDetector robustness', () => {
       const text = flores(lang).slice(0, 5).join(' ');
       assert.equal(distinctContent(text), text);
     }
-    assert.equal(distinctContent('Call me. I am home. Call me.\nI am home.'), 'Call me. I am home.');
-    assert.equal(distinctContent('abab'), 'ab');
-    assert.equal(distinctContent('abcab'), 'abcab', 'a text that only ends the way it begins is no repetition');
+    assert.equal(distinctContent('Call me. I am home. Call me.\nI am home. Call me. I am home. Call me.\nI am home.'), 'Call me. I am home.');
+    const abbreviations = 'It covers 300 sq. mi. of land and 20 sq. mi. of lakes.';
+    assert.equal(distinctContent(abbreviations), abbreviations, 'a few repeated fragments are not a repetitive text');
+    assert.equal(distinctContent('the <b>cat</b>'.repeat(10)), 'the <b>cat</b>');
+    assert.equal(distinctContent('couscous'), 'couscous', 'a word that repeats a syllable stays whole');
+    const twice = 'a paragraph that happens to be written out twice, ';
+    assert.equal(distinctContent(twice.repeat(2)), twice.repeat(2), 'two copies are not a repetitive text');
   });
 
   it('ignores URLs, e-mail addresses and codes around real text', () => {
