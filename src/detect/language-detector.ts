@@ -322,8 +322,10 @@ export class EldLanguageDetector implements LanguageDetector {
     const low = fewLetters || poorFit || ambiguous || confidence < this.minConfidence;
     // Short text the rules above leave undecided is decided by the n-gram model with eld's scores, when it leads by
     // the calibrated margin (the rules' own successes are 99.5 % right: they stand).
+    let scores: Float64Array | undefined;
     if (shortNeed !== undefined && this.ngram && !fewLetters && low) {
       const vote = this.ngramVote(cleaned, profile.letters, ranked);
+      scores = vote.scores;
       const need = profile.letters <= FEW_LETTERS ? this.ngramMinMarginFew : this.ngramMinMargin;
       if (vote.margin >= need && !vote.foreignFirst) {
         return outcome(vote.language, Math.min(0.99, 1 - 0.5 * (need / vote.margin)), false);
@@ -338,32 +340,37 @@ export class EldLanguageDetector implements LanguageDetector {
         const sure = vote.margin >= this.ngramMinMarginMid;
         const success = sure || (vote.language === raw && !low);
         const decided = outcome(sure ? vote.language : raw, success ? Math.max(0.5, confidence) : Math.min(0.49, confidence), !success);
-        return this.withCandidates(decided, cleaned, profile.letters, ranked, alphabetic);
+        return this.withCandidates(decided, cleaned, profile.letters, ranked, alphabetic, vote.scores);
       }
     }
     // Reported confidence stays below the success line when the short-text margin is not met.
     const shortShare = shortNeed === undefined ? 1 : Math.min(1, margin / shortNeed, top / (SHORT_FIT * average));
     const calibrated = ambiguous ? Math.min(confidence, 0.5 * shortShare) : confidence;
-    return this.withCandidates(outcome(raw, calibrated, low), cleaned, profile.letters, ranked, alphabetic);
+    return this.withCandidates(outcome(raw, calibrated, low), cleaned, profile.letters, ranked, alphabetic, scores);
   }
 
-  /** Adds the candidate languages to an unsure outcome of alphabetic text (translation falls back on them). */
+  /**
+   * Adds the candidate languages to an unsure outcome of alphabetic text (translation falls back on them), from the
+   * vote's scores when the vote already ran.
+   */
   private withCandidates(
     decided: DetectionOutcome,
     text: string,
     letters: number,
     ranked: ReadonlyArray<readonly [string, number]>,
     alphabetic: boolean,
+    voted?: Float64Array,
   ): DetectionOutcome {
     if (decided.status !== 'insufficient_confidence' || !this.ngram || !alphabetic) return decided;
-    const scores = this.voteScores(text, letters, ranked);
-    const best = Math.max(...scores);
-    const candidates = this.ngram.langs
-      .map((lang, i): [string, number] => [lang, scores[i]!])
-      .filter(([, score]) => best - score <= CANDIDATE_WINDOW)
-      .sort((a, b) => b[1] - a[1])
-      .map(([lang]) => lang);
-    return { ...decided, candidates };
+    const scores = voted ?? this.voteScores(text, letters, ranked);
+    let best = -Infinity;
+    for (const score of scores) best = Math.max(best, score);
+    const near: number[] = [];
+    for (let i = 0; i < scores.length; i++) if (best - scores[i]! <= CANDIDATE_WINDOW) near.push(i);
+    const langs = this.ngram.langs;
+    const candidates = near.sort((a, b) => scores[b]! - scores[a]!).map((i) => langs[i]!);
+    decided.candidates = candidates;
+    return decided;
   }
 
   /** Per model language, the n-gram log-likelihood plus eld's log score weighted by length (the model's vote). */
@@ -386,7 +393,7 @@ export class EldLanguageDetector implements LanguageDetector {
     text: string,
     letters: number,
     ranked: ReadonlyArray<readonly [string, number]>,
-  ): { language: string; margin: number; foreignFirst: boolean; foreignUnpenalised: boolean } {
+  ): { language: string; margin: number; foreignFirst: boolean; foreignUnpenalised: boolean; scores: Float64Array } {
     const model = this.ngram!;
     const scores = this.voteScores(text, letters, ranked);
     let best = 0;
@@ -415,6 +422,7 @@ export class EldLanguageDetector implements LanguageDetector {
       margin: top - second,
       foreignFirst: first !== undefined && !SUPPORTED.has(fromEldCode(first)),
       foreignUnpenalised: foreignTop >= supportedTop,
+      scores,
     };
   }
 
