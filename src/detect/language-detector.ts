@@ -31,6 +31,11 @@ export interface DetectionOutcome {
    * margin misses SHORT_MARGINS. 1 for script-decided languages, 0 when nothing was detected.
    */
   confidence: number;
+  /**
+   * For `insufficient_confidence`: the languages (Tolk codes, among DETECTION_LANGUAGES) the text may be in, best
+   * first, within CANDIDATE_WINDOW of the best by the n-gram model with eld's scores; absent without the model.
+   */
+  candidates?: readonly string[];
 }
 
 export interface LanguageDetector {
@@ -133,6 +138,9 @@ function shortMargin(letters: number): number | undefined {
   return SHORT_MARGINS.find(([below]) => letters < below)?.[1];
 }
 
+/** Log-likelihood (n-gram vote) behind the best within which an unsure text's other languages are candidates. */
+const CANDIDATE_WINDOW = 10;
+
 /** The model-fit check needs this many letters; shorter text scores low for every language. */
 const FIT_MIN_LETTERS = 30;
 
@@ -141,6 +149,55 @@ const HINT_WINDOW = 0.06;
 
 const URL_OR_EMAIL = /\b(?:https?:\/\/|www\.)\S+|[\w.+-]+@[\w-]+\.[\w.-]+/giu;
 const CODE_TOKEN = /\b[\p{L}]*\d+[\p{L}\d]*\b/gu;
+
+/** Characters of a text looked at for repeats (a repeated unit may be longer than what is analysed). */
+const REPEAT_SCAN_CHARS = 20_000;
+
+/** Text shorter than this is taken as it is (see distinctContent). */
+const REPEAT_MIN_CHARS = 64;
+
+/** A sentence or line with its end: the unit of repetition in running text. */
+const SENTENCE = /[^.!?…。！？\n]*(?:[.!?…。！？\n]+|$)/gu;
+
+/**
+ * The text with its repeats taken out: text mostly made of repeated sentences or lines keeps each once, in order;
+ * then text that is one unit over and over without sentence ends ("the <b>cat</b>" × 7000) is cut to that unit (its
+ * shortest period, by the prefix function). Text without repeats comes back unchanged. Linear in the length.
+ */
+export function distinctContent(text: string, scanChars = REPEAT_SCAN_CHARS): string {
+  // Short text (the hot path) has no repeats worth the scan; words may repeat a syllable ("couscous").
+  if (text.length < REPEAT_MIN_CHARS) return text;
+  const scanned = text.length > scanChars ? text.slice(0, scanChars) : text;
+  const sentences = (scanned.match(SENTENCE) ?? []).filter((sentence) => sentence !== '');
+  // A sentence cut by the scan limit is not new content.
+  if (scanned !== text && sentences.length > 1 && !/[.!?…。！？\n]$/u.test(sentences.at(-1)!)) sentences.pop();
+  const seen = new Set<string>();
+  const kept: string[] = [];
+  let repeatedChars = 0;
+  for (const sentence of sentences) {
+    const key = sentence.trim();
+    if (key === '') continue;
+    if (seen.has(key)) repeatedChars += sentence.length;
+    else {
+      seen.add(key);
+      kept.push(key);
+    }
+  }
+  // Only text mostly made of repeats is rewritten: a sentence that repeats an abbreviation ("kv. mi.") stays as it is.
+  const distinct = repeatedChars * 2 >= scanned.length ? kept.join(' ') : scanned;
+  const n = distinct.length;
+  if (n < REPEAT_MIN_CHARS) return distinct;
+  const prefix = new Uint32Array(n);
+  for (let i = 1; i < n; i++) {
+    let k = prefix[i - 1]!;
+    while (k > 0 && distinct[i] !== distinct[k]) k = prefix[k - 1]!;
+    if (distinct[i] === distinct[k]) k++;
+    prefix[i] = k;
+  }
+  const period = n - prefix[n - 1]!;
+  // At least three whole units: a text merely ending the way it began keeps its length.
+  return period * 3 <= n ? distinct.slice(0, period) : distinct;
+}
 
 /** Maps an eld code to a Tolk lower-case code. */
 export function fromEldCode(code: string): string {
@@ -210,7 +267,8 @@ export class EldLanguageDetector implements LanguageDetector {
   }
 
   detect(text: string): DetectionOutcome {
-    const capped = text.length > this.maxChars ? text.slice(0, this.maxChars) : text;
+    // Repeated text ("Hello world. " × 2000) is judged on its distinct content: repeats add letters, not evidence.
+    const capped = distinctContent(text).slice(0, this.maxChars);
     const cleaned = capped.replace(URL_OR_EMAIL, ' ').replace(CODE_TOKEN, ' ');
     const profile = profileScripts(cleaned);
     if (profile.letters === 0 || profile.dominant === undefined) {
@@ -239,8 +297,8 @@ export class EldLanguageDetector implements LanguageDetector {
       .sort((a, b) => b[1] - a[1]);
     const first = ranked[0];
     if (first === undefined) {
-      // Letters, but not a single n-gram the model knows.
-      return { status: 'insufficient_confidence', confidence: 0 };
+      // Letters, but not a single n-gram eld knows (eld scores nothing under a few letters: "Hola").
+      return this.withCandidates({ status: 'insufficient_confidence', confidence: 0 }, cleaned, profile.letters, ranked, !DENSE_SCRIPTS.has(dominant));
     }
 
     let bestIndex = 0;
@@ -264,8 +322,10 @@ export class EldLanguageDetector implements LanguageDetector {
     const low = fewLetters || poorFit || ambiguous || confidence < this.minConfidence;
     // Short text the rules above leave undecided is decided by the n-gram model with eld's scores, when it leads by
     // the calibrated margin (the rules' own successes are 99.5 % right: they stand).
+    let scores: Float64Array | undefined;
     if (shortNeed !== undefined && this.ngram && !fewLetters && low) {
       const vote = this.ngramVote(cleaned, profile.letters, ranked);
+      scores = vote.scores;
       const need = profile.letters <= FEW_LETTERS ? this.ngramMinMarginFew : this.ngramMinMargin;
       if (vote.margin >= need && !vote.foreignFirst) {
         return outcome(vote.language, Math.min(0.99, 1 - 0.5 * (need / vote.margin)), false);
@@ -279,13 +339,50 @@ export class EldLanguageDetector implements LanguageDetector {
         // A clear lead decides; otherwise eld's answer stands only when the model agrees with it.
         const sure = vote.margin >= this.ngramMinMarginMid;
         const success = sure || (vote.language === raw && !low);
-        return outcome(sure ? vote.language : raw, success ? Math.max(0.5, confidence) : Math.min(0.49, confidence), !success);
+        const decided = outcome(sure ? vote.language : raw, success ? Math.max(0.5, confidence) : Math.min(0.49, confidence), !success);
+        return this.withCandidates(decided, cleaned, profile.letters, ranked, alphabetic, vote.scores);
       }
     }
     // Reported confidence stays below the success line when the short-text margin is not met.
     const shortShare = shortNeed === undefined ? 1 : Math.min(1, margin / shortNeed, top / (SHORT_FIT * average));
     const calibrated = ambiguous ? Math.min(confidence, 0.5 * shortShare) : confidence;
-    return outcome(raw, calibrated, low);
+    return this.withCandidates(outcome(raw, calibrated, low), cleaned, profile.letters, ranked, alphabetic, scores);
+  }
+
+  /**
+   * Adds the candidate languages to an unsure outcome of alphabetic text (translation falls back on them), from the
+   * vote's scores when the vote already ran.
+   */
+  private withCandidates(
+    decided: DetectionOutcome,
+    text: string,
+    letters: number,
+    ranked: ReadonlyArray<readonly [string, number]>,
+    alphabetic: boolean,
+    voted?: Float64Array,
+  ): DetectionOutcome {
+    if (decided.status !== 'insufficient_confidence' || !this.ngram || !alphabetic) return decided;
+    const scores = voted ?? this.voteScores(text, letters, ranked);
+    let best = -Infinity;
+    for (const score of scores) best = Math.max(best, score);
+    const near: number[] = [];
+    for (let i = 0; i < scores.length; i++) if (best - scores[i]! <= CANDIDATE_WINDOW) near.push(i);
+    const langs = this.ngram.langs;
+    const candidates = near.sort((a, b) => scores[b]! - scores[a]!).map((i) => langs[i]!);
+    decided.candidates = candidates;
+    return decided;
+  }
+
+  /** Per model language, the n-gram log-likelihood plus eld's log score weighted by length (the model's vote). */
+  private voteScores(text: string, letters: number, ranked: ReadonlyArray<readonly [string, number]>): Float64Array {
+    const scores = this.ngram!.logLikelihoods(text);
+    const eldScores = new Float64Array(scores.length).fill(1e-3);
+    for (const [code, score] of ranked) {
+      const i = this.ngramIndex.get(fromEldCode(code));
+      if (i !== undefined) eldScores[i] = Math.max(eldScores[i]!, score);
+    }
+    for (let i = 0; i < scores.length; i++) scores[i]! += this.ngramEldWeight * letters * Math.log(eldScores[i]!);
+    return scores;
   }
 
   /**
@@ -296,19 +393,14 @@ export class EldLanguageDetector implements LanguageDetector {
     text: string,
     letters: number,
     ranked: ReadonlyArray<readonly [string, number]>,
-  ): { language: string; margin: number; foreignFirst: boolean; foreignUnpenalised: boolean } {
+  ): { language: string; margin: number; foreignFirst: boolean; foreignUnpenalised: boolean; scores: Float64Array } {
     const model = this.ngram!;
-    const scores = model.logLikelihoods(text);
-    const eldScores = new Float64Array(scores.length).fill(1e-3);
-    for (const [code, score] of ranked) {
-      const i = this.ngramIndex.get(fromEldCode(code));
-      if (i !== undefined) eldScores[i] = Math.max(eldScores[i]!, score);
-    }
+    const scores = this.voteScores(text, letters, ranked);
     let best = 0;
     let second = -Infinity;
     let top = -Infinity;
     for (let i = 0; i < scores.length; i++) {
-      const v = scores[i]! + this.ngramEldWeight * letters * Math.log(eldScores[i]!);
+      const v = scores[i]!;
       if (v > top) {
         second = top;
         top = v;
@@ -330,6 +422,7 @@ export class EldLanguageDetector implements LanguageDetector {
       margin: top - second,
       foreignFirst: first !== undefined && !SUPPORTED.has(fromEldCode(first)),
       foreignUnpenalised: foreignTop >= supportedTop,
+      scores,
     };
   }
 

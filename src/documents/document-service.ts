@@ -44,10 +44,17 @@ export interface DocumentServiceOptions {
   leaseMs?: number;
   pollIntervalMs?: number;
   purgeIntervalMs?: number;
-  /** A status request for an unfinished document waits this long for it to end (clients poll at once after upload). */
+  /** A status request for an unfinished document waits this long for it to end (default STATUS_HOLD_MS). */
   statusWaitMs?: number;
   formats?: DocumentFormats;
 }
+
+/**
+ * How long a status request for an unfinished document is held. Both official clients poll right after upload, then
+ * sleep 5 s between polls: a document done within the hold costs no 5 s sleep. Under deepl-node's default request
+ * timeout (5 s; deepl-python's is 10 s), so a held request never times out in the client.
+ */
+export const STATUS_HOLD_MS = 4000;
 
 /** Where a document's translation is: waiting, under way (with an estimate), done (billed, perhaps with a notice), failed. */
 export type DocumentState =
@@ -248,12 +255,12 @@ export class DocumentService {
   }
 
   /**
-   * Holds a status request briefly while the document is still being worked on: a small document then answers `done`
-   * at the client's first poll (deepl-node polls right after upload, then every 5 s). Ends early when this node's
-   * worker finishes it; jobs on other nodes are seen by re-reading the row.
+   * Holds a status request until the document is done or STATUS_HOLD_MS have passed: a small document then answers
+   * `done` at the client's first poll. Ends as soon as this node's worker finishes it; jobs on other nodes are seen
+   * by re-reading the row.
    */
   private async awaitEnd(row: DocumentRow): Promise<DocumentRow> {
-    const deadline = Date.now() + (this.o.statusWaitMs ?? 1500);
+    const deadline = Date.now() + (this.o.statusWaitMs ?? STATUS_HOLD_MS);
     let current = row;
     while (Date.now() < deadline) {
       await new Promise<void>((resolve) => {

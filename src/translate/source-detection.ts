@@ -2,11 +2,11 @@
 // too short to tell (single words, greetings, labels).
 import type { LanguageDetector } from '../detect/language-detector.js';
 import { baseLang } from './languages.js';
-import type { SourceDetector } from './translate-service.js';
+import type { SourceChoice, SourceDetector } from './translate-service.js';
 
 export interface SourceDetectionPolicy {
   detector: Pick<LanguageDetector, 'detect'>;
-  /** True when some route translates source → target (the target's base counts). */
+  /** True when some route, direct or through pivots, translates source → target (the target's base counts). */
   canTranslate(source: string, target: string): boolean;
   /** TOLK_DEFAULT_SOURCE_LANG: the source assumed for undecidable short texts. */
   defaultSourceLang?: string | undefined;
@@ -14,17 +14,22 @@ export interface SourceDetectionPolicy {
 
 export function sourceDetector(policy: SourceDetectionPolicy): SourceDetector {
   return {
-    detectSource(text, target) {
+    detectSource(text, target): SourceChoice {
       const outcome = policy.detector.detect(text);
-      const guess = outcome.rawLanguage;
       // The detector calibrates short texts itself, so /v3/detect/language and translation agree.
-      if (outcome.status === 'success' || outcome.status === 'unsupported_language') return guess;
-      if (outcome.status === 'no_language_detected' || guess === undefined) return undefined;
-      // Too short or ambiguous to decide (single words): the configured default source wins when it can be
-      // translated to the target, as short greetings and labels are mostly in it; else the detector's best guess.
+      if (outcome.status === 'success' || outcome.status === 'unsupported_language') return { source: outcome.rawLanguage, detected: true };
+      if (outcome.status === 'no_language_detected') return { source: undefined, detected: true };
+      // Too short or ambiguous to decide: the unsure guess is never used as such. The languages the text may be in,
+      // best first; the configured default source first (short greetings and labels are mostly in it) unless the
+      // likeliest language is the target itself ("Protonenstrahl" into German stays German).
+      const targetBase = baseLang(target);
+      const candidates = outcome.candidates ?? (outcome.rawLanguage === undefined ? [] : [outcome.rawLanguage]);
       const fallback = policy.defaultSourceLang;
-      if (fallback && baseLang(target) !== fallback && policy.canTranslate(fallback, target)) return fallback;
-      return guess;
+      const usable = (lang: string) => lang !== targetBase && policy.canTranslate(lang, target);
+      if (fallback && candidates[0] !== targetBase && usable(fallback)) return { source: fallback, detected: false };
+      // The likeliest language some engine translates to the target, or the target itself (nothing to translate).
+      const source = candidates.find((lang) => lang === targetBase || usable(lang));
+      return { source, detected: false };
     },
   };
 }

@@ -30,15 +30,24 @@ export interface PairRouter {
   translate(source: string, target: string, segments: string[], options: EngineTranslateOptions): Promise<string[]>;
   /** What the route's engine takes natively (glossary terms, style rules, custom instructions): direct routes only. */
   capabilities(source: string, target: string): EngineCapabilities;
+  /** True when some engine translates into the target (or its base) from any language. */
+  servesTarget(target: string): boolean;
+}
+
+/** The language a text is translated from, as the detector (and its fallback for unsure texts) chose it. */
+export interface SourceChoice {
+  /**
+   * Tolk code; undefined when the text has no detectable language (digits, symbols: `detected`), or when it is
+   * unsure and none of the languages it may be in can be translated to the target (not `detected`).
+   */
+  source: string | undefined;
+  /** False when detection was unsure and the source is a fallback (the default source, a likely candidate). */
+  detected: boolean;
 }
 
 /** What the service needs from language detection (src/detect/). */
 export interface SourceDetector {
-  /**
-   * The language (Tolk code) to translate the text from into `target`, or undefined when the text has no detectable
-   * language (digits, symbols).
-   */
-  detectSource(text: string, target: string): string | undefined;
+  detectSource(text: string, target: string): SourceChoice;
 }
 
 export interface TranslationResult {
@@ -61,6 +70,10 @@ export interface TextPlan {
 export interface TranslateOutcome {
   results: TranslationResult[];
   billedCharacters: number;
+}
+
+function targetUnsupported(targetLang: string): string {
+  return `Target language '${toApiCode(targetLang)}' is not supported by the installed engines.`;
 }
 
 /** Billed characters: Unicode code points. */
@@ -124,13 +137,23 @@ export class TranslateService {
     const markup = options.tagHandling !== undefined ? texts.map((t) => this.parseMarkup(spec, t)) : undefined;
     const sources = texts.map((text, i) => {
       if (sourceLang !== undefined) return sourceLang;
-      return detector.detectSource(markup ? markup[i]!.plainText : text, targetLang) ?? targetBase;
+      const choice = detector.detectSource(markup ? markup[i]!.plainText : text, targetLang);
+      if (choice.source !== undefined) return choice.source;
+      if (choice.detected) return targetBase;
+      // An unsure guess is never named: the user is told what can be done about it.
+      throw invalid(
+        router.servesTarget(targetLang)
+          ? `The source language could not be detected with confidence; specify source_lang.`
+          : targetUnsupported(targetLang),
+      );
     });
     for (const source of new Set(sources)) {
       if (source === targetBase) continue;
       const target = this.resolveTarget(source, targetLang);
       if (!router.canTranslate(source, target)) {
         if (sourceLang === undefined) {
+          // With no engine into the target, the target is the problem, whatever the text's language.
+          if (!router.servesTarget(targetLang)) throw invalid(targetUnsupported(targetLang));
           throw invalid(
             `Detected source language '${toApiCode(source)}' cannot be translated to '${toApiCode(targetLang)}' by the installed engines.`,
           );

@@ -60,6 +60,8 @@ export class TranslationCore {
       canTranslate: (source, target) => router.resolve(source, target) !== null,
       supportsFormality: (source, target) => router.resolve(source, target)?.formality ?? false,
       capabilities: (source, target) => router.capabilities(source, target),
+      // Asked only when a request is refused: the routable pairs are computed once and cached by the router.
+      servesTarget: (target) => router.pairs().some((p) => p.target === target || baseLang(p.target) === baseLang(target)),
       translate: async (source, target, segments, opts) => {
         try {
           return await router.translate(source, target, segments, opts);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import {
   DETECTION_LANGUAGES,
   EldLanguageDetector,
+  distinctContent,
   type DetectionOutcome,
 } from '../../src/detect/language-detector.js';
 import { hasSignatureLetter } from '../../src/detect/alphabet-hints.js';
@@ -139,7 +140,7 @@ describe('EldLanguageDetector script handling', () => {
 
 describe('EldLanguageDetector robustness', () => {
   it('analyses only a prefix of very long input (what follows it cannot change the answer)', () => {
-    const german = `${flores('de')[11] ?? ''} `.repeat(40);
+    const german = `${flores('de').slice(0, 20).join(' ')} `;
     const french = `${flores('fr')[11] ?? ''} `;
     assert.ok(german.length > 1000, 'the German head fills the analysed prefix');
     assertSuccess(detector.detect(french.repeat(4)), 'fr', 'French tail alone');
@@ -147,6 +148,29 @@ describe('EldLanguageDetector robustness', () => {
     const outcome = detector.detect(long);
     assertSuccess(outcome, 'de', 'German head, French tail');
     assert.deepEqual(outcome, detector.detect(long.slice(0, 1000)));
+  });
+
+  it('judges repeated text on its distinct content: repeats add no certainty', () => {
+    for (const unit of ['Hello world. ', 'the <b>cat</b>', 'Protonenstrahl ']) {
+      const repeated = unit.repeat(Math.ceil(100_000 / unit.length));
+      assert.deepEqual(detector.detect(repeated), detector.detect(unit), unit);
+    }
+    assert.notEqual(detector.detect('Hello world. '.repeat(2000)).language, 'nb');
+    assert.notEqual(detector.detect('the <b>cat</b>'.repeat(7000)).language, 'da');
+  });
+
+  it('keeps text without repeats as it is, and each repeated sentence once', () => {
+    for (const lang of ['de', 'fr', 'ja']) {
+      const text = flores(lang).slice(0, 5).join(' ');
+      assert.equal(distinctContent(text), text);
+    }
+    assert.equal(distinctContent('Call me. I am home. Call me.\nI am home. Call me. I am home. Call me.\nI am home.'), 'Call me. I am home.');
+    const abbreviations = 'It covers 300 sq. mi. of land and 20 sq. mi. of lakes.';
+    assert.equal(distinctContent(abbreviations), abbreviations, 'a few repeated fragments are not a repetitive text');
+    assert.equal(distinctContent('the <b>cat</b>'.repeat(10)), 'the <b>cat</b>');
+    assert.equal(distinctContent('couscous'), 'couscous', 'a word that repeats a syllable stays whole');
+    const twice = 'a paragraph that happens to be written out twice, ';
+    assert.equal(distinctContent(twice.repeat(2)), twice.repeat(2), 'two copies are not a repetitive text');
   });
 
   it('ignores URLs, e-mail addresses and codes around real text', () => {
@@ -194,6 +218,15 @@ describe('EldLanguageDetector on short text', () => {
       assert.equal(o.status, 'insufficient_confidence', `${text} → ${JSON.stringify(o)}`);
       assert.ok(o.confidence < 0.5, `${text}: confidence ${o.confidence}`);
     }
+  });
+
+  it('lists the languages an unsure text may be in, likeliest first (translation falls back on them)', () => {
+    const beam = detector.detect('Protonenstrahl');
+    assert.equal(beam.status, 'insufficient_confidence');
+    assert.equal(beam.candidates?.[0], 'de', JSON.stringify(beam));
+    const hola = detector.detect('Hola');
+    assert.ok(hola.candidates?.includes('es'), JSON.stringify(hola));
+    assert.equal(detector.detect('Das Wetter ist heute schön und der Hund schläft im Garten.').candidates, undefined);
   });
 
   it('signature letters belong to one of the 33 only (ø and ä are shared, so they settle nothing)', () => {

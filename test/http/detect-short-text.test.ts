@@ -36,8 +36,8 @@ describe('short texts', () => {
     assert.equal(res.json().translations[0].detected_source_language, 'ES');
   });
 
-  it('an unsure Spanish snippet uses the best guess when the default source cannot serve the target', async () => {
-    // The default (EN) equals the target, so the detector's best guess decides, as README documents.
+  it('an unsure Spanish snippet uses its likeliest language when the default source cannot serve the target', async () => {
+    // The default (EN) equals the target, so the likeliest language an engine translates decides, as README documents.
     const res = await post('/v2/translate', { text: ['haz de protones'], target_lang: 'EN' });
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.json().translations[0].detected_source_language, 'ES');

@@ -104,7 +104,7 @@ describe('v3 glossaries', () => {
     const g = (await req('POST', '/v3/glossaries', { name: 'x', dictionaries: [{ source_lang: 'en', target_lang: 'es', entries: 'car\tautomóvil' }] })).json();
     const [d] = await ctx.services.glossaries.resolve(acc.accountId, [g.glossary_id], 'en', 'es');
     assert.equal(d!.matcher.find('my car').length, 1);
-    await assert.rejects(ctx.services.glossaries.resolve(acc.accountId, [g.glossary_id], 'en', 'fr'), /no dictionary/);
+    await assert.rejects(ctx.services.glossaries.resolve(acc.accountId, [g.glossary_id], 'en', 'fr'), /No dictionary found for language pair en-fr in glossary /);
     await assert.rejects(ctx.services.glossaries.resolve(acc.accountId, ['nope'], 'en', 'es'), /Value for 'glossary_id' not supported/);
   });
 

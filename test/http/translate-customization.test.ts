@@ -45,6 +45,9 @@ describe('customization through /v2/translate', () => {
     const de = (await api('POST', '/v3/glossaries', { name: 'DE', dictionaries: [{ source_lang: 'en', target_lang: 'de', entries: 'car\tAuto', entries_format: 'tsv' }] })).json();
     const wrongPair = await translate({ text: ['A car.'], glossary_id: de.glossary_id });
     assert.equal(wrongPair.statusCode, 400, wrongPair.body);
+    // the reference's wording, which integrations match (a WordPress plugin's regular expression, verbatim)
+    assert.match(wrongPair.json().message, /No dictionary found for language pair [A-Za-z0-9-]+ in glossary [a-f0-9-]+/);
+    assert.ok(wrongPair.json().message.includes(`en-es in glossary ${de.glossary_id}`), wrongPair.body);
     assert.equal(await usage(), before);
   });
 

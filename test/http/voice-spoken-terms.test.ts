@@ -75,7 +75,7 @@ describe('voice sessions with spoken terms and glossaries', () => {
     });
     const wrongPair = await post({ source_media_content_type: PCM, target_languages: ['es'], glossary_id: deOnly.json().glossary_id });
     assert.equal(wrongPair.statusCode, 400);
-    assert.match(wrongPair.json().message, /no dictionary for the language pair en-es/);
+    assert.match(wrongPair.json().message, /No dictionary found for language pair en-es in glossary /);
     const noTarget = await post({ source_media_content_type: PCM, glossary_id: deOnly.json().glossary_id });
     assert.equal(noTarget.statusCode, 400);
     assert.match(noTarget.json().message, /glossary_id/);

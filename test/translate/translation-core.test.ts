@@ -7,7 +7,7 @@ import { EngineError, type EngineTranslateOptions, type TranslationEngine } from
 import { ServiceError } from '../../src/lib/errors.js';
 import { engineErrorToServiceError } from '../../src/translate/engine-errors.js';
 import { buildCatalogue } from '../../src/translate/language-catalogue.js';
-import { sourceDetector } from '../../src/translate/source-detection.js';
+import { sourceDetector, type SourceDetectionPolicy } from '../../src/translate/source-detection.js';
 import { NO_CUSTOMIZATION, textOptions, type TranslateJob, type TranslationSpec } from '../../src/translate/translate-job.js';
 import { MAX_CALL_CHARS, MAX_SEGMENT_CHARS } from '../../src/translate/translate-service.js';
 import { createAccount, createTestApp, testEngines, type TestContext } from '../helpers/harness.js';
@@ -137,6 +137,26 @@ describe('TranslationCore.prepare and translateSegments', () => {
       /Detected source language 'DE' cannot be translated to 'ES'/,
     );
   });
+
+  it('translates an undecidable word from the default source through a pivot, and labels it so', async () => {
+    const outcome = await ctx.services.translate.translateText(job(['Hola'], { sourceLang: undefined, targetLang: 'pt' }));
+    const [pivoted] = await ctx.services.translate.pairs.translate('en', 'pt', ['Hola'], {});
+    assert.deepEqual(outcome.results.map((r) => [r.detectedSourceLanguage, r.text]), [['EN', pivoted]]);
+  });
+
+  it('never names an unsure guess: a word whose likely languages no engine translates asks for source_lang', () => {
+    // unsure between German and Czech (guess: Dutch); the default source is the target; no engine translates de or cs
+    assert.throws(
+      () => ctx.services.translate.detectSource('Protonenstrahl', 'en'),
+      (err: Error) => err.message === 'The source language could not be detected with confidence; specify source_lang.',
+    );
+  });
+
+  it('names the target, not a guessed source, when no engine translates into the target', () => {
+    for (const text of ['proton beam', 'The weather is nice today and the dog sleeps in the garden.']) {
+      assert.throws(() => ctx.services.translate.detectSource(text, 'ko'), (err: Error) => err.message === "Target language 'KO' is not supported by the installed engines.");
+    }
+  });
 });
 
 describe('translation policies', () => {
@@ -161,13 +181,23 @@ describe('translation policies', () => {
     assert.equal(catalogue.targets.find((t) => t.code === 'es')!.formality, true);
   });
 
-  it('falls back to the default source for undecidable short texts only when it can reach the target', () => {
-    const unsure = { detect: () => ({ status: 'insufficient_confidence' as const, rawLanguage: 'fr', confidence: 0.2 }) };
+  it('unsure detection: the default source when it reaches the target (pivots count), else the likeliest candidate', () => {
+    const unsure = (...candidates: string[]) => ({
+      detect: () => ({ status: 'insufficient_confidence' as const, rawLanguage: 'nl', confidence: 0.2, candidates }),
+    });
     const sure = { detect: () => ({ status: 'success' as const, language: 'fr', rawLanguage: 'fr', confidence: 0.9 }) };
-    const canTranslate = (source: string, target: string) => source === 'en' && target === 'es';
-    assert.equal(sourceDetector({ detector: unsure, canTranslate, defaultSourceLang: 'en' }).detectSource('Hola', 'es'), 'en');
-    assert.equal(sourceDetector({ detector: unsure, canTranslate, defaultSourceLang: 'en' }).detectSource('Hola', 'de'), 'fr');
-    assert.equal(sourceDetector({ detector: sure, canTranslate, defaultSourceLang: 'en' }).detectSource('Bonjour', 'es'), 'fr');
-    assert.equal(sourceDetector({ detector: unsure, canTranslate }).detectSource('Hola', 'es'), 'fr');
+    // en→es directly, en→fr through es, de→en; nothing into ko
+    const routes = new Set(['en>es', 'en>fr', 'es>fr', 'de>en', 'en>de']);
+    const canTranslate = (source: string, target: string) => routes.has(`${source}>${target.split('-')[0]}`);
+    const policy = (detector: SourceDetectionPolicy['detector'], defaultSourceLang?: string) => sourceDetector({ detector, canTranslate, defaultSourceLang });
+    assert.deepEqual(policy(unsure('sk', 'es'), 'en').detectSource('Hola', 'fr'), { source: 'en', detected: false });
+    assert.deepEqual(policy(sure, 'en').detectSource('Bonjour', 'es'), { source: 'fr', detected: true });
+    // the default is the target: the likeliest candidate that reaches it, never the unsure guess (nl)
+    assert.deepEqual(policy(unsure('de', 'cs'), 'en').detectSource('Protonenstrahl', 'en-us'), { source: 'de', detected: false });
+    // the likeliest language is the target itself: nothing to translate, the default source is not forced on it
+    assert.deepEqual(policy(unsure('de', 'cs'), 'en').detectSource('Protonenstrahl', 'de'), { source: 'de', detected: false });
+    assert.deepEqual(policy(unsure('es', 'pt')).detectSource('Hola', 'fr'), { source: 'es', detected: false });
+    // nothing usable: no source, and not a detection
+    assert.deepEqual(policy(unsure('sk', 'cs'), 'en').detectSource('Ahoj', 'ko'), { source: undefined, detected: false });
   });
 });

@@ -231,7 +231,7 @@ export class GlossaryService {
       if (!row) throw notFound('Glossary not found');
       const infos = await this.repo.dictionaryInfo([id]);
       const info = infos.find((d) => d.source_lang === s && d.target_lang === t);
-      if (!info) throw invalid(`Glossary ${id} has no dictionary for the language pair ${s}-${t}.`);
+      if (!info) throw invalid(`No dictionary found for language pair ${s}-${t} in glossary ${id}.`);
       const key = `${id}:${s}:${t}`;
       const stamp = Number(info.updated_at);
       let cached = this.compiled.get(key);
