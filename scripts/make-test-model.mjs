@@ -1,23 +1,43 @@
 #!/usr/bin/env node
 // Writes a Firefox Translations (Bergamot) model directory with generated, seeded weights, in the exact formats the
-// WebAssembly runtime loads: a Marian binary model (intgemm8 matrices, `special:model.yml`), a binary lexical
-// shortlist and the given SentencePiece vocabulary. Translations are nonsense pieces of the real vocabulary; loading,
+// WebAssembly runtime loads: a Marian binary model (intgemm8 matrices, activation alphas, `special:model.yml`), a
+// binary lexical shortlist and the given SentencePiece vocabularies (one shared, or a source and a target one as
+// Mozilla's en-ja, en-ko and en-zh have). Translations are nonsense pieces of the real vocabulary; loading,
 // tokenization, batching and the cost of a forward pass are real.
 //
-//   node scripts/make-test-model.mjs --vocab FILE --pair en-es --shape tiny|real --out DIR [--seed N]
-//
-// `real` has the layers and dimensions of Mozilla's "tiny" students (6 encoder layers, 2 SSRU decoder layers,
-// dim 256, FFN 1536, 8 heads, tied embeddings); `tiny` keeps the architecture but is as small as intgemm allows.
+// The architectures are those of Mozilla's published models (models/<architecture>/<pair>/metadata.json in
+// mozilla/firefox-translations-models): at full size a generated model file is within a few hundred bytes of the
+// published `byteSize` (base-memory en-de: 31,561,787 bytes). `--reduced` keeps an architecture's layers, heads and
+// embedding tying but shrinks its width to what intgemm allows, for fast tests.
+const USAGE = `usage: node scripts/make-test-model.mjs --pair en-de --out DIR
+         (--vocab FILE | --srcvocab FILE --trgvocab FILE)
+         [--shape tiny|base-memory|base] [--reduced] [--seed N]
+
+  --pair      direction, e.g. en-de or en-zh-Hans (file names use the language codes: model.ende…)
+  --vocab     the shared SentencePiece vocabulary (vocab.*.spm)
+  --srcvocab, --trgvocab
+              separate source and target vocabularies (srcvocab.*.spm, trgvocab.*.spm); the model then ties
+              embeddings per side as Mozilla's split-vocabulary models do
+  --shape     Mozilla architecture (default tiny): tiny (width 256, 6+2 layers), base-memory (384, 6+4),
+              base (512, 6+2); \`real\` is an old name of tiny
+  --reduced   same architecture, width 64 and FFN 128 (a model of a few MB that loads and runs in milliseconds)
+  --seed      weights seed (default 1): the same seed writes the same files byte for byte`;
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
-// The vocabulary reader is Tolk's own (npm run build first).
-import { readSentencePieces } from '../dist/src/engines/bergamot/formats.js';
 
-export const SHAPES = {
-  tiny: { dim: 64, ffn: 128, heads: 2, enc: 1, dec: 1, shortlist: 16 },
-  real: { dim: 256, ffn: 1536, heads: 8, enc: 6, dec: 2, shortlist: 50 },
+/** Mozilla's architectures (modelConfig of the published metadata.json), and the shortlist size per source word. */
+export const ARCHITECTURES = {
+  tiny: { dim: 256, ffn: 1536, heads: 8, enc: 6, dec: 2, shortlist: 50 },
+  'base-memory': { dim: 384, ffn: 1536, heads: 8, enc: 6, dec: 4, shortlist: 50 },
+  base: { dim: 512, ffn: 2048, heads: 8, enc: 6, dec: 2, shortlist: 50 },
 };
+/** What `--reduced` changes: the width (dim-emb divisible by the 8 heads; intgemm wants multiples of 64). */
+const REDUCED = { dim: 64, ffn: 128, shortlist: 16 };
+/** Old shape names: `real` was the tiny architecture. */
+const ALIASES = { real: 'tiny' };
+/** @deprecated kept for older callers: the architectures by shape name. */
+export const SHAPES = { ...ARCHITECTURES, real: ARCHITECTURES.tiny };
 
 // Marian's Type enum (src/common/types.h): class bits + element size.
 const TYPE_INT8 = 0x0100 + 1;
@@ -28,6 +48,9 @@ const MASK64 = (1n << 64n) - 1n;
 // End of sentence: its bias, and the weight with which it reads the position clock (see makeTestModel).
 const EOS_BIAS = 3;
 const EOS_WEIGHT = 1.5;
+// Weights of the decoder layers that write the residual stream, against Glorot's: every layer normalization shrinks
+// the clock by what the layer added, and at full gain four decoder layers of a narrow model leave too little of it.
+const RESIDUAL_GAIN = 0.5;
 
 /** Small deterministic PRNG (mulberry32): the same seed gives the same model byte for byte. */
 function prng(seed) {
@@ -41,53 +64,76 @@ function prng(seed) {
   };
 }
 
-function modelYaml(shape, vocabSize) {
-  return [
-    'type: transformer',
-    `dim-emb: ${shape.dim}`,
-    `dim-vocabs:\n  - ${vocabSize}\n  - ${vocabSize}`,
-    `enc-depth: ${shape.enc}`,
-    `dec-depth: ${shape.dec}`,
-    'dec-cell: ssru',
-    'dec-cell-base-depth: 2',
-    'dec-cell-high-depth: 1',
-    `transformer-heads: ${shape.heads}`,
-    `transformer-dim-ffn: ${shape.ffn}`,
-    'transformer-ffn-depth: 2',
-    'transformer-ffn-activation: relu',
-    'transformer-decoder-dim-ffn: 0',
-    'transformer-decoder-ffn-depth: 0',
-    'transformer-decoder-autoreg: rnn',
-    'transformer-dim-aan: 2048',
-    'transformer-aan-depth: 2',
-    'transformer-aan-activation: swish',
-    'transformer-aan-nogate: false',
-    'transformer-no-projection: false',
-    'transformer-preprocess: ""',
-    'transformer-postprocess: dan',
-    'transformer-postprocess-emb: d',
-    'transformer-postprocess-top: ""',
-    'transformer-train-position-embeddings: false',
-    'transformer-tied-layers:\n  []',
-    'transformer-guided-alignment-layer: last',
-    'transformer-dropout: 0',
-    'transformer-dropout-attention: 0',
-    'transformer-dropout-ffn: 0',
-    'tied-embeddings: false',
-    'tied-embeddings-src: false',
-    'tied-embeddings-all: true',
-    'layer-normalization: false',
-    'right-left: false',
-    'output-omit-bias: false',
-    'skip: false',
-    'dim-rnn: 1024',
-    'version: tolk-generated-test-model',
-    '',
-  ].join('\n');
+/**
+ * `special:model.yml` as Marian writes it, with the keys of the published modelConfig. Split vocabularies tie the
+ * embeddings per side (`tied-embeddings`: encoder_Wemb, decoder_Wemb also the output layer), a shared one ties all
+ * three (`tied-embeddings-all`: one Wemb).
+ */
+function modelYaml(shape, srcSize, trgSize, split) {
+  const config = {
+    'bert-train-type-embeddings': true,
+    'bert-type-vocab-size': 2,
+    'dec-cell': 'ssru',
+    'dec-cell-base-depth': 2,
+    'dec-cell-high-depth': 1,
+    'dec-depth': shape.dec,
+    'dim-emb': shape.dim,
+    'dim-rnn': 1024,
+    'dim-vocabs': [srcSize, trgSize],
+    'enc-cell': 'gru',
+    'enc-cell-depth': 1,
+    'enc-depth': shape.enc,
+    'enc-type': 'bidirectional',
+    'factors-combine': 'sum',
+    'factors-dim-emb': 0,
+    'input-types': [],
+    'layer-normalization': false,
+    'lemma-dependency': '',
+    'lemma-dim-emb': 0,
+    'output-omit-bias': false,
+    'right-left': false,
+    skip: false,
+    'tied-embeddings': split,
+    'tied-embeddings-all': !split,
+    'tied-embeddings-src': false,
+    'transformer-aan-activation': 'swish',
+    'transformer-aan-depth': 2,
+    'transformer-aan-nogate': false,
+    'transformer-decoder-autoreg': 'rnn',
+    'transformer-decoder-dim-ffn': 0,
+    'transformer-decoder-ffn-depth': 0,
+    'transformer-dim-aan': 2048,
+    'transformer-dim-ffn': shape.ffn,
+    'transformer-ffn-activation': 'relu',
+    'transformer-ffn-depth': 2,
+    'transformer-guided-alignment-layer': 'last',
+    'transformer-heads': shape.heads,
+    'transformer-no-affine': false,
+    'transformer-no-bias': false,
+    'transformer-no-projection': false,
+    'transformer-pool': false,
+    'transformer-postprocess': 'dan',
+    'transformer-postprocess-emb': 'd',
+    'transformer-postprocess-top': '',
+    'transformer-preprocess': '',
+    'transformer-rnn-projection': false,
+    'transformer-tied-layers': [],
+    'transformer-train-position-embeddings': false,
+    type: 'transformer',
+    ulr: false,
+    'ulr-dim-emb': 0,
+    'ulr-trainable-transformation': false,
+    version: 'tolk-generated-test-model',
+  };
+  const value = (v) => {
+    if (Array.isArray(v)) return v.length === 0 ? '\n  []' : v.map((x) => `\n  - ${x}`).join('');
+    return typeof v === 'string' ? ` ${v === '' ? '""' : v}` : ` ${v}`;
+  };
+  return `${Object.entries(config).map(([k, v]) => `${k}:${value(v)}`).join('\n')}\n`;
 }
 
 /** Every tensor of the architecture, named as Marian's transformer builds them. */
-function tensorList(shape, vocabSize) {
+function tensorList(shape, srcSize, trgSize, split) {
   const { dim, ffn } = shape;
   const t = [];
   const matrix = (name, rows, cols) => t.push({ name, shape: [rows, cols], kind: 'matrix' });
@@ -110,7 +156,10 @@ function tensorList(shape, vocabSize) {
     vector(`${prefix}_b2`, dim, 0);
     norm(`${prefix}_ffn`);
   };
-  t.push({ name: 'Wemb', shape: [vocabSize, dim], kind: 'embedding' });
+  if (split) {
+    t.push({ name: 'encoder_Wemb', shape: [srcSize, dim], kind: 'embedding', side: 'source' });
+    t.push({ name: 'decoder_Wemb', shape: [trgSize, dim], kind: 'embedding', side: 'target' });
+  } else t.push({ name: 'Wemb', shape: [srcSize, dim], kind: 'embedding', side: 'target' });
   for (let l = 1; l <= shape.enc; l++) {
     attention(`encoder_l${l}_self`);
     feedForward(`encoder_l${l}_ffn`);
@@ -123,7 +172,7 @@ function tensorList(shape, vocabSize) {
     attention(`decoder_l${l}_context`);
     feedForward(`decoder_l${l}_ffn`);
   }
-  t.push({ name: 'decoder_ff_logit_out_b', shape: [1, vocabSize], kind: 'logit-bias' });
+  t.push({ name: 'decoder_ff_logit_out_b', shape: [1, trgSize], kind: 'logit-bias' });
   return t;
 }
 
@@ -161,10 +210,10 @@ function marianBinary(items) {
  * An intgemm8 tensor as marian-conv writes it: int8 values (transposed except Wemb), then the float quantMult.
  * `edit` may change the row-major int8 values (full scale ±127 stands for ±maxAbs) before they are laid out.
  */
-function intgemm8(rows, cols, random, transpose, { maxAbs = Math.sqrt(6 / (rows + cols)), edit } = {}) {
+function intgemm8(rows, cols, random, transpose, { maxAbs = Math.sqrt(6 / (rows + cols)), gain = 1, edit } = {}) {
   const bytes = Buffer.alloc(pad256(rows * cols + 4));
   const values = new Int8Array(bytes.buffer, bytes.byteOffset, rows * cols);
-  const glorot = Math.sqrt(6 / (rows + cols)) / maxAbs; // Glorot-uniform range on the int8 scale
+  const glorot = (gain * Math.sqrt(6 / (rows + cols))) / maxAbs; // Glorot-uniform range on the int8 scale
   for (let i = 0; i < rows * cols; i++) values[i] = Math.round((random() * 2 - 1) * 127 * glorot);
   edit?.(values);
   if (transpose) {
@@ -215,15 +264,35 @@ function shortlistBinary(vocabSize, pool) {
   return buf;
 }
 
-/** Writes the model directory; returns the file names. */
-export function makeTestModel({ vocab, pair, shape: shapeName, out, seed = 1 }) {
-  const shape = SHAPES[shapeName];
-  if (!shape) throw new Error(`--shape must be one of ${Object.keys(SHAPES).join(', ')}`);
-  const m = /^([a-z]{2,3})-([a-z]{2,3})$/.exec(pair ?? '');
-  if (!m) throw new Error('--pair must look like en-es');
-  const code = `${m[1]}${m[2]}`;
-  const vocabBuf = readFileSync(vocab);
-  const pieces = readSentencePieces(vocabBuf);
+// Tolk's own SentencePiece reader (built by `npm run build`); without a build only `--help` works.
+const formats = await import(new URL('../dist/src/engines/bergamot/formats.js', import.meta.url).href).catch((err) => {
+  if (err?.code === 'ERR_MODULE_NOT_FOUND') return undefined;
+  throw err;
+});
+
+const LANGUAGE = '[a-z]{2,3}(?:-[A-Z][a-z]{3}|-[A-Z]{2})?';
+
+/**
+ * Writes the model directory; returns the file names (`model`, `lex`, and `vocab` or `srcvocab` + `trgvocab`).
+ * `vocab` is a shared vocabulary; `srcVocab` + `trgVocab` a split one. `shape` is an architecture of ARCHITECTURES.
+ */
+export function makeTestModel({ vocab, srcVocab, trgVocab, pair, shape: shapeName = 'tiny', reduced = false, out, seed = 1 }) {
+  const architecture = ARCHITECTURES[ALIASES[shapeName] ?? shapeName];
+  if (!architecture) throw new Error(`--shape must be one of ${Object.keys(ARCHITECTURES).join(', ')}`);
+  const shape = reduced ? { ...architecture, ...REDUCED } : architecture;
+  const m = new RegExp(`^(${LANGUAGE})-(${LANGUAGE})$`).exec(pair ?? '');
+  if (!m) throw new Error('--pair must look like en-de or en-zh-Hans');
+  if (!out) throw new Error('--out is required');
+  const split = Boolean(srcVocab || trgVocab);
+  if (split ? !(srcVocab && trgVocab) || vocab : !vocab) throw new Error('give --vocab, or both --srcvocab and --trgvocab');
+  // Mozilla's file names carry the primary language subtags: model.enzh… for en → zh-Hans.
+  const code = `${m[1].split('-')[0]}${m[2].split('-')[0]}`;
+  const readSentencePieces = formats?.readSentencePieces;
+  if (!readSentencePieces) throw new Error('run `npm run build` first (the vocabulary reader is dist/src/engines/bergamot/formats.js)');
+  const srcBuf = readFileSync(split ? srcVocab : vocab);
+  const trgBuf = split ? readFileSync(trgVocab) : srcBuf;
+  const srcPieces = readSentencePieces(srcBuf);
+  const pieces = split ? readSentencePieces(trgBuf) : srcPieces;
   const random = prng(seed);
   const eos = pieces.findIndex((p) => p.piece === '</s>');
   // Output words: ordinary word pieces that start with a letter (the output reads as words, never as marks).
@@ -253,54 +322,83 @@ export function makeTestModel({ vocab, pair, shape: shapeName, out, seed = 1 }) 
   const zeroColumns = (cols) => (values) => {
     for (let at = 0; at < values.length; at += cols) for (const c of free) values[at + c] = 0;
   };
-  const embedding = (values) => {
+  // The target embedding (the output layer too) carries the clock reader; a source-only one just leaves it free.
+  const embedding = (side) => (values) => {
     zeroColumns(shape.dim)(values);
+    if (side !== 'target') return;
     values.fill(0, eos * shape.dim, (eos + 1) * shape.dim);
     for (const c of clock) values[eos * shape.dim + c] = 127;
     for (const c of reference) values[eos * shape.dim + c] = -127;
   };
   const writesResidual = /^decoder_l\d+_(rnn_W|context_Wo|ffn_W2)$/;
-  const tensors = tensorList(shape, pieces.length);
+  const tensors = tensorList(shape, srcPieces.length, pieces.length, split);
   const items = tensors.map((t) => {
     const [rows, cols] = t.shape;
-    if (t.kind === 'embedding') return { ...t, type: TYPE_INTGEMM8, bytes: intgemm8(rows, cols, random, false, { maxAbs: EOS_WEIGHT, edit: embedding }) };
+    if (t.kind === 'embedding') return { ...t, type: TYPE_INTGEMM8, bytes: intgemm8(rows, cols, random, false, { maxAbs: EOS_WEIGHT, edit: embedding(t.side) }) };
     if (t.kind === 'matrix') {
-      return { ...t, type: TYPE_INTGEMM8, bytes: intgemm8(rows, cols, random, true, writesResidual.test(t.name) ? { edit: zeroColumns(cols) } : {}) };
+      return { ...t, type: TYPE_INTGEMM8, bytes: intgemm8(rows, cols, random, true, writesResidual.test(t.name) ? { edit: zeroColumns(cols), gain: RESIDUAL_GAIN } : {}) };
     }
     if (t.kind === 'logit-bias') return { ...t, type: TYPE_FLOAT32, bytes: float32(t.shape[1], logitBias) };
     return { ...t, type: TYPE_FLOAT32, bytes: float32(t.shape[1], () => t.value) };
   });
   // Precomputed activation alphas (Firefox's `.intgemm.alphas.bin` models, run with int8shiftAlphaAll): the
-  // quantization of activations then no longer depends on the other sentences of a batch. `Wemb_QuantMultA` is the one
-  // of the output layer (the tied embedding).
+  // quantization of activations then no longer depends on the other sentences of a batch. The output layer's
+  // (`<embedding>_QuantMultA`) belongs to the target embedding it is tied to.
   const alpha = float32(1, () => 127 / 8);
   for (const t of tensors.filter((t) => t.kind === 'matrix')) items.push({ name: `${t.name}_QuantMultA`, shape: [1], type: TYPE_FLOAT32, bytes: alpha });
-  items.push({ name: 'Wemb_QuantMultA', shape: [1], type: TYPE_FLOAT32, bytes: alpha });
-  const yaml = Buffer.from(`${modelYaml(shape, pieces.length)}\0`, 'utf8');
+  items.push({ name: split ? 'decoder_Wemb_QuantMultA' : 'Wemb_QuantMultA', shape: [1], type: TYPE_FLOAT32, bytes: alpha });
+  const yaml = Buffer.from(`${modelYaml(shape, srcPieces.length, pieces.length, split)}\0`, 'utf8');
   items.push({ name: 'special:model.yml', shape: [yaml.length], type: TYPE_INT8, bytes: Buffer.concat([yaml], pad256(yaml.length)) });
   mkdirSync(out, { recursive: true });
-  const files = {
-    model: `model.${code}.intgemm.alphas.bin`,
-    lex: `lex.50.50.${code}.s2t.bin`,
-    vocab: basename(vocab).startsWith('vocab.') ? basename(vocab) : `vocab.${code}.spm`,
-  };
+  const files = { model: `model.${code}.intgemm.alphas.bin`, lex: `lex.50.50.${code}.s2t.bin` };
+  if (split) Object.assign(files, { srcvocab: `srcvocab.${code}.spm`, trgvocab: `trgvocab.${code}.spm` });
+  else files.vocab = basename(vocab).startsWith('vocab.') ? basename(vocab) : `vocab.${code}.spm`;
   writeFileSync(join(out, files.model), marianBinary(items));
-  writeFileSync(join(out, files.lex), shortlistBinary(pieces.length, [...pool]));
-  writeFileSync(join(out, files.vocab), vocabBuf);
+  writeFileSync(join(out, files.lex), shortlistBinary(srcPieces.length, [...pool]));
+  if (split) {
+    writeFileSync(join(out, files.srcvocab), srcBuf);
+    writeFileSync(join(out, files.trgvocab), trgBuf);
+  } else writeFileSync(join(out, files.vocab), srcBuf);
   return files;
 }
 
 if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
-  const { values } = parseArgs({
-    options: { vocab: { type: 'string' }, pair: { type: 'string' }, shape: { type: 'string', default: 'tiny' }, out: { type: 'string' }, seed: { type: 'string', default: '1' } },
-  });
-  if (!values.vocab || !values.out) {
-    console.error('usage: node scripts/make-test-model.mjs --vocab FILE --pair en-es --shape tiny|real --out DIR [--seed N]');
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        help: { type: 'boolean', short: 'h' },
+        vocab: { type: 'string' },
+        srcvocab: { type: 'string' },
+        trgvocab: { type: 'string' },
+        pair: { type: 'string' },
+        shape: { type: 'string', default: 'tiny' },
+        reduced: { type: 'boolean', default: false },
+        out: { type: 'string' },
+        seed: { type: 'string', default: '1' },
+      },
+    }));
+  } catch (err) {
+    console.error(`make-test-model: ${err.message}\n${USAGE}`);
+    process.exit(2);
+  }
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  if (!values.out || !values.pair || !(values.vocab || values.srcvocab)) {
+    console.error(USAGE);
+    process.exit(2);
+  }
+  const seed = Number(values.seed);
+  if (!Number.isInteger(seed)) {
+    console.error(`make-test-model: --seed must be an integer\n${USAGE}`);
     process.exit(2);
   }
   try {
-    const files = makeTestModel({ vocab: values.vocab, pair: values.pair, shape: values.shape, out: values.out, seed: Number(values.seed) });
-    console.log(`wrote ${values.out}: ${Object.values(files).join(', ')}`);
+    const { vocab, srcvocab: srcVocab, trgvocab: trgVocab, pair, shape, reduced, out } = values;
+    const files = makeTestModel({ vocab, srcVocab, trgVocab, pair, shape, reduced, out, seed });
+    console.log(`wrote ${out}: ${Object.values(files).join(', ')}`);
   } catch (err) {
     console.error(`make-test-model: ${err.message}`);
     process.exit(1);

@@ -16,18 +16,47 @@ export function realVocab(name: 'esen' | 'deen'): string {
   throw new Error(`${path} not found (set TOLK_BERGAMOT_VOCABS to the directory holding vocab.${name}.spm)`);
 }
 
-type MakeTestModel = (o: { vocab: string; pair: string; shape: 'tiny' | 'real'; out: string; seed?: number }) => Record<string, string>;
+/** Mozilla's model architectures (see scripts/make-test-model.mjs). */
+export type Architecture = 'tiny' | 'base-memory' | 'base';
+
+export interface ModelSpec {
+  /** Default tiny. */
+  architecture?: Architecture;
+  /** The published width (a 17–60 MB file); by default the width is reduced and the layers kept (a few MB). */
+  fullSize?: boolean;
+  /** Separate source and target vocabularies, as Mozilla's en-ja, en-ko and en-zh models have. */
+  splitVocab?: boolean;
+}
+
+/** `'tiny'` and `'real'` are the older names of the reduced and the full-size tiny model. */
+type Shape = ModelSpec | 'tiny' | 'real';
+
+type MakeTestModel = (o: {
+  vocab?: string;
+  srcVocab?: string;
+  trgVocab?: string;
+  pair: string;
+  shape: Architecture;
+  reduced: boolean;
+  out: string;
+  seed?: number;
+}) => Record<string, string>;
 
 /** Writes a generated model directory for `pair` (e.g. "en-es") into `out`. */
-export async function makeModel(out: string, pair: string, shape: 'tiny' | 'real' = 'tiny'): Promise<string> {
+export async function makeModel(out: string, pair: string, shape: Shape = {}): Promise<string> {
+  const spec: ModelSpec = shape === 'real' ? { fullSize: true } : shape === 'tiny' ? {} : shape;
   const mod = (await import(pathToFileURL(join(REPO, 'scripts/make-test-model.mjs')).href)) as { makeTestModel: MakeTestModel };
-  const vocab = realVocab(pair.includes('de') ? 'deen' : 'esen');
-  mod.makeTestModel({ vocab, pair, shape, out });
+  const common = { pair, shape: spec.architecture ?? 'tiny', reduced: !spec.fullSize, out };
+  if (spec.splitVocab) {
+    // English reads with either vocabulary: each side takes the one of its language.
+    const target = pair.split('-').at(-1) === 'de' ? 'deen' : 'esen';
+    mod.makeTestModel({ ...common, srcVocab: realVocab(target === 'deen' ? 'esen' : 'deen'), trgVocab: realVocab(target) });
+  } else mod.makeTestModel({ ...common, vocab: realVocab(pair.includes('de') ? 'deen' : 'esen') });
   return out;
 }
 
 /** A fresh models directory holding generated models for the given pairs (one sub-directory per pair). */
-export async function modelsDirWith(pairs: string[], shape: 'tiny' | 'real' = 'tiny'): Promise<string> {
+export async function modelsDirWith(pairs: string[], shape: Shape = {}): Promise<string> {
   const root = await mkdtemp(join(tmpdir(), 'tolk-models-'));
   for (const pair of pairs) await makeModel(join(root, pair), pair, shape);
   return root;
