@@ -10,6 +10,7 @@ import {
 } from '../engine.js';
 import { DirectoryWatch } from '../../lib/dir-watch.js';
 import { silentLogger, type Logger } from '../../lib/logger.js';
+import { markTerms, placeTerms, translateAround } from './glossary-terms.js';
 import { readModelFile, scanModelsDir, type BadModelDir, type ModelInfo } from './model-dir.js';
 import { WorkerPool, type LoadStats, type ModelPayload } from './worker-pool.js';
 
@@ -62,9 +63,9 @@ const pairKey = (source: string, target: string) => `${source}-${target}`;
 
 export class BergamotEngine implements TranslationEngine {
   readonly name = 'bergamot';
-  // No `context` (the models translate sentence by sentence) and no glossary of their own (the service's markup-based
-  // glossary enforcement applies, as on Apertium).
-  readonly features = { context: false };
+  // No `context` (the models translate sentence by sentence). Glossary terms are carried by the runtime's HTML mode
+  // and checked (glossary-terms.ts): a term the model loses is recovered, never dropped.
+  readonly features = { context: false, glossary: true };
   private readonly opts: Required<Omit<BergamotEngineOptions, 'logger'>>;
   private readonly log: Logger;
   private pool: WorkerPool | undefined;
@@ -216,11 +217,29 @@ export class BergamotEngine implements TranslationEngine {
     });
     const out = segments.map(() => '');
     if (texts.length === 0) return out;
-    let translated: string[];
-    try {
-      translated = await this.pool.translate(key, texts, options.signal);
-    } catch (err) {
-      throw err instanceof EngineError ? err : new EngineError('failed', String((err as Error)?.message ?? err), { cause: err });
+    const marked = options.glossary?.length ? texts.map((t) => markTerms(t, options.glossary!)) : [];
+    const run = async (input: string[], html: boolean[] = []) => {
+      try {
+        return await this.pool!.translate(key, input, options.signal, html);
+      } catch (err) {
+        throw err instanceof EngineError ? err : new EngineError('failed', String((err as Error)?.message ?? err), { cause: err });
+      }
+    };
+    const translated = await run(
+      texts.map((t, i) => marked[i]?.html ?? t),
+      texts.map((_, i) => marked[i] !== undefined),
+    );
+    const recover: number[] = [];
+    marked.forEach((m, i) => {
+      if (!m) return;
+      const placed = placeTerms(translated[i]!, m.targets);
+      translated[i] = placed.text;
+      if (placed.lost.length > 0) recover.push(i);
+    });
+    if (recover.length > 0) {
+      this.log.warn({ model: key, segments: recover.length }, 'bergamot lost glossary terms; translating around them');
+      const recovered = await translateAround(recover.map((i) => marked[i]!), (input) => run(input));
+      recover.forEach((i, r) => (translated[i] = recovered[r]!));
     }
     at.forEach((i, k) => (out[i] = translated[k]!));
     return out;

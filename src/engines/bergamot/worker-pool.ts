@@ -57,6 +57,8 @@ interface Chunk {
   request: Request;
   at: number;
   texts: string[];
+  /** Which texts are HTML (the runtime's HTML mode, tags carried by word alignment). */
+  html: boolean[];
   seq: number;
 }
 
@@ -196,7 +198,7 @@ export class WorkerPool {
     return out;
   }
 
-  translate(key: string, texts: string[], signal?: AbortSignal): Promise<string[]> {
+  translate(key: string, texts: string[], signal?: AbortSignal, html: boolean[] = []): Promise<string[]> {
     if (this.closed) return Promise.reject(new EngineError('unavailable', 'bergamot engine is closed'));
     if (texts.length === 0) return Promise.resolve([]);
     if (this.workers.length === 0) {
@@ -212,7 +214,7 @@ export class WorkerPool {
     return new Promise((resolve, reject) => {
       const request: Request = { key, out: new Array<string>(texts.length), pending: 0, served: 0, settled: false, timer: undefined, resolve, reject };
       for (let at = 0; at < texts.length; at += CHUNK_SEGMENTS) {
-        this.queue.push({ request, at, texts: texts.slice(at, at + CHUNK_SEGMENTS), seq: this.seq++ });
+        this.queue.push({ request, at, texts: texts.slice(at, at + CHUNK_SEGMENTS), html: texts.slice(at, at + CHUNK_SEGMENTS).map((_, k) => html[at + k] === true), seq: this.seq++ });
         request.pending++;
       }
       signal?.addEventListener('abort', () => this.settle(request, signal.reason instanceof Error ? signal.reason : new EngineError('failed', 'translation aborted')), { once: true });
@@ -301,7 +303,8 @@ export class WorkerPool {
     worker.busy = true;
     void (async () => {
       try {
-        const reply = await worker.call({ op: 'translate', key, texts: batch.flatMap((c) => c.texts) });
+        const html = batch.flatMap((c) => c.html);
+        const reply = await worker.call({ op: 'translate', key, texts: batch.flatMap((c) => c.texts), ...(html.includes(true) ? { html } : {}) });
         if (!reply.ok) throw this.fail(worker, reply);
         const loaded = worker.loaded.get(key);
         if (loaded) loaded.lastUsed = performance.now();
