@@ -220,7 +220,7 @@ export class BergamotEngine implements TranslationEngine {
     const marked = options.glossary?.length ? texts.map((t) => markTerms(t, options.glossary!)) : [];
     const run = async (input: string[], html: boolean[] = []) => {
       try {
-        return await this.pool!.translate(key, input, options.signal, html);
+        return await this.pool!.translate(key, input, { signal: options.signal, html, requester: options.requester });
       } catch (err) {
         throw err instanceof EngineError ? err : new EngineError('failed', String((err as Error)?.message ?? err), { cause: err });
       }

@@ -36,17 +36,17 @@ export interface PoolOptions {
 }
 
 /**
- * Segments per queued chunk: a long request is served a chunk at a time, taking turns with the other requests for the
- * same model (the least served first), so a short request never waits behind a whole document.
+ * Segments per queued chunk: a long request is served a chunk at a time, taking turns with the other requesters
+ * (accounts) of the same model, the one served longest ago first, so a short request never waits behind a document.
  */
 const CHUNK_SEGMENTS = 16;
 
 interface Request {
   key: string;
+  /** Who asked (an account id; '' when unknown). */
+  requester: string;
   out: string[];
   pending: number;
-  /** Chunks already given to a batch: the fewest go first. */
-  served: number;
   settled: boolean;
   timer: NodeJS.Timeout | undefined;
   resolve: (out: string[]) => void;
@@ -153,6 +153,9 @@ export class WorkerPool {
   private workers: RuntimeWorker[] = [];
   private queue: Chunk[] = [];
   private seq = 0;
+  /** Turn of each requester's last chunk given to a batch. */
+  private readonly lastServed = new Map<string, number>();
+  private turns = 0;
   private closed = false;
   private trimTimer: NodeJS.Timeout | undefined;
   private readonly log: Logger;
@@ -198,7 +201,7 @@ export class WorkerPool {
     return out;
   }
 
-  translate(key: string, texts: string[], signal?: AbortSignal, html: boolean[] = []): Promise<string[]> {
+  translate(key: string, texts: string[], { signal, html = [], requester = '' }: { signal?: AbortSignal; html?: boolean[]; requester?: string } = {}): Promise<string[]> {
     if (this.closed) return Promise.reject(new EngineError('unavailable', 'bergamot engine is closed'));
     if (texts.length === 0) return Promise.resolve([]);
     if (this.workers.length === 0) {
@@ -212,7 +215,7 @@ export class WorkerPool {
       });
     }
     return new Promise((resolve, reject) => {
-      const request: Request = { key, out: new Array<string>(texts.length), pending: 0, served: 0, settled: false, timer: undefined, resolve, reject };
+      const request: Request = { key, requester, out: new Array<string>(texts.length), pending: 0, settled: false, timer: undefined, resolve, reject };
       for (let at = 0; at < texts.length; at += CHUNK_SEGMENTS) {
         this.queue.push({ request, at, texts: texts.slice(at, at + CHUNK_SEGMENTS), html: texts.slice(at, at + CHUNK_SEGMENTS).map((_, k) => html[at + k] === true), seq: this.seq++ });
         request.pending++;
@@ -283,19 +286,33 @@ export class WorkerPool {
     }
   }
 
-  /** The next batch for a model: chunks of the least served requests first, then the oldest. */
+  /** The next batch for a model: a chunk of the requester served longest ago at a time, each requester's oldest first. */
   private takeBatch(waiting: Chunk[]): Chunk[] {
-    const order = [...waiting].sort((a, b) => a.request.served - b.request.served || a.seq - b.seq);
+    const left = [...waiting];
     const batch: Chunk[] = [];
     let segments = 0;
-    for (const chunk of order) {
-      if (segments > 0 && segments + chunk.texts.length > this.opts.maxBatchSegments) continue;
-      batch.push(chunk);
-      segments += chunk.texts.length;
-      chunk.request.served++;
+    const turn = (c: Chunk) => this.lastServed.get(c.request.requester) ?? -1;
+    for (;;) {
+      let next: Chunk | undefined;
+      for (const c of left) {
+        if (segments > 0 && segments + c.texts.length > this.opts.maxBatchSegments) continue;
+        if (!next || turn(c) < turn(next) || (turn(c) === turn(next) && c.seq < next.seq)) next = c;
+      }
+      if (!next) break;
+      left.splice(left.indexOf(next), 1);
+      batch.push(next);
+      segments += next.texts.length;
+      // Re-inserted last: the map stays in turn order, and requesters with nothing queued are dropped from its front.
+      this.lastServed.delete(next.request.requester);
+      this.lastServed.set(next.request.requester, this.turns++);
     }
     const taken = new Set(batch);
     this.queue = this.queue.filter((c) => !taken.has(c));
+    const queued = new Set(this.queue.map((c) => c.request.requester));
+    for (const requester of this.lastServed.keys()) {
+      if (this.lastServed.size <= queued.size) break;
+      if (!queued.has(requester)) this.lastServed.delete(requester);
+    }
     return batch;
   }
 

@@ -89,6 +89,21 @@ describe('bergamot memory', () => {
     }
   });
 
+  it("serves another account's short request between the chunks of a long one", async () => {
+    const engine = new BergamotEngine({ modelsDir: root, workers: 1, rescanIntervalMs: 0 });
+    try {
+      await engine.start();
+      await engine.translate(EN_ES, ['The house is big.'], {});
+      const done: string[] = [];
+      const long = engine.translate(EN_ES, Array.from({ length: 200 }, (_, i) => `Sentence ${i} is here.`), { requester: 'bulk' }).then(() => done.push('long'));
+      const short = engine.translate(EN_ES, ['The house is big.'], { requester: 'interactive' }).then(() => done.push('short'));
+      await Promise.all([long, short]);
+      assert.deepEqual(done, ['short', 'long']);
+    } finally {
+      await engine.close();
+    }
+  });
+
   it('lets a burst that arrives during a load wait for it; the deadline starts when the model is ready', async () => {
     const engine = new BergamotEngine({ modelsDir: root, workers: 2, requestTimeoutMs: 3000, rescanIntervalMs: 0 });
     slowStorage(engine, 3500);
