@@ -21,7 +21,7 @@ const USAGE = `usage: node scripts/make-test-model.mjs --pair en-de --out DIR
   --shape     Mozilla architecture (default tiny): tiny (width 256, 6+2 layers), base-memory (384, 6+4),
               base (512, 6+2); \`real\` is an old name of tiny
   --reduced   same layers, heads and embedding tying at width 64, FFN 128: a model of a few MB for fast tests
-              (what \`--shape tiny\` wrote before the architectures were added)
+              (it replaces the one-layer model that \`--shape tiny\` wrote before the architectures were added)
   --seed      weights seed (default 1): the same seed writes the same files byte for byte`;
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
