@@ -371,27 +371,34 @@ export class WorkerPool {
     // The worker that fits it as it is, with the fewest models; else the one whose models are the coldest.
     const fitting = idle.filter((w) => this.committedBytes() + growth(w) <= budget).sort((a, b) => a.loaded.size - b.loaded.size);
     let worker = fitting[0];
+    const own: string[] = [];
     const evict: RuntimeWorker[] = [];
     if (!worker) {
       if (!first) return false; // a second copy never pushes anything out
       worker = [...idle].sort((a, b) => a.lastUsed() - b.lastUsed())[0]!;
-      // Its own models first (their space is reused by this load), then whole idle workers, coldest first.
-      const own = [...worker.loaded].sort((a, b) => a[1].lastUsed - b[1].lastUsed);
-      for (const [victim] of own) {
-        if (this.committedBytes() + growth(worker) <= budget) break;
-        worker.loaded.delete(victim);
-        void worker.call({ op: 'free', key: victim }).catch(() => undefined);
-        this.log.info({ model: victim, worker: worker.index }, 'bergamot model evicted');
+      // Its own models first (their space is reused by this load), then whole idle workers, coldest first; nothing is
+      // freed unless the load can then start.
+      let slack = worker.slackBytes();
+      const over = () => this.committedBytes() + Math.max(0, estimate - slack) - budget;
+      for (const [victim, l] of [...worker.loaded].sort((a, b) => a[1].lastUsed - b[1].lastUsed)) {
+        if (over() <= 0) break;
+        own.push(victim);
+        slack += l.bytes;
       }
-      let over = this.committedBytes() + growth(worker) - budget;
+      let left = over();
       for (const w of idle.filter((w) => w !== worker && w.loaded.size > 0).sort((a, b) => a.lastUsed() - b.lastUsed())) {
-        if (over <= 0) break;
+        if (left <= 0) break;
         evict.push(w);
-        over -= w.heapBytes - w.baseHeapBytes;
+        left -= w.heapBytes - w.baseHeapBytes;
       }
-      if (over > 0 && this.workers.some((w) => w !== worker && !evict.includes(w) && (w.loaded.size > 0 || w.loading))) {
+      if (left > 0 && this.workers.some((w) => w !== worker && !evict.includes(w) && (w.loaded.size > 0 || w.loading))) {
         return false; // wait until a busy worker's models can go
       }
+    }
+    for (const victim of own) {
+      worker.loaded.delete(victim);
+      void worker.call({ op: 'free', key: victim }).catch(() => undefined);
+      this.log.info({ model: victim, worker: worker.index }, 'bergamot model evicted');
     }
     for (const w of evict) this.recycle(w, 'bergamot models evicted');
     void this.load(worker, key, estimate);
