@@ -93,7 +93,7 @@ async function main(): Promise<void> {
   idle.disable();
   const delay = monitorEventLoopDelay({ resolution: 10 });
   delay.enable();
-  // Cold load: the first sentence loads the model into each worker (all workers at once with WORKERS parallel calls).
+  // Cold load: the first sentences load the model into one worker (bench/bergamot-memory.ts measures the policy).
   const rssBefore = process.memoryUsage().rss;
   const coldStart = performance.now();
   await Promise.all(Array.from({ length: WORKERS }, (_, i) => engine.translate({ source: 'en', target: 'es' }, [SENTENCES[i]!], {})));

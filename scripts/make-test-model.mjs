@@ -20,7 +20,8 @@ const USAGE = `usage: node scripts/make-test-model.mjs --pair en-de --out DIR
               embeddings per side as Mozilla's split-vocabulary models do
   --shape     Mozilla architecture (default tiny): tiny (width 256, 6+2 layers), base-memory (384, 6+4),
               base (512, 6+2); \`real\` is an old name of tiny
-  --reduced   same architecture, width 64 and FFN 128 (a model of a few MB that loads and runs in milliseconds)
+  --reduced   same layers, heads and embedding tying at width 64, FFN 128: a model of a few MB for fast tests
+              (it replaces the one-layer model that \`--shape tiny\` wrote before the architectures were added)
   --seed      weights seed (default 1): the same seed writes the same files byte for byte`;
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';

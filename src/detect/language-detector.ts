@@ -3,6 +3,10 @@ import { danishOrNorwegian, hasSignatureLetter, isCompatible, nonAsciiLetterCoun
 import { ELD_AVERAGE_SCORES } from './eld-average-scores.js';
 import { FEW_LETTERS, NgramModel } from './ngram-model.js';
 import { profileScripts } from './script-profile.js';
+import { distinctContent } from './distinct-content.js';
+import type { EldLanguageDetectorOptions } from './detector-options.js';
+
+export type { EldLanguageDetectorOptions };
 
 /** Languages the detection endpoint may report as `detected_language` (Tolk lower-case codes). */
 export const DETECTION_LANGUAGES = [
@@ -42,49 +46,6 @@ export interface LanguageDetector {
   detect(text: string): DetectionOutcome;
   /** Languages (Tolk codes) the model can recognise, inside or outside DETECTION_LANGUAGES. */
   readonly languages: ReadonlySet<string>;
-}
-
-export interface EldLanguageDetectorOptions {
-  /** Characters of the input analysed (eld itself stops after ~380 UTF-8 bytes). Default 1000. */
-  maxChars?: number;
-  /** Below this many letters of an alphabetic script the result is `insufficient_confidence`. Default 3. */
-  minLetters?: number;
-  /** Below this confidence the result is `insufficient_confidence`. Default 0.5 (evidence ≈ 0.069). */
-  minConfidence?: number;
-  /**
-   * With at least FIT_MIN_LETTERS letters, a best score below this share of eld's average score for
-   * that language means the text is in a language the model lacks (Welsh, Maltese…) or a mix:
-   * `insufficient_confidence`. Default 0.6; 0 disables.
-   */
-  minFit?: number;
-  /** Decide Hangul/Kana/Han/Thai/Greek/Hebrew text by script alone. Default true. */
-  scriptShortcuts?: boolean;
-  /** Re-rank close candidates by alphabet compatibility and da/nb function words. Default true. */
-  neighbourHints?: boolean;
-  /** Apply SHORT_MARGINS below 20 letters. Default true. */
-  shortMargins?: boolean;
-  /** eld database size. Default 'small': the large one adds ≈300 MB and 2 s of start-up for no measurable gain (docs/benchmarks.md). */
-  database?: 'extrasmall' | 'small' | 'medium' | 'large';
-  /**
-   * Share taken off the n-gram score of languages outside DETECTION_LANGUAGES (Azerbaijani, Serbian, Croatian…),
-   * which otherwise win short snippets of their neighbours. Default 0.05.
-   */
-  foreignPenalty?: number;
-  /**
-   * Short alphabetic text (under 20 letters) is decided, and mid-length text (up to ngramMaxLetters) checked, with
-   * the character n-gram model (ngram-model.ts) added to eld's scores. Default true (the model in assets/; the
-   * training script passes its own); false leaves text to eld and the short-text rules alone.
-   */
-  ngramModel?: boolean | NgramModel;
-  /** Alphabetic text from 20 up to this many letters is checked by the n-gram model too (see MID_MAX_LETTERS). */
-  ngramMaxLetters?: number;
-  /** Override the model's lead for mid-length text (20 letters up to ngramMaxLetters). */
-  ngramMinMarginMid?: number;
-  /** Override the weight of eld's log score in the model's vote. */
-  ngramEldWeight?: number;
-  /** Override the model's calibrated leads for short-text success (the training script sweeps them). */
-  ngramMinMargin?: number;
-  ngramMinMarginFew?: number;
 }
 
 /** Minimal shape of an eld instance (the package's own interfaces are not exported). */
@@ -149,55 +110,6 @@ const HINT_WINDOW = 0.06;
 
 const URL_OR_EMAIL = /\b(?:https?:\/\/|www\.)\S+|[\w.+-]+@[\w-]+\.[\w.-]+/giu;
 const CODE_TOKEN = /\b[\p{L}]*\d+[\p{L}\d]*\b/gu;
-
-/** Characters of a text looked at for repeats (a repeated unit may be longer than what is analysed). */
-const REPEAT_SCAN_CHARS = 20_000;
-
-/** Text shorter than this is taken as it is (see distinctContent). */
-const REPEAT_MIN_CHARS = 64;
-
-/** A sentence or line with its end: the unit of repetition in running text. */
-const SENTENCE = /[^.!?…。！？\n]*(?:[.!?…。！？\n]+|$)/gu;
-
-/**
- * The text with its repeats taken out: text mostly made of repeated sentences or lines keeps each once, in order;
- * then text that is one unit over and over without sentence ends ("the <b>cat</b>" × 7000) is cut to that unit (its
- * shortest period, by the prefix function). Text without repeats comes back unchanged. Linear in the length.
- */
-export function distinctContent(text: string, scanChars = REPEAT_SCAN_CHARS): string {
-  // Short text (the hot path) has no repeats worth the scan; words may repeat a syllable ("couscous").
-  if (text.length < REPEAT_MIN_CHARS) return text;
-  const scanned = text.length > scanChars ? text.slice(0, scanChars) : text;
-  const sentences = (scanned.match(SENTENCE) ?? []).filter((sentence) => sentence !== '');
-  // A sentence cut by the scan limit is not new content.
-  if (scanned !== text && sentences.length > 1 && !/[.!?…。！？\n]$/u.test(sentences.at(-1)!)) sentences.pop();
-  const seen = new Set<string>();
-  const kept: string[] = [];
-  let repeatedChars = 0;
-  for (const sentence of sentences) {
-    const key = sentence.trim();
-    if (key === '') continue;
-    if (seen.has(key)) repeatedChars += sentence.length;
-    else {
-      seen.add(key);
-      kept.push(key);
-    }
-  }
-  // Only text mostly made of repeats is rewritten: a sentence that repeats an abbreviation ("kv. mi.") stays as it is.
-  const distinct = repeatedChars * 2 >= scanned.length ? kept.join(' ') : scanned;
-  const n = distinct.length;
-  if (n < REPEAT_MIN_CHARS) return distinct;
-  const prefix = new Uint32Array(n);
-  for (let i = 1; i < n; i++) {
-    let k = prefix[i - 1]!;
-    while (k > 0 && distinct[i] !== distinct[k]) k = prefix[k - 1]!;
-    if (distinct[i] === distinct[k]) k++;
-    prefix[i] = k;
-  }
-  const period = n - prefix[n - 1]!;
-  // At least three whole units: a text merely ending the way it began keeps its length.
-  return period * 3 <= n ? distinct.slice(0, period) : distinct;
-}
 
 /** Maps an eld code to a Tolk lower-case code. */
 export function fromEldCode(code: string): string {

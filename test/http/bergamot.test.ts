@@ -46,6 +46,21 @@ describe('bergamot through HTTP', () => {
     assert.notEqual(expected, 'La casa es grande.');
   });
 
+  it('keeps a glossary term through the neural model (the model drops plain-text placeholders)', async () => {
+    const created = await ctx.app.inject({
+      method: 'POST',
+      url: '/v3/glossaries',
+      headers: { ...authHeaders(pro), 'content-type': 'application/json' },
+      payload: { name: 'terms', dictionaries: [{ source_lang: 'en', target_lang: 'es', entries: 'house\tCasa-Tolk', entries_format: 'tsv' }] },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const res = await translate(ctx, { text: ['The house is big.', 'We are at home.'], source_lang: 'EN', target_lang: 'ES', glossary_id: created.json().glossary_id });
+    assert.equal(res.statusCode, 200, res.body);
+    const [withTerm, without] = res.json().translations.map((t: { text: string }) => t.text);
+    assert.equal(withTerm.split('Casa-Tolk').length - 1, 1, withTerm);
+    assert.doesNotMatch(without, /Casa-Tolk/);
+  });
+
   it('keeps markup with tag_handling=xml (Tolk’s markup layer around the model)', async () => {
     const res = await translate(ctx, { text: ['<p>The house is <b>big</b>.</p>'], source_lang: 'EN', target_lang: 'ES', tag_handling: 'xml' });
     assert.equal(res.statusCode, 200);

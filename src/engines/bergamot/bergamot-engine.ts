@@ -10,6 +10,7 @@ import {
 } from '../engine.js';
 import { DirectoryWatch } from '../../lib/dir-watch.js';
 import { silentLogger, type Logger } from '../../lib/logger.js';
+import { markTerms, placeTerms, translateAround } from './glossary-terms.js';
 import { readModelFile, scanModelsDir, type BadModelDir, type ModelInfo } from './model-dir.js';
 import { WorkerPool, type BergamotPoolStats, type LoadStats, type ModelPayload } from './worker-pool.js';
 
@@ -18,10 +19,17 @@ export interface BergamotEngineOptions {
   modelsDir: string;
   /** Worker threads, each with its own runtime. Default: one per core. */
   workers?: number;
-  /** Summed memory of loaded models (every worker's copy), MiB; least recently used models are unloaded beyond it. Default 2048. */
+  /**
+   * Memory of the runtimes, MiB: every worker's WebAssembly heap (an upper bound of what it touches) and the loads in
+   * progress; least recently used models are unloaded beyond it. Default 2048.
+   */
   memoryBudgetMb?: number;
-  /** Whole-call limit (queue wait + translation). Default 15000. */
+  /** Limit of a call from the moment its model is ready (queue wait + translation). Default 15000. */
   requestTimeoutMs?: number;
+  /** Longest a model may take to load (a burst that arrives meanwhile waits for it). Default 60000. */
+  loadTimeoutMs?: number;
+  /** An extra copy of a model, loaded while its queue was long, is given back after this long without it, ms. Default 10000. */
+  spreadLingerMs?: number;
   /** Segments per runtime call. Default 64. */
   maxBatchSegments?: number;
   /** Re-scan the directory this often even without a change event, ms (0: never). Default 30000. */
@@ -55,9 +63,9 @@ const pairKey = (source: string, target: string) => `${source}-${target}`;
 
 export class BergamotEngine implements TranslationEngine {
   readonly name = 'bergamot';
-  // No `context` (the models translate sentence by sentence) and no glossary of their own (the service's markup-based
-  // glossary enforcement applies, as on Apertium).
-  readonly features = { context: false };
+  // No `context` (the models translate sentence by sentence). Glossary terms are carried by the runtime's HTML mode
+  // and checked (glossary-terms.ts): a term the model loses is recovered, never dropped.
+  readonly features = { context: false, glossary: true };
   private readonly opts: Required<Omit<BergamotEngineOptions, 'logger'>>;
   private readonly log: Logger;
   private pool: WorkerPool | undefined;
@@ -73,6 +81,8 @@ export class BergamotEngine implements TranslationEngine {
       workers: availableParallelism(),
       memoryBudgetMb: 2048,
       requestTimeoutMs: 15_000,
+      loadTimeoutMs: 60_000,
+      spreadLingerMs: 10_000,
       maxBatchSegments: 64,
       rescanIntervalMs: 30_000,
       ...options,
@@ -87,8 +97,13 @@ export class BergamotEngine implements TranslationEngine {
       workers: Math.max(1, this.opts.workers),
       memoryBudgetBytes: this.opts.memoryBudgetMb * 1048576,
       maxBatchSegments: this.opts.maxBatchSegments,
+      requestTimeoutMs: this.opts.requestTimeoutMs,
+      loadTimeoutMs: this.opts.loadTimeoutMs,
+      spreadLingerMs: this.opts.spreadLingerMs,
       loadModel: (key) => this.payload(key),
-      estimateBytes: (key) => (this.models.get(key)?.bytes ?? 0) * 3 + WORKSPACE_BYTES,
+      // What a load adds to a worker's heap, as measured on generated tiny and base-memory models (290 MB for 5 MB of
+      // files, 512 MB for 37 MB): the workspace twice over, and seven times the files.
+      estimateBytes: (key) => (this.models.get(key)?.bytes ?? 0) * 7 + 2 * WORKSPACE_BYTES,
       onLoadFailed: (key, reason) => this.refuseLoaded(key, reason),
       logger: this.log,
     });
@@ -114,6 +129,11 @@ export class BergamotEngine implements TranslationEngine {
   stats(): BergamotPoolStats & { installedModels: number } {
     const pool = this.pool?.stats() ?? { workers: 0, busyWorkers: 0, queuedRequests: 0, loadedModels: [] };
     return { ...pool, installedModels: this.models.size };
+  }
+
+  /** Each worker's WebAssembly heap, bytes, and the copies of each loaded model. */
+  runtimeMemory(): { heapBytes: number[]; copies: Map<string, number> } {
+    return { heapBytes: this.pool?.heapBytes() ?? [], copies: this.pool?.copies() ?? new Map() };
   }
 
   /** Loads seen so far (model, worker, measured memory, cold-load time). */
@@ -203,16 +223,29 @@ export class BergamotEngine implements TranslationEngine {
     });
     const out = segments.map(() => '');
     if (texts.length === 0) return out;
-    const deadline = AbortSignal.timeout(this.opts.requestTimeoutMs);
-    const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
-    let translated: string[];
-    try {
-      translated = await this.pool.translate(key, texts, signal);
-    } catch (err) {
-      if (deadline.aborted && !(options.signal?.aborted ?? false)) {
-        throw new EngineError('timeout', `bergamot ${key}: no answer within ${this.opts.requestTimeoutMs} ms`);
+    const marked = options.glossary?.length ? texts.map((t) => markTerms(t, options.glossary!)) : [];
+    const run = async (input: string[], html: boolean[] = []) => {
+      try {
+        return await this.pool!.translate(key, input, { signal: options.signal, html, requester: options.requester });
+      } catch (err) {
+        throw err instanceof EngineError ? err : new EngineError('failed', String((err as Error)?.message ?? err), { cause: err });
       }
-      throw err instanceof EngineError ? err : new EngineError('failed', String((err as Error)?.message ?? err), { cause: err });
+    };
+    const translated = await run(
+      texts.map((t, i) => marked[i]?.html ?? t),
+      texts.map((_, i) => marked[i] !== undefined),
+    );
+    const recover: number[] = [];
+    marked.forEach((m, i) => {
+      if (!m) return;
+      const placed = placeTerms(translated[i]!, m.targets);
+      translated[i] = placed.text;
+      if (placed.lost.length > 0) recover.push(i);
+    });
+    if (recover.length > 0) {
+      this.log.warn({ model: key, segments: recover.length }, 'bergamot lost glossary terms; translating around them');
+      const recovered = await translateAround(recover.map((i) => marked[i]!), (input) => run(input));
+      recover.forEach((i, r) => (translated[i] = recovered[r]!));
     }
     at.forEach((i, k) => (out[i] = translated[k]!));
     return out;

@@ -8,7 +8,7 @@ import { parentPort } from 'node:worker_threads';
 export type WorkerCall =
   | { op: 'load'; key: string; config: string; model: ArrayBuffer; shortlist: ArrayBuffer; vocabs: ArrayBuffer[] }
   | { op: 'free'; key: string }
-  | { op: 'translate'; key: string; texts: string[] };
+  | { op: 'translate'; key: string; texts: string[]; html?: boolean[] };
 export type WorkerRequest = WorkerCall & { id: number };
 export type CallReply = { id: number; ok: true; texts?: string[]; heapBytes: number } | { id: number; ok: false; message: string; fatal: boolean };
 
@@ -81,10 +81,12 @@ function translate(req: Extract<WorkerCall, { op: 'translate' }>): string[] {
   const input = new runtime.VectorString();
   const options = new runtime.VectorResponseOptions();
   try {
-    for (const text of req.texts) {
+    req.texts.forEach((text, i) => {
       input.push_back(text);
-      options.push_back({ qualityScores: false, alignment: false, html: false });
-    }
+      // HTML mode carries tags to the target words aligned with their contents (glossary terms use it).
+      const html = req.html?.[i] === true;
+      options.push_back({ qualityScores: false, alignment: html, html });
+    });
     const responses = service.translate(model, input, options);
     try {
       return req.texts.map((_, i) => responses.get(i).getTranslatedText() as string);

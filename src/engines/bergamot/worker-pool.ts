@@ -1,9 +1,12 @@
-// Worker threads running the Bergamot runtime: one queue of translation jobs, batched per model, each model loaded
-// into a worker on first use and evicted least-recently-used when the memory budget is reached.
-import { Worker } from 'node:worker_threads';
+// Worker threads running the Bergamot runtime. Requests are cut into small chunks, queued per model and batched;
+// a model is loaded into one worker and copied into more only while its queue is longer than its copies can take,
+// so M idle models cost M copies, not workers × M. Memory is counted as the runtimes hold it (each worker's
+// WebAssembly heap, which never shrinks, plus the loads in progress) against the budget: models are freed in the
+// worker that loads next, and idle workers that hold only cold or duplicate models are restarted to give theirs back.
 import { EngineError } from '../engine.js';
 import { silentLogger, type Logger } from '../../lib/logger.js';
-import type { CallReply, WorkerCall, WorkerReply } from './runtime-worker.js';
+import { CHUNK_SEGMENTS, RequesterTurns, type Chunk, type Request } from './fair-batches.js';
+import { RuntimeWorker } from './runtime-handle.js';
 
 export interface ModelPayload {
   config: string;
@@ -17,6 +20,12 @@ export interface PoolOptions {
   memoryBudgetBytes: number;
   /** Most segments in one runtime call. */
   maxBatchSegments: number;
+  /** A request's limit from the moment its model is ready (queue wait + translation), ms. */
+  requestTimeoutMs: number;
+  /** Longest a model may take to load before its requests fail, ms. */
+  loadTimeoutMs: number;
+  /** An extra copy of a model is given back after its queue has been empty this long, ms. */
+  spreadLingerMs: number;
   /** Reads a model's files (called once per worker that loads the model). */
   loadModel: (key: string) => Promise<ModelPayload>;
   /** First guess of a model's memory before one load has been measured. */
@@ -34,19 +43,6 @@ export interface BergamotPoolStats {
   loadedModels: string[];
 }
 
-interface Job {
-  key: string;
-  texts: string[];
-  resolve: (out: string[]) => void;
-  reject: (err: Error) => void;
-  signal: AbortSignal | undefined;
-}
-
-interface Loaded {
-  bytes: number;
-  lastUsed: number;
-}
-
 export interface LoadStats {
   key: string;
   worker: number;
@@ -54,65 +50,13 @@ export interface LoadStats {
   loadMs: number;
 }
 
-class RuntimeWorker {
-  readonly worker: Worker;
-  readonly ready: Promise<void>;
-  busy = false;
-  /** Aborted or exited: never given work again (its replacement is on the way). */
-  dead = false;
-  heapBytes = 0;
-  readonly loaded = new Map<string, Loaded>();
-  private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (r: CallReply) => void; reject: (e: Error) => void }>();
-
-  constructor(
-    readonly index: number,
-    onExit: (w: RuntimeWorker, err: Error) => void,
-  ) {
-    this.worker = new Worker(new URL('./runtime-worker.js', import.meta.url));
-    this.ready = new Promise((resolve, reject) => {
-      this.worker.once('message', (m: WorkerReply) => {
-        if ('ready' in m && m.ready) {
-          this.heapBytes = m.heapBytes;
-          resolve();
-        } else reject(new EngineError('unavailable', `bergamot runtime did not start: ${'message' in m ? m.message : 'unknown'}`));
-        this.worker.on('message', (r: WorkerReply) => this.settle(r));
-      });
-    });
-    this.ready.catch(() => {});
-    const fail = (err: Error) => {
-      this.dead = true;
-      for (const p of this.pending.values()) p.reject(err);
-      this.pending.clear();
-      onExit(this, err);
-    };
-    this.worker.on('error', (err) => fail(new EngineError('failed', `bergamot worker crashed: ${err.message}`, { cause: err })));
-    this.worker.on('exit', (code) => fail(new EngineError('failed', `bergamot worker exited (${code})`)));
-  }
-
-  private settle(reply: WorkerReply): void {
-    if (!('id' in reply)) return;
-    const p = this.pending.get(reply.id);
-    this.pending.delete(reply.id);
-    if (reply.ok) this.heapBytes = reply.heapBytes;
-    p?.resolve(reply);
-  }
-
-  async call(req: WorkerCall, transfer: ArrayBuffer[] = []): Promise<CallReply> {
-    await this.ready;
-    if (this.dead) throw new EngineError('failed', 'bergamot worker is gone');
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ ...req, id }, transfer);
-    });
-  }
-}
-
 export class WorkerPool {
   private workers: RuntimeWorker[] = [];
-  private queue: Job[] = [];
+  private queue: Chunk[] = [];
+  private seq = 0;
+  private readonly turnsByRequester = new RequesterTurns();
   private closed = false;
+  private trimTimer: NodeJS.Timeout | undefined;
   private readonly log: Logger;
   private readonly measured = new Map<string, number>();
   readonly loads: LoadStats[] = [];
@@ -133,7 +77,7 @@ export class WorkerPool {
       if (at < 0) return;
       this.workers.splice(at, 1);
       if (this.closed) return;
-      this.log.warn({ err, worker: index }, 'bergamot worker replaced');
+      if (!w.recycled) this.log.warn({ err, worker: index }, 'bergamot worker replaced');
       const replacement = this.spawn(index);
       this.workers.push(replacement);
       replacement.ready.then(() => this.dispatch(), () => {});
@@ -149,7 +93,7 @@ export class WorkerPool {
     return {
       workers: this.workers.length,
       busyWorkers: this.workers.filter((w) => w.busy).length,
-      queuedRequests: this.queue.length,
+      queuedRequests: new Set(this.queue.map((c) => c.request)).size,
       loadedModels: this.workers.flatMap((w) => [...w.loaded.keys()]),
     };
   }
@@ -159,29 +103,35 @@ export class WorkerPool {
     return this.workers.map((w) => w.heapBytes);
   }
 
-  translate(key: string, texts: string[], signal?: AbortSignal): Promise<string[]> {
+  /** Copies of each model, by model (loaded, not counting loads in progress). */
+  copies(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const w of this.workers) for (const key of w.loaded.keys()) out.set(key, (out.get(key) ?? 0) + 1);
+    return out;
+  }
+
+  translate(key: string, texts: string[], { signal, html = [], requester = '' }: { signal?: AbortSignal; html?: boolean[]; requester?: string } = {}): Promise<string[]> {
     if (this.closed) return Promise.reject(new EngineError('unavailable', 'bergamot engine is closed'));
+    if (texts.length === 0) return Promise.resolve([]);
     if (this.workers.length === 0) {
       void this.start().catch(async (err: Error) => {
         // No runtime: fail what waits (503) and try again on the next request.
         this.log.error({ err }, 'bergamot runtime did not start');
         const failed = this.workers.splice(0);
         await Promise.all(failed.map((w) => w.worker.terminate()));
-        for (const job of this.queue.splice(0)) job.reject(err instanceof EngineError ? err : new EngineError('unavailable', err.message));
+        const e = err instanceof EngineError ? err : new EngineError('unavailable', err.message);
+        for (const chunk of this.queue.splice(0)) this.settle(chunk.request, e);
       });
     }
     return new Promise((resolve, reject) => {
-      const job: Job = { key, texts, resolve, reject, signal };
-      signal?.addEventListener(
-        'abort',
-        () => {
-          const at = this.queue.indexOf(job);
-          if (at >= 0) this.queue.splice(at, 1);
-          reject(signal.reason instanceof Error ? signal.reason : new EngineError('failed', 'translation aborted'));
-        },
-        { once: true },
-      );
-      this.queue.push(job);
+      const request: Request = { key, requester, out: new Array<string>(texts.length), pending: 0, settled: false, timer: undefined, resolve, reject };
+      for (let at = 0; at < texts.length; at += CHUNK_SEGMENTS) {
+        this.queue.push({ request, at, texts: texts.slice(at, at + CHUNK_SEGMENTS), html: texts.slice(at, at + CHUNK_SEGMENTS).map((_, k) => html[at + k] === true), seq: this.seq++ });
+        request.pending++;
+      }
+      signal?.addEventListener('abort', () => this.settle(request, signal.reason instanceof Error ? signal.reason : new EngineError('failed', 'translation aborted')), { once: true });
+      // The deadline counts from the moment the model is ready: a burst that arrives during a load waits for it.
+      if (this.isReady(key)) this.startDeadline(request);
       this.dispatch();
     });
   }
@@ -194,48 +144,91 @@ export class WorkerPool {
     );
   }
 
+  private isReady(key: string): boolean {
+    return this.workers.some((w) => !w.dead && w.loaded.has(key));
+  }
+
+  private startDeadline(request: Request): void {
+    if (request.timer || request.settled) return;
+    const ms = this.opts.requestTimeoutMs;
+    request.timer = setTimeout(() => this.settle(request, new EngineError('timeout', `bergamot ${request.key}: no answer within ${ms} ms`)), ms);
+  }
+
+  /** Ends a request with its result or an error; its chunks still queued are dropped. */
+  private settle(request: Request, err?: Error): void {
+    if (request.settled) return;
+    request.settled = true;
+    clearTimeout(request.timer);
+    if (err) {
+      this.queue = this.queue.filter((c) => c.request !== request);
+      request.reject(err);
+    } else request.resolve(request.out);
+  }
+
+  /** Fails every queued request of a model. */
+  private failQueued(key: string, err: Error): void {
+    for (const chunk of this.queue.filter((c) => c.request.key === key)) this.settle(chunk.request, err);
+  }
+
   private dispatch(): void {
-    while (this.queue.length > 0) {
-      const key = this.queue[0]!.key;
-      const idle = this.workers.filter((w) => !w.busy && !w.dead);
-      if (idle.length === 0) return;
-      const worker = idle.find((w) => w.loaded.has(key)) ?? idle.find((w) => w.loaded.size === 0) ?? idle[0]!;
-      // Waiting jobs for this model join one batch (the segments of concurrent requests run together), shared out
-      // between the idle workers so that none waits while another translates everything.
-      const waiting = this.queue.reduce((n, job) => n + (job.key === key ? job.texts.length : 0), 0);
-      const limit = Math.min(this.opts.maxBatchSegments, Math.ceil(waiting / idle.length));
-      const batch: Job[] = [];
-      let segments = 0;
-      this.queue = this.queue.filter((job) => {
-        if (job.key !== key || (segments > 0 && segments + job.texts.length > limit)) return true;
-        batch.push(job);
-        segments += job.texts.length;
-        return false;
-      });
-      worker.busy = true;
-      this.runBatch(worker, key, batch).finally(() => {
-        worker.busy = false;
-        this.dispatch();
-      });
+    if (this.closed) return;
+    // Models in the order of their oldest waiting chunk.
+    const keys = [...new Set(this.queue.map((c) => c.request.key))];
+    for (const key of keys) {
+      for (;;) {
+        const waiting = this.queue.filter((c) => c.request.key === key);
+        if (waiting.length === 0) break;
+        const live = this.workers.filter((w) => !w.dead);
+        const holder = live.find((w) => !w.busy && w.loaded.has(key));
+        if (holder) {
+          this.runBatch(holder, key, this.takeBatch(waiting));
+          continue;
+        }
+        const copies = live.filter((w) => w.loaded.has(key) || w.loading?.key === key).length;
+        const segments = waiting.reduce((n, c) => n + c.texts.length, 0);
+        // A first copy; another only while more waits than the copies' next batches take.
+        if (copies === 0 || segments > copies * this.opts.maxBatchSegments) {
+          if (this.startLoad(key, copies === 0)) continue;
+        }
+        break;
+      }
     }
   }
 
-  private async runBatch(worker: RuntimeWorker, key: string, batch: Job[]): Promise<void> {
-    try {
-      await this.ensureLoaded(worker, key);
-      const texts = batch.flatMap((j) => j.texts);
-      const reply = await worker.call({ op: 'translate', key, texts });
-      if (!reply.ok) throw this.fail(worker, reply);
-      worker.loaded.get(key)!.lastUsed = performance.now();
-      let at = 0;
-      for (const job of batch) {
-        job.resolve(reply.texts!.slice(at, at + job.texts.length));
-        at += job.texts.length;
+  /** The next batch for a model, taken out of the queue (see RequesterTurns). */
+  private takeBatch(waiting: Chunk[]): Chunk[] {
+    const batch = this.turnsByRequester.pick(waiting, this.opts.maxBatchSegments);
+    const taken = new Set(batch);
+    this.queue = this.queue.filter((c) => !taken.has(c));
+    this.turnsByRequester.forgetAllBut(new Set(this.queue.map((c) => c.request.requester)));
+    return batch;
+  }
+
+  private runBatch(worker: RuntimeWorker, key: string, batch: Chunk[]): void {
+    worker.busy = true;
+    void (async () => {
+      try {
+        const html = batch.flatMap((c) => c.html);
+        const reply = await worker.call({ op: 'translate', key, texts: batch.flatMap((c) => c.texts), ...(html.includes(true) ? { html } : {}) });
+        if (!reply.ok) throw this.fail(worker, reply);
+        const loaded = worker.loaded.get(key);
+        if (loaded) loaded.lastUsed = performance.now();
+        let at = 0;
+        for (const chunk of batch) {
+          const { request } = chunk;
+          for (let k = 0; k < chunk.texts.length; k++) request.out[chunk.at + k] = reply.texts![at + k]!;
+          at += chunk.texts.length;
+          if (--request.pending === 0) this.settle(request);
+        }
+      } catch (err) {
+        const e = err instanceof EngineError ? err : new EngineError('failed', `bergamot: ${(err as Error).message}`, { cause: err });
+        for (const chunk of batch) this.settle(chunk.request, e);
+      } finally {
+        worker.busy = false;
+        this.scheduleTrim();
+        this.dispatch();
       }
-    } catch (err) {
-      const e = err instanceof EngineError ? err : new EngineError('failed', `bergamot: ${(err as Error).message}`, { cause: err });
-      for (const job of batch) job.reject(e);
-    }
+    })();
   }
 
   private fail(worker: RuntimeWorker, reply: { message: string; fatal: boolean }): EngineError {
@@ -246,50 +239,159 @@ export class WorkerPool {
     return new EngineError('failed', `bergamot: ${reply.message}`);
   }
 
-  private totalLoaded(): number {
+  /** Memory the runtimes hold or are about to: every worker's heap and the loads in progress. */
+  private committedBytes(): number {
     let sum = 0;
-    for (const w of this.workers) for (const l of w.loaded.values()) sum += l.bytes;
+    for (const w of this.workers) sum += w.heapBytes + (w.loading?.reserved ?? 0);
     return sum;
   }
 
-  private async ensureLoaded(worker: RuntimeWorker, key: string): Promise<void> {
-    if (worker.loaded.has(key)) return;
+  /**
+   * Starts loading `key` into an idle worker when the budget allows (after freeing cold models); returns false when
+   * it must wait for a busy worker. A first copy is loaded over the budget only when nothing else holds memory.
+   */
+  private startLoad(key: string, first: boolean): boolean {
+    const idle = this.workers.filter((w) => !w.dead && !w.busy);
+    if (idle.length === 0) return false;
     const estimate = this.measured.get(key) ?? this.opts.estimateBytes(key);
-    // Evict least recently used models (in any idle worker, this one included) until the new one fits.
-    while (this.totalLoaded() + estimate > this.opts.memoryBudgetBytes) {
-      let victim: { w: RuntimeWorker; key: string; at: number } | undefined;
-      for (const w of this.workers) {
-        if (w.busy && w !== worker) continue;
-        for (const [k, l] of w.loaded) if (!victim || l.lastUsed < victim.at) victim = { w, key: k, at: l.lastUsed };
+    const budget = this.opts.memoryBudgetBytes;
+    const growth = (w: RuntimeWorker) => Math.max(0, estimate - w.slackBytes());
+    // The worker that fits it as it is, with the fewest models; else the one whose models are the coldest.
+    const fitting = idle.filter((w) => this.committedBytes() + growth(w) <= budget).sort((a, b) => a.loaded.size - b.loaded.size);
+    let worker = fitting[0];
+    const own: string[] = [];
+    const evict: RuntimeWorker[] = [];
+    if (!worker) {
+      if (!first) return false; // a second copy never pushes anything out
+      worker = [...idle].sort((a, b) => a.lastUsed() - b.lastUsed())[0]!;
+      // Its own models first (their space is reused by this load), then whole idle workers, coldest first; nothing is
+      // freed unless the load can then start.
+      let slack = worker.slackBytes();
+      const over = () => this.committedBytes() + Math.max(0, estimate - slack) - budget;
+      for (const [victim, l] of [...worker.loaded].sort((a, b) => a[1].lastUsed - b[1].lastUsed)) {
+        if (over() <= 0) break;
+        own.push(victim);
+        slack += l.bytes;
       }
-      if (!victim) break;
-      victim.w.loaded.delete(victim.key);
-      await victim.w.call({ op: 'free', key: victim.key }).catch(() => undefined);
-      this.log.info({ model: victim.key, worker: victim.w.index }, 'bergamot model evicted');
+      let left = over();
+      for (const w of idle.filter((w) => w !== worker && w.loaded.size > 0).sort((a, b) => a.lastUsed() - b.lastUsed())) {
+        if (left <= 0) break;
+        evict.push(w);
+        left -= w.heapBytes - w.baseHeapBytes;
+      }
+      if (left > 0 && this.workers.some((w) => w !== worker && !evict.includes(w) && (w.loaded.size > 0 || w.loading))) {
+        return false; // wait until a busy worker's models can go
+      }
     }
+    for (const victim of own) {
+      worker.loaded.delete(victim);
+      void worker.call({ op: 'free', key: victim }).catch(() => undefined);
+      this.log.info({ model: victim, worker: worker.index }, 'bergamot model evicted');
+    }
+    for (const w of evict) this.recycle(w, 'bergamot models evicted');
+    void this.load(worker, key, estimate);
+    return true;
+  }
+
+  /** Restarts an idle worker so that its heap is given back; its models are gone. */
+  private recycle(worker: RuntimeWorker, why: string): void {
+    this.log.info({ models: [...worker.loaded.keys()], worker: worker.index }, why);
+    worker.recycled = true;
+    worker.dead = true;
+    worker.loaded.clear();
+    worker.heapBytes = 0;
+    void worker.worker.terminate();
+  }
+
+  private async load(worker: RuntimeWorker, key: string, estimate: number): Promise<void> {
+    worker.busy = true;
+    worker.loading = { key, reserved: Math.max(0, estimate - worker.slackBytes()) };
     const started = performance.now();
-    const payload = await this.opts.loadModel(key);
-    const before = worker.heapBytes;
-    const reply = await worker.call({ op: 'load', key, ...payload }, [payload.model, payload.shortlist, ...new Set(payload.vocabs)]);
-    // One short sentence allocates the model's workspace now: the load then measures what the model really holds.
-    const warm = reply.ok ? await worker.call({ op: 'translate', key, texts: ['Hello.'] }) : reply;
-    if (!warm.ok) {
-      this.opts.onLoadFailed?.(key, warm.message);
-      throw this.fail(worker, warm);
+    let timedOut = false;
+    // A load runs inside the runtime and cannot be interrupted: past its limit, the worker is restarted.
+    const limit = setTimeout(() => {
+      if (worker.loading?.key !== key) return;
+      timedOut = true;
+      const err = new EngineError('timeout', `bergamot ${key}: the model did not load within ${this.opts.loadTimeoutMs} ms`);
+      this.log.error({ model: key, worker: worker.index }, err.message);
+      worker.dead = true;
+      worker.loading = undefined;
+      void worker.worker.terminate();
+      if (!this.isReady(key) && !this.workers.some((w) => !w.dead && w.loading?.key === key)) this.failQueued(key, err);
+    }, this.opts.loadTimeoutMs);
+    try {
+      const payload = await this.opts.loadModel(key);
+      const before = worker.heapBytes;
+      const reply = await worker.call({ op: 'load', key, ...payload }, [payload.model, payload.shortlist, ...new Set(payload.vocabs)]);
+      // One short sentence allocates the model's workspace now: the load then measures what the model really holds.
+      const warm = reply.ok ? await worker.call({ op: 'translate', key, texts: ['Hello.'] }) : reply;
+      if (!warm.ok) {
+        this.opts.onLoadFailed?.(key, warm.message);
+        throw this.fail(worker, warm);
+      }
+      if (worker.dead) return;
+      const grown = warm.heapBytes - before;
+      const bytes = grown > 0 ? Math.max(grown, this.measured.get(key) ?? 0) : estimate;
+      this.measured.set(key, bytes);
+      worker.loaded.set(key, { bytes, lastUsed: performance.now() });
+      const loadMs = performance.now() - started;
+      this.loads.push({ key, worker: worker.index, bytes, loadMs });
+      if (this.loads.length > 100) this.loads.shift();
+      this.log.info({ model: key, worker: worker.index, ms: Math.round(loadMs), mb: Math.round(bytes / 1048576) }, 'bergamot model loaded');
+      for (const chunk of this.queue) if (chunk.request.key === key) this.startDeadline(chunk.request);
+    } catch (err) {
+      if (!timedOut && !this.isReady(key)) {
+        this.failQueued(key, err instanceof EngineError ? err : new EngineError('failed', `bergamot: ${(err as Error).message}`, { cause: err }));
+      }
+    } finally {
+      clearTimeout(limit);
+      worker.loading = undefined;
+      worker.busy = false;
+      this.dispatch();
     }
-    const grown = warm.heapBytes - before;
-    const bytes = grown > 0 ? Math.max(grown, this.measured.get(key) ?? 0) : estimate;
-    this.measured.set(key, bytes);
-    worker.loaded.set(key, { bytes, lastUsed: performance.now() });
-    const loadMs = performance.now() - started;
-    this.loads.push({ key, worker: worker.index, bytes, loadMs });
-    if (this.loads.length > 100) this.loads.shift();
-    this.log.info({ model: key, worker: worker.index, ms: Math.round(loadMs), mb: Math.round(bytes / 1048576) }, 'bergamot model loaded');
+  }
+
+  /** After a burst, extra copies go back once their model's queue has stayed empty for spreadLingerMs. */
+  private scheduleTrim(): void {
+    if (this.trimTimer || this.closed) return;
+    this.trimTimer = setTimeout(() => {
+      this.trimTimer = undefined;
+      this.trim();
+    }, this.opts.spreadLingerMs);
+    this.trimTimer.unref();
+  }
+
+  private trim(): void {
+    const now = performance.now();
+    const queued = new Set(this.queue.map((c) => c.request.key));
+    const held = (key: string, by: RuntimeWorker) => this.workers.some((o) => o !== by && !o.dead && o.loaded.has(key));
+    let recent = false;
+    for (const w of [...this.workers].sort((a, b) => a.lastUsed() - b.lastUsed())) {
+      if (w.dead || w.busy || w.loaded.size === 0) continue;
+      const extra: string[] = [];
+      for (const [key, l] of w.loaded) {
+        if (queued.has(key) || !held(key, w)) continue;
+        if (now - l.lastUsed < this.opts.spreadLingerMs) recent = true;
+        else extra.push(key);
+      }
+      if (extra.length === 0) continue;
+      // Only duplicates here: the whole heap goes back. Otherwise the copies are freed for this worker's next load.
+      if (extra.length === w.loaded.size) this.recycle(w, 'bergamot extra model copies given back');
+      else {
+        for (const key of extra) {
+          w.loaded.delete(key);
+          void w.call({ op: 'free', key }).catch(() => undefined);
+        }
+      }
+    }
+    if (recent) this.scheduleTrim();
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of this.queue.splice(0)) job.reject(new EngineError('unavailable', 'bergamot engine is closed'));
+    clearTimeout(this.trimTimer);
+    const err = new EngineError('unavailable', 'bergamot engine is closed');
+    for (const chunk of this.queue.splice(0)) this.settle(chunk.request, err);
     const workers = this.workers.splice(0);
     await Promise.all(workers.map((w) => w.worker.terminate()));
   }

@@ -7,20 +7,30 @@ import { after, before, describe, it } from 'node:test';
 import { EngineError } from '../../../src/engines/engine.js';
 import { BergamotEngine, inspectModelDir } from '../../../src/engines/bergamot/index.js';
 import { EngineRouter } from '../../../src/translate/engine-router.js';
-import { makeModel, modelsDirWith } from '../../helpers/bergamot-models.js';
+import { makeModel, modelsDirWith, type ModelSpec } from '../../helpers/bergamot-models.js';
 import { runEngineContract } from '../engine.case.js';
 
-runEngineContract('bergamot (generated tiny model)', async () => {
-  const modelsDir = await modelsDirWith(['en-es']);
-  return {
-    engine: new BergamotEngine({ modelsDir, workers: 2, rescanIntervalMs: 0 }),
-    pair: { source: 'en', target: 'es' },
-    // Generated models end a sentence after a fixed number of pieces, or at Marian's limit of twice the longest
-    // sentence of the runtime batch when that comes first: short samples of equal token count translate the same
-    // alone and batched.
-    samples: ['The house is big.', 'I have two dogs.', 'We are at home.'],
-  };
-});
+// Generated models keep an architecture's layers, heads and embedding tying at a reduced width: a full-size
+// base-memory model takes seconds to write and to load on a shared machine (its size is checked in
+// make-test-model.test.ts).
+const contractModels: { label: string; spec: ModelSpec }[] = [
+  { label: 'tiny', spec: {} },
+  { label: 'base-memory', spec: { architecture: 'base-memory' } },
+  { label: 'base-memory, split vocabularies', spec: { architecture: 'base-memory', splitVocab: true } },
+];
+for (const { label, spec } of contractModels) {
+  runEngineContract(`bergamot (generated ${label} model)`, async () => {
+    const modelsDir = await modelsDirWith(['en-es'], spec);
+    return {
+      engine: new BergamotEngine({ modelsDir, workers: 2, rescanIntervalMs: 0 }),
+      pair: { source: 'en', target: 'es' },
+      // Generated models end a sentence after a fixed number of pieces, or at Marian's limit of twice the longest
+      // sentence of the runtime batch when that comes first: short samples of equal token count translate the same
+      // alone and batched.
+      samples: ['The house is big.', 'I have two dogs.', 'We are at home.'],
+    };
+  });
+}
 
 describe('bergamot engine', () => {
   let root: string;
