@@ -8,7 +8,7 @@ import { installModel, ModelInstallError, removeModel, verifyModels, type Instal
 import { availableModels, COMMON_DIRECTIONS, compareVersions, COMMON_LANGUAGES, DEFAULT_INDEX_URL, DIRECTION_SYNTAX, ModelIndexError, readModelIndex, updatesFor } from './model-index.js';
 import { ArchiveError } from './archive.js';
 import { installOnnxSpeechModel } from './onnx-speech-models.js';
-import { LLM_MODELS_USAGE, llmModelsCommand } from './llm-models.js';
+import { LLM_MODELS_USAGE, LLM_SUBCOMMAND_USAGE, llmModelsCommand } from './llm-models.js';
 import { installSpeechModel, listSpeechModels, onnxModelName, removeSpeechModel, speechModelName, verifySpeechModels, whisperDir } from './speech-models.js';
 
 /** Each subcommand's usage, answered by `tolk models SUB --help`. */
@@ -133,7 +133,7 @@ export async function modelsCommand(
     strict: true,
   });
   if (values.help) {
-    out(`Usage:\n${SUBCOMMAND_USAGE[sub]}${['install', 'remove', 'verify'].includes(sub) ? LLM_MODELS_USAGE : ''}`);
+    out(`Usage:\n${SUBCOMMAND_USAGE[sub]}${LLM_SUBCOMMAND_USAGE[sub as keyof typeof LLM_SUBCOMMAND_USAGE] ?? ''}`);
     return 0;
   }
   const config = loadConfig();

@@ -248,11 +248,18 @@ export async function verifyLlmModels(modelsDir: string): Promise<LlmVerifyResul
 
 const mb = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MB`;
 
-export const LLM_MODELS_USAGE = `  tolk models install llm-NAME [--from FILE.gguf|URL#sha256=HEX]
+/** The language-model lines of `tolk models install|remove|verify --help`. */
+export const LLM_SUBCOMMAND_USAGE: Record<'install' | 'remove' | 'verify', string> = {
+  install: `  tolk models install llm-NAME [--from FILE.gguf|URL#sha256=HEX]
                                                install a language model (rephrase, correct, formality, custom instructions):
                                                ${Object.keys(CURATED_LLM_MODELS).map((m) => `llm-${m}`).join(', ')} (SHA-256 checked), or any GGUF file
-  tolk models remove|verify llm-NAME           remove a language model, or check it against the SHA-256 recorded at install
-`;
+`,
+  remove: `  tolk models remove llm-NAME                  remove a language model
+`,
+  verify: `  tolk models verify llm-NAME                  check a language model against the SHA-256 recorded at install
+`,
+};
+export const LLM_MODELS_USAGE = Object.values(LLM_SUBCOMMAND_USAGE).join('');
 
 /**
  * `tolk models install|remove|verify llm-NAME` and the language models' lines of `tolk models list`; undefined when

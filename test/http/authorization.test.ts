@@ -17,6 +17,7 @@ const PUBLIC: Record<string, string> = {
   'GET /docs/static/index.html': 'the browsable documentation',
   'GET /docs/static/swagger-initializer.js': 'the browsable documentation',
   'GET /docs/static/*': 'the browsable documentation',
+  'GET /docs/static/theme/tolk.css': 'the browsable documentation (its style sheet)',
   'GET /docs/json': 'the browsable documentation',
   'GET /docs/yaml': 'the browsable documentation',
   'GET /health/live': 'liveness probe of the orchestrator',
