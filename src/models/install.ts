@@ -5,14 +5,17 @@ import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { Readable, Transform } from 'node:stream';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Decompress } from 'fzstd';
 import { inspectModelDir, MODEL_META_FILE, ModelFormatError, scanModelsDir, type BadModelDir, type ModelInfo } from '../engines/bergamot/index.js';
 import { unpackArchive } from './archive.js';
 import { DEFAULT_INDEX_URL, DIRECTION_SYNTAX, namesDirection, pickModel, readModelIndex, type IndexModel } from './model-index.js';
 
-export class ModelInstallError extends Error {}
+import { ModelInstallError } from './model-install-error.js';
+import { openDownload } from './open-download.js';
+
+export { ModelInstallError };
 
 /** Called while a file downloads (total 0 when unknown). */
 export type Progress = (file: string, received: number, total: number) => void;
@@ -86,18 +89,10 @@ function zstdDecompressor(onDamage: (err: Error) => void): Transform {
  * received and of the file written; a short or broken transfer is an error naming the bytes received.
  */
 async function download(url: string, path: string, label: string, expected: Expected, progress?: Progress): Promise<string> {
-  let res: Response;
-  try {
-    res = await fetch(url, { signal: AbortSignal.timeout(600_000) });
-  } catch (err) {
-    const cause = (err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message;
-    throw new ModelInstallError(`cannot download ${label} from ${url} (${cause})`);
-  }
-  if (!res.ok || !res.body) throw new ModelInstallError(`cannot download ${label} from ${url}: HTTP ${res.status}`);
-  const total = expected.size || Number(res.headers.get('content-length') ?? 0);
+  const { body, contentLength } = await openDownload(url, label, 600_000);
+  const total = expected.size || contentLength;
   const hash = createHash('sha256');
   let received = 0;
-  const body = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>);
   body.on('data', (chunk: Buffer) => {
     received += chunk.length;
     hash.update(chunk);

@@ -12,6 +12,7 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { llmModelsDir } from '../engines/llm/index.js';
 import { ModelInstallError, type Progress } from './install.js';
+import { openDownload } from './open-download.js';
 
 export const DEFAULT_LLM_MODELS_URL = 'https://huggingface.co/';
 
@@ -92,17 +93,10 @@ async function copyHashing(source: Readable, to: string, label: string, total: n
   return { sha256: hash.digest('hex'), bytes };
 }
 
-async function fetchStream(url: string, label: string): Promise<{ body: Readable; total: number }> {
-  let res: Response;
-  try {
-    res = await fetch(url, { signal: AbortSignal.timeout(3_600_000) });
-  } catch (err) {
-    const cause = (err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message;
-    throw new ModelInstallError(`cannot download ${label} from ${url} (${cause})`);
-  }
-  if (!res.ok || !res.body) throw new ModelInstallError(`cannot download ${label} from ${url}: HTTP ${res.status}`);
-  return { body: Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>), total: Number(res.headers.get('content-length') ?? 0) };
-}
+const fetchStream = async (url: string, label: string): Promise<{ body: Readable; total: number }> => {
+  const { body, contentLength } = await openDownload(url, label, 3_600_000);
+  return { body, total: contentLength };
+};
 
 /** A GGUF file starts with the magic "GGUF" and a version; anything else is refused before it is installed. */
 async function assertGguf(path: string, label: string): Promise<void> {

@@ -7,9 +7,9 @@ import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ModelInstallError, type Progress } from './install.js';
+import { openDownload } from './open-download.js';
 import { listOnnxSpeechModels, onnxModelProblem, removeOnnxSpeechModel } from './onnx-speech-models.js';
 
 export const DEFAULT_WHISPER_BASE_URL = 'https://huggingface.co/ggerganov/whisper.cpp/resolve/main/';
@@ -75,18 +75,9 @@ export async function installSpeechModel(name: string, opts: SpeechInstallOption
   const url = new URL(file, opts.baseUrl ?? DEFAULT_WHISPER_BASE_URL).href;
   const part = join(dir, `.${file}.${process.pid}.part`);
   try {
-    let res: Response;
-    try {
-      res = await fetch(url, { signal: AbortSignal.timeout(1_800_000) });
-    } catch (err) {
-      const cause = (err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message;
-      throw new ModelInstallError(`cannot download ${file} from ${url} (${cause})`);
-    }
-    if (!res.ok || !res.body) throw new ModelInstallError(`cannot download ${file} from ${url}: HTTP ${res.status}`);
-    const total = Number(res.headers.get('content-length') ?? 0);
+    const { body, contentLength: total } = await openDownload(url, file, 1_800_000);
     const hash = createHash('sha1');
     let received = 0;
-    const body = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>);
     body.on('data', (chunk: Buffer) => {
       received += chunk.length;
       hash.update(chunk);
