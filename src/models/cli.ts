@@ -8,7 +8,7 @@ import { installModel, ModelInstallError, removeModel, verifyModels, type Instal
 import { availableModels, COMMON_DIRECTIONS, compareVersions, COMMON_LANGUAGES, DEFAULT_INDEX_URL, DIRECTION_SYNTAX, ModelIndexError, readModelIndex, updatesFor } from './model-index.js';
 import { ArchiveError } from './archive.js';
 import { installOnnxSpeechModel } from './onnx-speech-models.js';
-import { LLM_MODELS_USAGE, LLM_SUBCOMMAND_USAGE, llmModelsCommand } from './llm-models.js';
+import { listLlmModels, LLM_MODELS_USAGE, LLM_SUBCOMMAND_USAGE, llmModelsCommand } from './llm-models.js';
 import { installSpeechModel, listSpeechModels, onnxModelName, removeSpeechModel, speechModelName, verifySpeechModels, whisperDir } from './speech-models.js';
 
 /** Each subcommand's usage, answered by `tolk models SUB --help`. */
@@ -148,15 +148,26 @@ export async function modelsCommand(
   if (sub === 'list') {
     const { models, bad } = await scanModelsDir(modelsDir);
     const speech = await listSpeechModels(modelsDir);
+    const llms = await listLlmModels(modelsDir);
     if (values.json) {
       const speechJson = speech.map((m) => ({ name: `whisper-${m.name}`, path: m.path, bytes: m.bytes }));
-      out(`${JSON.stringify({ models_dir: modelsDir, models: models.map((m) => ({ pair: `${m.source}-${m.target}`, version: m.version ?? null, dir: m.dir, bytes: m.bytes })), refused: bad, speech_models: speechJson })}\n`);
+      const llmJson = llms.map((m) => ({ name: `llm-${m.name}`, path: m.files[0], bytes: m.bytes }));
+      out(`${JSON.stringify({ models_dir: modelsDir, models: models.map((m) => ({ pair: `${m.source}-${m.target}`, version: m.version ?? null, dir: m.dir, bytes: m.bytes })), refused: bad, speech_models: speechJson, language_models: llmJson })}\n`);
       return 0;
     }
     out(`models directory: ${modelsDir}\n`);
-    if (models.length === 0 && bad.length === 0 && speech.length === 0) out('no models installed (tolk models install en-de)\n');
-    for (const m of speech) out(`${`whisper-${m.name}`.padEnd(19)} ${mb(m.bytes).padStart(9)}  ${m.path}\n`);
-    for (const m of models) out(`${`${m.source}-${m.target}`.padEnd(12)} ${(m.version ?? '-').padEnd(10)} ${mb(m.bytes).padStart(9)}  ${m.dir}\n`);
+    const rows = [
+      ...models.map((m) => [`${m.source}-${m.target}`, m.version ?? '-', mb(m.bytes), m.dir]),
+      ...speech.map((m) => [`whisper-${m.name}`, '', mb(m.bytes), m.path]),
+      ...llms.map((m) => [`llm-${m.name}`, '', mb(m.bytes), m.files[0] ?? '']),
+    ];
+    if (rows.length === 0 && bad.length === 0) out('no models installed (tolk models install en-de)\n');
+    if (rows.length > 0) {
+      const width = Math.max(5, ...rows.map((r) => r[0]!.length));
+      const line = (r: string[]) => `${r[0]!.padEnd(width)} ${r[1]!.padEnd(8)} ${r[2]!.padStart(9)}  ${r[3]}\n`;
+      out(line(['MODEL', 'VERSION', 'SIZE', 'PATH']));
+      for (const r of rows) out(line(r));
+    }
     for (const b of bad) out(`refused  ${b.dir}: ${b.reason}\n`);
     return 0;
   }

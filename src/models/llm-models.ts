@@ -264,11 +264,6 @@ export async function llmModelsCommand(
   positionals: string[],
   opts: { modelsDir: string; from: string | undefined; baseUrl: string | undefined; progress: Progress | undefined; out: (s: string) => void; json: boolean },
 ): Promise<number | undefined> {
-  if (sub === 'list') {
-    if (opts.json) return undefined;
-    for (const m of await listLlmModels(opts.modelsDir)) opts.out(`${`llm-${m.name}`.padEnd(19)} ${mb(m.bytes).padStart(9)}  ${m.files[0]}\n`);
-    return undefined;
-  }
   const name = positionals.length === 1 ? llmModelName(positionals[0]!) : null;
   if (name === null) return undefined;
   if (sub === 'install') {

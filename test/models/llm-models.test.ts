@@ -82,7 +82,11 @@ describe('language models (GGUF)', () => {
     const ok = await run(process.execPath, [cli, 'models', 'install', 'llm-mine', '--from', testLlmFile()], { env });
     assert.match(ok.stdout, /installed llm-mine/);
     assert.deepEqual(await llmDirEntries(modelsDir), ['mine.gguf']);
-    assert.match((await run(process.execPath, [cli, 'models', 'list'], { env })).stdout, /llm-mine +\d/);
+    const listed = (await run(process.execPath, [cli, 'models', 'list'], { env })).stdout;
+    assert.match(listed, /^MODEL +VERSION +SIZE +PATH$/m, 'the list has a header row');
+    assert.match(listed, /^llm-mine +\d/m);
+    const json = JSON.parse((await run(process.execPath, [cli, 'models', 'list', '--json'], { env })).stdout) as { language_models: { name: string }[] };
+    assert.deepEqual(json.language_models.map((m) => m.name), ['llm-mine']);
     assert.match((await run(process.execPath, [cli, 'models', 'verify', 'llm-mine'], { env })).stdout, /ok +llm-mine/);
   });
 });
