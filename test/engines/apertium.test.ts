@@ -314,7 +314,7 @@ describe('apertium engine (fake modes)', () => {
   });
 
   it('replaces a wedged pipeline (no output for a bounded time) and re-runs the other requests on the new one', async () => {
-    const engine = new ApertiumEngine({ modesDir: dir, pairs: ['en-es'], maxPipelinesPerPair: 1, requestTimeoutMs: 20_000, wedgeTimeoutMs: 300, probeTimeoutMs: 2000 });
+    const engine = new ApertiumEngine({ modesDir: dir, pairs: ['en-es'], maxPipelinesPerPair: 1, requestTimeoutMs: 60_000, wedgeTimeoutMs: 300, probeTimeoutMs: 5000 });
     await engine.start();
     try {
       const stuck = engine.translate({ source: 'en', target: 'es' }, ['SLOW'], { requester: 'x' }).catch((e: unknown) => e);
