@@ -179,3 +179,70 @@ describe('image layout (Tesseract)', () => {
     }
   });
 });
+
+describe('image layout: nothing painted over text that was not replaced', () => {
+  it('a table of short cells: each cell its own paragraph, the translation fills its cell, grid and kept cells untouched', async () => {
+    const rows = [['Ballot:', 'Incomplete', 'No'], ['Vote', 'Counted', 'Yes']];
+    const widths = [112, 150, 60];
+    const c = createCanvas(360, 110);
+    const x = c.getContext('2d');
+    x.fillStyle = '#fff';
+    x.fillRect(0, 0, 360, 110);
+    x.strokeStyle = '#000';
+    x.lineWidth = 2;
+    x.fillStyle = '#000';
+    x.font = '20px "DejaVu Sans"';
+    const cells: Box[] = [];
+    rows.forEach((r, i) => {
+      let left = 10;
+      r.forEach((cell, j) => {
+        cells.push({ left, top: 10 + i * 44, width: widths[j]!, height: 44 });
+        x.strokeRect(left, 10 + i * 44, widths[j]!, 44);
+        x.fillText(cell, left + 5, 39 + i * 44);
+        left += widths[j]!;
+      });
+    });
+    const spanish: Record<string, string> = { 'Ballot:': 'Papeleta:', Incomplete: 'Incompleta', Vote: 'Voto', Counted: 'Contado' };
+    const input = c.toBuffer('image/png');
+    const doc = await png.extract(input, { targetLang: 'es', sourceLang: 'en' });
+    assert.deepEqual(doc.segments.map((s) => s.text).sort(), rows.flat().sort());
+    const out = await doc.rebuild(doc.segments.map((s) => spanish[s.text] ?? s.text));
+    const [before, after] = [await pixelsOf(input), await pixelsOf(out)];
+    for (const cell of cells) {
+      assert.equal(changed(before, after, { left: cell.left - 1, top: cell.top + 2, width: 2, height: cell.height - 4 }), 0, 'a vertical grid line was painted over');
+      assert.equal(changed(before, after, { left: cell.left + 2, top: cell.top - 1, width: cell.width - 4, height: 2 }), 0, 'a horizontal grid line was painted over');
+    }
+    // the cells the engine kept ("No", "Yes") are not touched at all
+    for (const k of [2, 5]) assert.equal(changed(before, after, { left: cells[k]!.left + 2, top: cells[k]!.top + 2, width: cells[k]!.width - 4, height: cells[k]!.height - 4 }), 0);
+    // "Papeleta:" is wider than "Ballot:" but its cell has room: it is read back whole, not shrunk to a smudge
+    const read = await readBack(out);
+    const words = read.map((p) => p.text).join(' ');
+    assert.match(words, /Papeleta/);
+    assert.match(words, /Incompleta/);
+  });
+
+  it('a screenshot: a translation far longer than its label never reaches the short word beside it or the row below', async () => {
+    const c = createCanvas(560, 130);
+    const x = c.getContext('2d');
+    x.fillStyle = '#ffffff';
+    x.fillRect(0, 0, 560, 130);
+    x.fillStyle = '#202020';
+    x.font = '24px "DejaVu Sans"';
+    x.fillText('Save the file', 20, 44);
+    x.fillText('la', 230, 44);
+    x.fillText('Build 4471 on main', 20, 92);
+    const input = c.toBuffer('image/png');
+    const doc = await png.extract(input, { targetLang: 'es', sourceLang: 'en' });
+    const segments = doc.segments.map((s) => s.text);
+    assert.ok(segments.includes('Save the file'), segments.join(' | '));
+    // an engine that says far more than fits, and keeps the rest as it was
+    const long = 'Guarde los cambios del documento actual en el servidor, y nota la hora exacta de la última modificación';
+    const out = await doc.rebuild(segments.map((s) => (s === 'Save the file' ? long : s)));
+    const [before, after] = [await pixelsOf(input), await pixelsOf(out)];
+    const kept = (await tesseract.recognize(rgbOf(before), 'en')).filter((w) => w.text === 'la' || /Build|4471|main/u.test(w.text));
+    assert.ok(kept.length >= 3, kept.map((w) => w.text).join(' '));
+    for (const w of kept) assert.equal(changed(before, after, { left: w.left - 1, top: w.top - 1, width: w.width + 2, height: w.height + 2 }), 0, `"${w.text}" was painted over`);
+    // the translation was written where the label was
+    assert.ok(changed(before, after, { left: 20, top: 24, width: 150, height: 22 }) > 100);
+  });
+});
