@@ -39,6 +39,24 @@ describe('tesseract TSV and paragraphs', () => {
     assert.equal(ps[0]!.text, 'international Anglo- Saxon');
   });
 
+  it('cuts a line read across a table grid line, and two lines across a ruled line or a wide blank', async () => {
+    const { createCanvas } = await import('@napi-rs/canvas');
+    const canvas = createCanvas(300, 200);
+    const ctx = canvas.getContext('2d');
+    ctx.fillStyle = '#fff';
+    ctx.fillRect(0, 0, 300, 200);
+    ctx.fillStyle = '#000';
+    ctx.fillRect(100, 0, 2, 60); // a grid line between two cells
+    ctx.fillRect(0, 60, 300, 1); // a rule under the row
+    const pixels = ctx.getImageData(0, 0, 300, 200);
+    // as the recognizer read it: one line across the grid line, with the line itself as a stray "s"
+    const across = [word('Ballot:', 20, { left: 20, top: 20, width: 70 }), word('s', 20, { left: 97, top: 18, width: 8 }), word('Incomplete', 20, { left: 108, top: 20, width: 100 })];
+    const below = [word('Counted', 20, { left: 20, top: 66, width: 80, line: 2 }), word('yes', 20, { left: 20, top: 150, width: 30, line: 3 })];
+    assert.deepEqual(paragraphsOf([...across, ...below], pixels).map((p) => p.text), ['Ballot:', 'Incomplete', 'Counted', 'yes']);
+    // without the pixels nothing tells the cells apart (the blank above "yes" still does)
+    assert.deepEqual(paragraphsOf([...across, ...below]).map((p) => p.text), ['Ballot: s Incomplete Counted', 'yes']);
+  });
+
   it('estimates the font size from word heights and letters', () => {
     // DejaVu Sans at 32 px: "house" (ascender) 24 px, "garden" (ascender and descender) 31 px, "one" (x-height) 18 px
     for (const size of [fontSizeOf([word('house', 24)]), fontSizeOf([word('garden', 31)]), fontSizeOf([word('one', 18)])]) {
