@@ -3,13 +3,13 @@
 // left as it was (not sent, not painted over).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { GlobalFonts, createCanvas, loadImage, type Canvas } from '@napi-rs/canvas';
+import { createCanvas, loadImage, type Canvas } from '@napi-rs/canvas';
 import { createImageFormat } from '../../src/documents/formats/image/image-format.js';
 import { paragraphsOf, type Box } from '../../src/documents/formats/image/paragraphs.js';
 import type { RecognizedWord, RgbImage, TextRecognizer } from '../../src/documents/formats/image/text-recognizer.js';
 import { TesseractRecognizer } from '../../src/documents/ocr/tesseract-recognizer.js';
+import { LONG_LABEL, screenshotBesideShortWord, screenshotWithIdentifiers, shortCellTable } from './image-layout-images.js';
 
-GlobalFonts.registerFromPath('/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf', 'DejaVu Sans');
 const tesseract = new TesseractRecognizer();
 const png = createImageFormat('png', tesseract);
 
@@ -146,27 +146,12 @@ describe('image layout (Tesseract)', () => {
   });
 
   it('a screenshot keeps its identifiers and numbers; a vertical stamp stays as it is, unread and unpainted', async () => {
-    const c = createCanvas(900, 300);
-    const x = c.getContext('2d');
-    x.fillStyle = '#ffffff';
-    x.fillRect(0, 0, 900, 300);
-    x.fillStyle = '#222222';
-    x.font = '22px "DejaVu Sans"';
-    x.fillText('Commit 5bda1dd6 fixed the crash in the parser.', 30, 60);
-    x.fillText('Build 4471 passed on main, and the release notes are ready.', 30, 110);
-    // an archive stamp up the right margin, as on a scanned paper
-    x.save();
-    x.translate(860, 280);
-    x.rotate(-Math.PI / 2);
-    x.font = '16px "DejaVu Sans"';
-    x.fillText('arXiv:2101.01234v2 [cs.CL] 4 Jan 2021', 0, 0);
-    x.restore();
-    const input = c.toBuffer('image/png');
+    const image = screenshotWithIdentifiers();
+    const input = image.png;
     const doc = await png.extract(input, { targetLang: 'es', sourceLang: 'en' });
     const segments = doc.segments.map((s) => s.text);
     assert.ok(!segments.some((s) => /arXiv|cs\.CL/u.test(s)), `the stamp was read as a line: ${segments.join(' | ')}`);
-    // an engine that lengthens words (as Spanish does) and leaves codes and numbers alone
-    const out = await doc.rebuild(segments.map((s) => s.replace(/\b\p{Ll}{4,}\b/gu, (w) => `${w}os`)));
+    const out = await doc.rebuild(segments.map(image.translate));
     const [before, after] = [await pixelsOf(input), await pixelsOf(out)];
     assert.equal(changed(before, after, { left: 835, top: 0, width: 65, height: 300 }), 0, 'the stamp was painted over');
     // each word with digits is still there: read again, or (an unsure word left alone) its pixels untouched
@@ -182,31 +167,10 @@ describe('image layout (Tesseract)', () => {
 
 describe('image layout: nothing painted over text that was not replaced', () => {
   it('a table of short cells: each cell its own paragraph, the translation fills its cell, grid and kept cells untouched', async () => {
-    const rows = [['Ballot:', 'Incomplete', 'No'], ['Vote', 'Counted', 'Yes']];
-    const widths = [112, 150, 60];
-    const c = createCanvas(360, 110);
-    const x = c.getContext('2d');
-    x.fillStyle = '#fff';
-    x.fillRect(0, 0, 360, 110);
-    x.strokeStyle = '#000';
-    x.lineWidth = 2;
-    x.fillStyle = '#000';
-    x.font = '20px "DejaVu Sans"';
-    const cells: Box[] = [];
-    rows.forEach((r, i) => {
-      let left = 10;
-      r.forEach((cell, j) => {
-        cells.push({ left, top: 10 + i * 44, width: widths[j]!, height: 44 });
-        x.strokeRect(left, 10 + i * 44, widths[j]!, 44);
-        x.fillText(cell, left + 5, 39 + i * 44);
-        left += widths[j]!;
-      });
-    });
-    const spanish: Record<string, string> = { 'Ballot:': 'Papeleta:', Incomplete: 'Incompleta', Vote: 'Voto', Counted: 'Contado' };
-    const input = c.toBuffer('image/png');
+    const { png: input, translate: engine, rows, cells } = shortCellTable();
     const doc = await png.extract(input, { targetLang: 'es', sourceLang: 'en' });
     assert.deepEqual(doc.segments.map((s) => s.text).sort(), rows.flat().sort());
-    const out = await doc.rebuild(doc.segments.map((s) => spanish[s.text] ?? s.text));
+    const out = await doc.rebuild(doc.segments.map((s) => engine(s.text)));
     const [before, after] = [await pixelsOf(input), await pixelsOf(out)];
     for (const cell of cells) {
       assert.equal(changed(before, after, { left: cell.left - 1, top: cell.top + 2, width: 2, height: cell.height - 4 }), 0, 'a vertical grid line was painted over');
@@ -222,22 +186,12 @@ describe('image layout: nothing painted over text that was not replaced', () => 
   });
 
   it('a screenshot: a translation far longer than its label never reaches the short word beside it or the row below', async () => {
-    const c = createCanvas(560, 130);
-    const x = c.getContext('2d');
-    x.fillStyle = '#ffffff';
-    x.fillRect(0, 0, 560, 130);
-    x.fillStyle = '#202020';
-    x.font = '24px "DejaVu Sans"';
-    x.fillText('Save the file', 20, 44);
-    x.fillText('la', 230, 44);
-    x.fillText('Build 4471 on main', 20, 92);
-    const input = c.toBuffer('image/png');
+    const { png: input, translate: engine } = screenshotBesideShortWord();
     const doc = await png.extract(input, { targetLang: 'es', sourceLang: 'en' });
     const segments = doc.segments.map((s) => s.text);
-    assert.ok(segments.includes('Save the file'), segments.join(' | '));
-    // an engine that says far more than fits, and keeps the rest as it was
-    const long = 'Guarde los cambios del documento actual en el servidor, y nota la hora exacta de la última modificación';
-    const out = await doc.rebuild(segments.map((s) => (s === 'Save the file' ? long : s)));
+    assert.ok(segments.includes(LONG_LABEL), segments.join(' | '));
+    // the engine says far more than fits, and keeps the rest as it was
+    const out = await doc.rebuild(segments.map(engine));
     const [before, after] = [await pixelsOf(input), await pixelsOf(out)];
     const kept = (await tesseract.recognize(rgbOf(before), 'en')).filter((w) => w.text === 'la' || /Build|4471|main/u.test(w.text));
     assert.ok(kept.length >= 3, kept.map((w) => w.text).join(' '));
