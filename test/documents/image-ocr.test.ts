@@ -108,4 +108,26 @@ describe('painting plan', () => {
     const bottom = plan.area.top + plan.area.height;
     assert.ok(plan.roomBelow > 0 && bottom + plan.roomBelow < 100 && bottom + plan.roomBelow > 88, String(plan.roomBelow));
   });
+
+  it('fits a translation in its room: the original size when it fits, else smaller; at the floor the lines that fit, ending in an ellipsis', async () => {
+    const { createCanvas } = await import('@napi-rs/canvas');
+    const { fit } = await import('../../src/documents/formats/image/text-painter.js');
+    const ctx = createCanvas(10, 10).getContext('2d');
+    const white = { r: 255, g: 255, b: 255, a: 255 };
+    const area = { left: 0, top: 0, width: 160, height: 30 };
+    const plan = { source: 'x', area, erase: [area], background: white, ink: white, fontPx: 20, roomBelow: 0, roomRight: 0 };
+    assert.deepEqual(fit(ctx, 'Guardar', plan), { fontPx: 20, lines: ['Guardar'], width: 152 });
+    // too long for one line at 20 px: smaller, two lines
+    const smaller = fit(ctx, 'Guarde el fichero ahora', plan);
+    assert.ok(smaller.fontPx < 20 && smaller.fontPx >= 8 && smaller.lines.join(' ') === 'Guarde el fichero ahora', JSON.stringify(smaller));
+    // far too long: 8 px (the floor), as many lines as the height holds, the last ending in "…", none wider than the room
+    const floor = fit(ctx, 'Guarde los cambios del documento actual en el servidor y anote la hora exacta de la última modificación del fichero', plan);
+    assert.equal(floor.fontPx, 8);
+    assert.equal(floor.lines.length, 2);
+    assert.match(floor.lines[1]!, /…$/u);
+    ctx.font = '8px "DejaVu Sans"';
+    for (const line of floor.lines) assert.ok(ctx.measureText(line).width <= floor.width, line);
+    // room on the right is taken before the text is shrunk
+    assert.equal(fit(ctx, 'Guarde el fichero ahora', { ...plan, roomRight: 200 }).fontPx, 20);
+  });
 });
