@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { GlobalFonts, type SKRSContext2D } from '@napi-rs/canvas';
 import type { Box, ImageParagraph } from './paragraphs.js';
 import { clip, ColourMedian, eachPixel, pixelDistance, type Pixels, type Rgba } from './pixels.js';
+import type { RecognizedWord } from './text-recognizer.js';
 
 const FONT_PATH = '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf';
 const FONT_FAMILY = 'DejaVu Sans';
@@ -44,11 +45,13 @@ export interface PaintPlan {
 }
 
 /** Every paragraph's plan; the words of the image outside a paragraph (other paragraphs, unsure words, rules) are kept clear of it. */
-export function planParagraphs(pixels: Pixels, paragraphs: readonly ImageParagraph[], words: readonly Box[]): PaintPlan[] {
+export function planParagraphs(pixels: Pixels, paragraphs: readonly ImageParagraph[], words: readonly RecognizedWord[]): PaintPlan[] {
   const lineBoxes = paragraphs.map((p) => p.lines);
+  // a blank "word" is a rule the recognizer saw (kept clear when thin), or a picture region (not a word to keep clear of)
+  const marks = words.filter((w) => w.width > 0 && w.height > 0 && (w.text.trim() !== '' || Math.min(w.width, w.height) <= RULE_MAX_PX));
   return paragraphs.map((p, i) => {
     const own = (b: Box) => p.lines.some((l) => inside(b, l));
-    const others = [...lineBoxes.filter((_, k) => k !== i).flat(), ...words.filter((w) => w.width > 0 && w.height > 0 && !own(w))];
+    const others = [...lineBoxes.filter((_, k) => k !== i).flat(), ...marks.filter((w) => !own(w))];
     return planParagraph(pixels, p, others);
   });
 }
@@ -66,6 +69,9 @@ export function planParagraph(pixels: Pixels, p: ImageParagraph, obstacles: read
   const roomRight = plainColumnsRight(pixels, area, background, 4 * area.width) - Math.round(fontPx / 2);
   return { source: p.text, area, erase, background, ink: inkColour(pixels, p.box, background), fontPx, roomBelow: Math.max(0, roomBelow), roomRight: Math.max(0, roomRight) };
 }
+
+/** Thickness up to which a blank box the recognizer reports is a ruled line. */
+const RULE_MAX_PX = 4;
 
 const inside = (b: Box, r: Box) => b.left >= r.left - 1 && b.top >= r.top - 1 && b.left + b.width <= r.left + r.width + 1 && b.top + b.height <= r.top + r.height + 1;
 
