@@ -3,13 +3,13 @@
 // left as it was (not sent, not painted over).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { GlobalFonts, createCanvas, loadImage, type Canvas } from '@napi-rs/canvas';
+import { createCanvas, loadImage, type Canvas } from '@napi-rs/canvas';
 import { createImageFormat } from '../../src/documents/formats/image/image-format.js';
 import { paragraphsOf, type Box } from '../../src/documents/formats/image/paragraphs.js';
 import type { RecognizedWord, RgbImage, TextRecognizer } from '../../src/documents/formats/image/text-recognizer.js';
 import { TesseractRecognizer } from '../../src/documents/ocr/tesseract-recognizer.js';
+import { LONG_LABEL, screenshotBesideShortWord, screenshotWithIdentifiers, shortCellTable } from './image-layout-images.js';
 
-GlobalFonts.registerFromPath('/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf', 'DejaVu Sans');
 const tesseract = new TesseractRecognizer();
 const png = createImageFormat('png', tesseract);
 
@@ -146,27 +146,12 @@ describe('image layout (Tesseract)', () => {
   });
 
   it('a screenshot keeps its identifiers and numbers; a vertical stamp stays as it is, unread and unpainted', async () => {
-    const c = createCanvas(900, 300);
-    const x = c.getContext('2d');
-    x.fillStyle = '#ffffff';
-    x.fillRect(0, 0, 900, 300);
-    x.fillStyle = '#222222';
-    x.font = '22px "DejaVu Sans"';
-    x.fillText('Commit 5bda1dd6 fixed the crash in the parser.', 30, 60);
-    x.fillText('Build 4471 passed on main, and the release notes are ready.', 30, 110);
-    // an archive stamp up the right margin, as on a scanned paper
-    x.save();
-    x.translate(860, 280);
-    x.rotate(-Math.PI / 2);
-    x.font = '16px "DejaVu Sans"';
-    x.fillText('arXiv:2101.01234v2 [cs.CL] 4 Jan 2021', 0, 0);
-    x.restore();
-    const input = c.toBuffer('image/png');
+    const image = screenshotWithIdentifiers();
+    const input = image.png;
     const doc = await png.extract(input, { targetLang: 'es', sourceLang: 'en' });
     const segments = doc.segments.map((s) => s.text);
     assert.ok(!segments.some((s) => /arXiv|cs\.CL/u.test(s)), `the stamp was read as a line: ${segments.join(' | ')}`);
-    // an engine that lengthens words (as Spanish does) and leaves codes and numbers alone
-    const out = await doc.rebuild(segments.map((s) => s.replace(/\b\p{Ll}{4,}\b/gu, (w) => `${w}os`)));
+    const out = await doc.rebuild(segments.map(image.translate));
     const [before, after] = [await pixelsOf(input), await pixelsOf(out)];
     assert.equal(changed(before, after, { left: 835, top: 0, width: 65, height: 300 }), 0, 'the stamp was painted over');
     // each word with digits is still there: read again, or (an unsure word left alone) its pixels untouched
@@ -177,5 +162,41 @@ describe('image layout (Tesseract)', () => {
       const kept = outputTokens.some((w) => w.text === t.text) || changed(before, after, t) === 0;
       assert.ok(kept, `"${t.text}" is gone: ${outputTokens.map((w) => w.text).join(' ')}`);
     }
+  });
+});
+
+describe('image layout: nothing painted over text that was not replaced', () => {
+  it('a table of short cells: each cell its own paragraph, the translation fills its cell, grid and kept cells untouched', async () => {
+    const { png: input, translate: engine, rows, cells } = shortCellTable();
+    const doc = await png.extract(input, { targetLang: 'es', sourceLang: 'en' });
+    assert.deepEqual(doc.segments.map((s) => s.text).sort(), rows.flat().sort());
+    const out = await doc.rebuild(doc.segments.map((s) => engine(s.text)));
+    const [before, after] = [await pixelsOf(input), await pixelsOf(out)];
+    for (const cell of cells) {
+      assert.equal(changed(before, after, { left: cell.left - 1, top: cell.top + 2, width: 2, height: cell.height - 4 }), 0, 'a vertical grid line was painted over');
+      assert.equal(changed(before, after, { left: cell.left + 2, top: cell.top - 1, width: cell.width - 4, height: 2 }), 0, 'a horizontal grid line was painted over');
+    }
+    // the cells the engine kept ("No", "Yes") are not touched at all
+    for (const k of [2, 5]) assert.equal(changed(before, after, { left: cells[k]!.left + 2, top: cells[k]!.top + 2, width: cells[k]!.width - 4, height: cells[k]!.height - 4 }), 0);
+    // "Papeleta:" is wider than "Ballot:" but its cell has room: it is read back whole, not shrunk to a smudge
+    const read = await readBack(out);
+    const words = read.map((p) => p.text).join(' ');
+    assert.match(words, /Papeleta/);
+    assert.match(words, /Incompleta/);
+  });
+
+  it('a screenshot: a translation far longer than its label never reaches the short word beside it or the row below', async () => {
+    const { png: input, translate: engine } = screenshotBesideShortWord();
+    const doc = await png.extract(input, { targetLang: 'es', sourceLang: 'en' });
+    const segments = doc.segments.map((s) => s.text);
+    assert.ok(segments.includes(LONG_LABEL), segments.join(' | '));
+    // the engine says far more than fits, and keeps the rest as it was
+    const out = await doc.rebuild(segments.map(engine));
+    const [before, after] = [await pixelsOf(input), await pixelsOf(out)];
+    const kept = (await tesseract.recognize(rgbOf(before), 'en')).filter((w) => w.text === 'la' || /Build|4471|main/u.test(w.text));
+    assert.ok(kept.length >= 3, kept.map((w) => w.text).join(' '));
+    for (const w of kept) assert.equal(changed(before, after, { left: w.left - 1, top: w.top - 1, width: w.width + 2, height: w.height + 2 }), 0, `"${w.text}" was painted over`);
+    // the translation was written where the label was
+    assert.ok(changed(before, after, { left: 20, top: 24, width: 150, height: 22 }) > 100);
   });
 });

@@ -39,6 +39,24 @@ describe('tesseract TSV and paragraphs', () => {
     assert.equal(ps[0]!.text, 'international Anglo- Saxon');
   });
 
+  it('cuts a line read across a table grid line, and two lines across a ruled line or a wide blank', async () => {
+    const { createCanvas } = await import('@napi-rs/canvas');
+    const canvas = createCanvas(300, 200);
+    const ctx = canvas.getContext('2d');
+    ctx.fillStyle = '#fff';
+    ctx.fillRect(0, 0, 300, 200);
+    ctx.fillStyle = '#000';
+    ctx.fillRect(100, 0, 2, 60); // a grid line between two cells
+    ctx.fillRect(0, 60, 300, 1); // a rule under the row
+    const pixels = ctx.getImageData(0, 0, 300, 200);
+    // as the recognizer read it: one line across the grid line, with the line itself as a stray "s"
+    const across = [word('Ballot:', 20, { left: 20, top: 20, width: 70 }), word('s', 20, { left: 97, top: 18, width: 8 }), word('Incomplete', 20, { left: 108, top: 20, width: 100 })];
+    const below = [word('Counted', 20, { left: 20, top: 66, width: 80, line: 2 }), word('yes', 20, { left: 20, top: 150, width: 30, line: 3 })];
+    assert.deepEqual(paragraphsOf([...across, ...below], pixels).map((p) => p.text), ['Ballot:', 'Incomplete', 'Counted', 'yes']);
+    // without the pixels nothing tells the cells apart (the blank above "yes" still does)
+    assert.deepEqual(paragraphsOf([...across, ...below]).map((p) => p.text), ['Ballot: s Incomplete Counted', 'yes']);
+  });
+
   it('estimates the font size from word heights and letters', () => {
     // DejaVu Sans at 32 px: "house" (ascender) 24 px, "garden" (ascender and descender) 31 px, "one" (x-height) 18 px
     for (const size of [fontSizeOf([word('house', 24)]), fontSizeOf([word('garden', 31)]), fontSizeOf([word('one', 18)])]) {
@@ -89,5 +107,27 @@ describe('painting plan', () => {
     // plain rows from the area's bottom to the black bar, less a margin on both sides
     const bottom = plan.area.top + plan.area.height;
     assert.ok(plan.roomBelow > 0 && bottom + plan.roomBelow < 100 && bottom + plan.roomBelow > 88, String(plan.roomBelow));
+  });
+
+  it('fits a translation in its room: the original size when it fits, else smaller; at the floor the lines that fit, ending in an ellipsis', async () => {
+    const { createCanvas } = await import('@napi-rs/canvas');
+    const { fit } = await import('../../src/documents/formats/image/text-painter.js');
+    const ctx = createCanvas(10, 10).getContext('2d');
+    const white = { r: 255, g: 255, b: 255, a: 255 };
+    const area = { left: 0, top: 0, width: 160, height: 30 };
+    const plan = { source: 'x', area, erase: [area], background: white, ink: white, fontPx: 20, roomBelow: 0, roomRight: 0 };
+    assert.deepEqual(fit(ctx, 'Guardar', plan), { fontPx: 20, lines: ['Guardar'], width: 152 });
+    // too long for one line at 20 px: smaller, two lines
+    const smaller = fit(ctx, 'Guarde el fichero ahora', plan);
+    assert.ok(smaller.fontPx < 20 && smaller.fontPx >= 8 && smaller.lines.join(' ') === 'Guarde el fichero ahora', JSON.stringify(smaller));
+    // far too long: 8 px (the floor), as many lines as the height holds, the last ending in "…", none wider than the room
+    const floor = fit(ctx, 'Guarde los cambios del documento actual en el servidor y anote la hora exacta de la última modificación del fichero', plan);
+    assert.equal(floor.fontPx, 8);
+    assert.equal(floor.lines.length, 2);
+    assert.match(floor.lines[1]!, /…$/u);
+    ctx.font = '8px "DejaVu Sans"';
+    for (const line of floor.lines) assert.ok(ctx.measureText(line).width <= floor.width, line);
+    // room on the right is taken before the text is shrunk
+    assert.equal(fit(ctx, 'Guarde el fichero ahora', { ...plan, roomRight: 200 }).fontPx, 20);
   });
 });

@@ -5,7 +5,8 @@ import { countCodePoints, DocumentFormatError, type DocumentFormat, type Extract
 import { readImageHeader, type ImageType } from './image-header.js';
 import { decodeIsolated } from './isolated-decoder.js';
 import { paragraphsOf } from './paragraphs.js';
-import { paint, planParagraph, type Pixels } from './text-painter.js';
+import type { Pixels } from './pixels.js';
+import { paint, planParagraphs } from './text-painter.js';
 import type { RgbImage, TextRecognizer } from './text-recognizer.js';
 
 /** Uploads up to 10 MiB: phone photos and screenshots fit. */
@@ -40,10 +41,10 @@ async function extractImage(input: Buffer, options: ExtractOptions, type: ImageT
   const pixels: Pixels = imageData;
 
   const words = await recognizer.recognize(flattenToRgb(pixels), options.sourceLang, options.signal);
-  const paragraphs = paragraphsOf(words);
+  const paragraphs = paragraphsOf(words, pixels);
   if (paragraphs.length === 0) throw new DocumentFormatError(NO_TEXT_FOUND);
   // colours and sizes come from the untouched pixels; the pixel copy is not kept for the rebuild
-  const plans = paragraphs.map((p) => planParagraph(pixels, p));
+  const plans = planParagraphs(pixels, paragraphs, words);
 
   return {
     segments: paragraphs.map((p) => ({ text: p.text, kind: 'text' as const })),

@@ -1,4 +1,5 @@
 // Groups recognized words into paragraphs (one segment each) with the boxes their text occupies in the image.
+import { horizontalRules, verticalRules, type Pixels } from './pixels.js';
 import type { RecognizedWord } from './text-recognizer.js';
 
 /** Words below this confidence are left alone: mostly noise (texture, photos, lines) read as letters. */
@@ -42,29 +43,72 @@ interface Run {
 }
 
 /**
- * A recognized line cut into runs: at a gap wide enough to separate table cells or cards, and at a word below the
- * confidence cut-off or set on end (dropped, and left out of every box, so its pixels are never painted over).
+ * A recognized line cut into runs: at a gap wide enough to separate table cells or cards, at a ruled line (a grid
+ * line the recognizer read across), and at a word below the confidence cut-off or set on end (dropped, and left out
+ * of every box, so its pixels are never painted over). A word a ruled line runs through is a misread piece of the
+ * rule when it is one or two characters, else it keeps the part of its box on its wider side of the rule.
  */
-function runsOf(line: readonly RecognizedWord[], index: number, minConfidence: number): Run[] {
+function runsOf(line: readonly RecognizedWord[], index: number, minConfidence: number, pixels: Pixels | undefined): Run[] {
   const sure = line.filter((w) => w.confidence >= minConfidence && !turned(w));
   const em = fontSizeOf(sure) || Math.max(...sure.map((w) => w.height), 1) / ASCENDER;
+  const rules = pixels ? verticalRulesAcross(line, pixels) : [];
   const runs: Run[] = [];
   let current: RecognizedWord[] = [];
   const close = () => {
     if (current.length > 0) runs.push({ words: current, line: index });
     current = [];
   };
-  for (const w of line) {
-    if (w.confidence < minConfidence || turned(w)) {
+  for (const word of line) {
+    if (word.confidence < minConfidence || turned(word)) {
       close();
       continue;
     }
+    const inside = rules.filter((x) => x >= word.left && x < word.left + word.width);
+    if (inside.length > 0 && [...word.text].length <= 2) {
+      close();
+      continue;
+    }
+    const w = inside.length > 0 ? besideRules(word, inside) : word;
     const last = current[current.length - 1];
-    if (last && w.left - (last.left + last.width) > CELL_GAP_EM * em) close();
+    const ruled = last !== undefined && rules.some((x) => x >= last.left + last.width - 1 && x <= w.left);
+    if (last && (ruled || w.left - (last.left + last.width) > CELL_GAP_EM * em)) close();
     current.push(w);
+    if (inside.length > 0) close();
   }
   close();
   return runs;
+}
+
+/** Columns a vertical rule crosses over the line and half its height above and below (letters never reach that far). */
+function verticalRulesAcross(line: readonly RecognizedWord[], pixels: Pixels): number[] {
+  const box = union(line);
+  return verticalRules(pixels, { left: box.left, top: box.top - Math.ceil(box.height / 2), width: box.width, height: box.height * 2 });
+}
+
+/** The word's box cut at the rules inside it, keeping its widest part. */
+function besideRules(word: RecognizedWord, rules: readonly number[]): RecognizedWord {
+  let best = { left: word.left, right: word.left };
+  let from = word.left;
+  for (const x of [...rules, word.left + word.width]) {
+    if (x - from > best.right - best.left) best = { left: from, right: x };
+    from = x + 1;
+  }
+  return { ...word, left: best.left, width: best.right - best.left };
+}
+
+/** Blank space between two lines, in font sizes, beyond which they are separate items (a form's fields, list rows). */
+const LINE_GAP_EM = 1.5;
+
+/** Whether a ruled line or a wide blank separates two lines that follow one another. */
+function separated(above: Box, below: Box, pixels: Pixels | undefined): boolean {
+  const gap = below.top - (above.top + above.height);
+  const em = Math.max(above.height, below.height, 1) / ASCENDER;
+  if (gap > LINE_GAP_EM * em) return true;
+  if (!pixels || gap <= 0) return false;
+  const left = Math.max(above.left, below.left);
+  const right = Math.min(above.left + above.width, below.left + below.width);
+  const [from, to] = right > left ? [left, right] : [Math.min(above.left, below.left), Math.max(above.left + above.width, below.left + below.width)];
+  return horizontalRules(pixels, { left: from, top: above.top + above.height, width: to - from, height: gap }).length > 0;
 }
 
 /** Groups a run may join: the most recent ones (the search stays linear in the runs). */
@@ -74,7 +118,7 @@ const RECENT_GROUPS = 50;
  * Runs of paragraphs that the recognizer read across cells or cards, regrouped: a run continues the one just above
  * it, at the same left, only as the rest of a sentence (the one above does not end one, this one starts lower case).
  */
-function regroup(runs: readonly Run[]): Run[][] {
+function regroup(runs: readonly Run[], pixels: Pixels | undefined): Run[][] {
   const groups: Run[][] = [];
   for (const run of runs) {
     const first = run.words[0]!;
@@ -85,7 +129,8 @@ function regroup(runs: readonly Run[]): Run[][] {
       const above = union(groups[k]![groups[k]!.length - 1]!.words);
       const text = groups[k]![groups[k]!.length - 1]!.words.map((w) => w.text).join(' ');
       const gap = box.top - (above.top + above.height);
-      if (gap >= -0.2 * em && gap <= em && Math.abs(above.left - box.left) <= em && !/[.!?:]$/u.test(text) && /^\p{Ll}/u.test(first.text)) group = groups[k];
+      const continues = gap >= -0.2 * em && gap <= em && Math.abs(above.left - box.left) <= em && !/[.!?:]$/u.test(text) && /^\p{Ll}/u.test(first.text);
+      if (continues && !separated(above, box, pixels)) group = groups[k];
     }
     if (group) group.push(run);
     else groups.push([run]);
@@ -93,7 +138,11 @@ function regroup(runs: readonly Run[]): Run[][] {
   return groups;
 }
 
-export function paragraphsOf(words: readonly RecognizedWord[], minConfidence = MIN_WORD_CONFIDENCE): ImageParagraph[] {
+/**
+ * Paragraphs to translate, each one segment. With the image's pixels, ruled lines (table grids, dividers) separate
+ * words and lines that the recognizer read as one.
+ */
+export function paragraphsOf(words: readonly RecognizedWord[], pixels?: Pixels, minConfidence = MIN_WORD_CONFIDENCE): ImageParagraph[] {
   // Map keeps the recognizer's reading order of paragraphs and lines
   const byParagraph = new Map<string, Map<number, RecognizedWord[]>>();
   for (const w of words) {
@@ -110,13 +159,13 @@ export function paragraphsOf(words: readonly RecognizedWord[], minConfidence = M
   const groups: Run[][] = [];
   const cut: Run[] = [];
   for (const lines of byParagraph.values()) {
-    const runs = [...lines.values()].flatMap((line, index) => runsOf(line, index, minConfidence));
+    const runs = [...lines.values()].flatMap((line, index) => runsOf(line, index, minConfidence, pixels));
     const whole = runs.every((r, k) => k === 0 || r.line !== runs[k - 1]!.line) && new Set(runs.map((r) => r.line)).size === lines.size;
-    if (whole) groups.push(runs);
+    if (whole) groups.push(...splitAtSeparators(runs, pixels));
     else cut.push(...runs);
   }
   const out: ImageParagraph[] = [];
-  for (const group of [...groups, ...regroup(cut)]) {
+  for (const group of [...groups, ...regroup(cut, pixels)]) {
     if (group.length === 0) continue;
     const text = joinLines(group.map((r) => r.words.map((w) => w.text).join(' ')));
     // a paragraph of stray symbols ("|", "—", "©") is not text to translate
@@ -125,6 +174,16 @@ export function paragraphsOf(words: readonly RecognizedWord[], minConfidence = M
     out.push({ text, box: union(lineBoxes), lines: lineBoxes, fontPx: fontSizeOf(group.flatMap((r) => r.words)) });
   }
   return out;
+}
+
+/** A paragraph's lines, cut where a ruled line or a wide blank separates two of them. */
+function splitAtSeparators(runs: readonly Run[], pixels: Pixels | undefined): Run[][] {
+  const parts: Run[][] = [];
+  runs.forEach((run, k) => {
+    if (k === 0 || separated(union(runs[k - 1]!.words), union(run.words), pixels)) parts.push([run]);
+    else parts[parts.length - 1]!.push(run);
+  });
+  return parts;
 }
 
 /** Lines of a paragraph form one sentence flow; a word hyphenated across a line break is joined again. */

@@ -3,6 +3,8 @@
 import { existsSync } from 'node:fs';
 import { GlobalFonts, type SKRSContext2D } from '@napi-rs/canvas';
 import type { Box, ImageParagraph } from './paragraphs.js';
+import { clip, ColourMedian, eachPixel, pixelDistance, type Pixels, type Rgba } from './pixels.js';
+import type { RecognizedWord } from './text-recognizer.js';
 
 const FONT_PATH = '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf';
 const FONT_FAMILY = 'DejaVu Sans';
@@ -24,45 +26,74 @@ function family(): string {
   return fontFamily;
 }
 
-export interface Rgba {
-  r: number;
-  g: number;
-  b: number;
-  a: number;
-}
-
-export interface Pixels {
-  width: number;
-  height: number;
-  /** RGBA, row by row */
-  data: Uint8ClampedArray;
-}
-
 /** What is needed to paint one paragraph, taken from the original pixels before anything is painted. */
 export interface PaintPlan {
   /** The paragraph's recognized text: a translation that reads the same leaves its pixels alone. */
   source: string;
-  /** Area painted over with the background: the text's box with a margin for anti-aliased edges. */
+  /** Where the translation is written: the text's box with a margin for anti-aliased edges, clear of other words. */
   area: Box;
+  /** Painted over with the background: the area and each line's own box (a line may reach past a word beside it). */
+  erase: Box[];
   background: Rgba;
   ink: Rgba;
   /** Font size of the original text in pixels, the size the translation starts from. */
   fontPx: number;
   /** Rows of plain background below the area that a longer translation may also use. */
   roomBelow: number;
+  /** Columns of plain background right of the area, short of the next ink, that a longer translation may use. */
+  roomRight: number;
 }
 
-export function planParagraph(pixels: Pixels, p: ImageParagraph): PaintPlan {
+/** Every paragraph's plan; the words of the image outside a paragraph (other paragraphs, unsure words, rules) are kept clear of it. */
+export function planParagraphs(pixels: Pixels, paragraphs: readonly ImageParagraph[], words: readonly RecognizedWord[]): PaintPlan[] {
+  const lineBoxes = paragraphs.map((p) => p.lines);
+  // a blank "word" is a rule the recognizer saw (kept clear when thin), or a picture region (not a word to keep clear of)
+  const marks = words.filter((w) => w.width > 0 && w.height > 0 && (w.text.trim() !== '' || Math.min(w.width, w.height) <= RULE_MAX_PX));
+  return paragraphs.map((p, i) => {
+    const own = (b: Box) => p.lines.some((l) => inside(b, l));
+    const others = [...lineBoxes.filter((_, k) => k !== i).flat(), ...marks.filter((w) => !own(w))];
+    return planParagraph(pixels, p, others);
+  });
+}
+
+export function planParagraph(pixels: Pixels, p: ImageParagraph, obstacles: readonly Box[] = []): PaintPlan {
   // without words that tell (single letters), a line of text is about one font size tall
   const fontPx = Math.max(MIN_FONT_PX, p.fontPx || Math.max(...p.lines.map((l) => l.height)));
   const m = margin(fontPx);
-  const area = clip(
-    { left: p.box.left - m, top: p.box.top - m, width: p.box.width + 2 * m, height: p.box.height + 2 * m },
-    pixels,
-  );
+  const grown = (b: Box) => clip({ left: b.left - m, top: b.top - m, width: b.width + 2 * m, height: b.height + 2 * m }, pixels);
+  const area = avoid(grown(p.box), obstacles);
+  const erase = [area, ...p.lines.map((l) => avoid(grown(l), obstacles))].filter((b) => b.width > 0 && b.height > 0);
   const background = backgroundColour(pixels, area, 2);
   const roomBelow = plainRowsBelow(pixels, area, background, area.height) - 2 * m;
-  return { source: p.text, area, background, ink: inkColour(pixels, p.box, background), fontPx, roomBelow: Math.max(0, roomBelow) };
+  // a gap of half an em is left before the next ink, so the translation does not run into a neighbour
+  const roomRight = plainColumnsRight(pixels, area, background, 4 * area.width) - Math.round(fontPx / 2);
+  return { source: p.text, area, erase, background, ink: inkColour(pixels, p.box, background), fontPx, roomBelow: Math.max(0, roomBelow), roomRight: Math.max(0, roomRight) };
+}
+
+/** Thickness up to which a blank box the recognizer reports is a ruled line. */
+const RULE_MAX_PX = 4;
+
+const inside = (b: Box, r: Box) => b.left >= r.left - 1 && b.top >= r.top - 1 && b.left + b.width <= r.left + r.width + 1 && b.top + b.height <= r.top + r.height + 1;
+
+const overlaps = (a: Box, b: Box) => a.left < b.left + b.width && b.left < a.left + a.width && a.top < b.top + b.height && b.top < a.top + a.height;
+
+/** The box cut back from each obstacle that reaches into it, on whichever side keeps the most of it. */
+function avoid(box: Box, obstacles: readonly Box[]): Box {
+  let b = box;
+  for (const o of obstacles) {
+    if (!overlaps(b, o)) continue;
+    const right = b.left + b.width;
+    const bottom = b.top + b.height;
+    const cuts: Box[] = [
+      { ...b, width: o.left - b.left },
+      { ...b, left: o.left + o.width, width: right - (o.left + o.width) },
+      { ...b, height: o.top - b.top },
+      { ...b, top: o.top + o.height, height: bottom - (o.top + o.height) },
+    ];
+    b = cuts.reduce((best, c) => (Math.max(0, c.width) * Math.max(0, c.height) > Math.max(0, best.width) * Math.max(0, best.height) ? c : best));
+    b = { ...b, width: Math.max(0, b.width), height: Math.max(0, b.height) };
+  }
+  return b;
 }
 
 const same = (a: string, b: string) => a.replace(/\s+/gu, ' ').trim() === b.replace(/\s+/gu, ' ').trim();
@@ -74,49 +105,88 @@ export function paint(ctx: SKRSContext2D, allPlans: readonly PaintPlan[], allTra
   const plans = changed.map((i) => allPlans[i]!);
   const translations = changed.map((i) => allTranslations[i] ?? '');
   for (const plan of plans) {
-    // cleared first: a (semi-)transparent background would otherwise let the old text show through
-    ctx.clearRect(plan.area.left, plan.area.top, plan.area.width, plan.area.height);
-    ctx.fillStyle = css(plan.background);
-    ctx.fillRect(plan.area.left, plan.area.top, plan.area.width, plan.area.height);
+    for (const b of plan.erase) {
+      // cleared first: a (semi-)transparent background would otherwise let the old text show through
+      ctx.clearRect(b.left, b.top, b.width, b.height);
+      ctx.fillStyle = css(plan.background);
+      ctx.fillRect(b.left, b.top, b.width, b.height);
+    }
   }
   plans.forEach((plan, i) => {
     const text = (translations[i] ?? '').replace(/\s+/g, ' ').trim();
-    if (text === '') return;
-    const { fontPx, lines } = fit(ctx, text, plan);
+    if (text === '' || plan.area.width === 0 || plan.area.height === 0) return;
+    const { fontPx, lines, width } = fit(ctx, text, plan);
+    const inner = innerBox(plan);
+    ctx.save();
+    // the room the text may take and not a pixel more: never over a neighbour, whatever the font does
+    ctx.beginPath();
+    ctx.rect(inner.left, plan.area.top, width, availableHeight(plan) + margin(plan.fontPx));
+    ctx.clip();
     ctx.font = `${fontPx}px ${family()}`;
     ctx.fillStyle = css(plan.ink);
     ctx.textBaseline = 'alphabetic';
     ctx.textAlign = 'left';
-    const inner = innerBox(plan);
     lines.forEach((line, n) => ctx.fillText(line, inner.left, inner.top + ASCENT * fontPx + n * LINE_PITCH * fontPx));
+    ctx.restore();
   });
 }
 
-/** The largest font size (from the original's down) whose wrapped lines fit the area; the smallest size otherwise. */
-export function fit(ctx: SKRSContext2D, text: string, plan: PaintPlan): { fontPx: number; lines: string[] } {
+/** Height from the text's top that the translation may fill: its area and the plain rows below. */
+const availableHeight = (plan: PaintPlan) => plan.area.height - margin(plan.fontPx) + plan.roomBelow;
+
+const heightOf = (lines: number, fontPx: number) => (lines - 1) * LINE_PITCH * fontPx + (ASCENT + DESCENT) * fontPx;
+
+/**
+ * The largest font size (from the original's down to a floor) whose wrapped lines fit the area, first at the
+ * original's width, then reaching into the plain room on the right. At the floor, the lines that fit, the last one
+ * ending in an ellipsis.
+ */
+export function fit(ctx: SKRSContext2D, text: string, plan: PaintPlan): { fontPx: number; lines: string[]; width: number } {
   const inner = innerBox(plan);
+  const widths = plan.roomRight > 0 ? [inner.width, inner.width + plan.roomRight] : [inner.width];
   const smallest = Math.max(MIN_FONT_PX, Math.floor(plan.fontPx * 0.4));
+  const measure = (s: string) => ctx.measureText(s).width;
   let fontPx = Math.max(smallest, Math.round(plan.fontPx));
   for (;;) {
     ctx.font = `${fontPx}px ${family()}`;
-    const lines = wrap(text, (s) => ctx.measureText(s).width, inner.width);
-    const height = (lines.length - 1) * LINE_PITCH * fontPx + (ASCENT + DESCENT) * fontPx;
-    const widest = Math.max(...lines.map((l) => ctx.measureText(l).width));
-    if ((height <= plan.area.height - margin(plan.fontPx) + plan.roomBelow && widest <= inner.width) || fontPx <= smallest) return { fontPx, lines };
+    const widestWord = Math.max(...text.split(' ').map(measure));
+    for (const width of widths) {
+      const lines = wrap(text, measure, width);
+      if (widestWord <= width && heightOf(lines.length, fontPx) <= availableHeight(plan)) return { fontPx, lines, width };
+    }
+    if (fontPx <= smallest) break;
     fontPx = Math.max(smallest, Math.floor(fontPx * 0.92));
   }
+  const width = widths[widths.length - 1]!;
+  const lines = wrap(text, measure, width);
+  const room = Math.max(1, Math.floor((availableHeight(plan) - heightOf(1, fontPx)) / (LINE_PITCH * fontPx)) + 1);
+  if (lines.length <= room) return { fontPx, lines, width };
+  const kept = lines.slice(0, room);
+  let last = kept[room - 1]!;
+  while (last !== '' && measure(`${last}…`) > width) last = [...last].slice(0, -1).join('');
+  kept[room - 1] = `${last.trimEnd()}…`;
+  return { fontPx, lines: kept, width };
 }
 
-/** Greedy word wrap; a word wider than the line stays alone on its line (the fit loop then shrinks the font). */
+/** Greedy word wrap; a word wider than the line is broken between its characters. */
 export function wrap(text: string, measure: (s: string) => number, width: number): string[] {
   const lines: string[] = [];
   let line = '';
   for (const word of text.split(' ')) {
     const candidate = line === '' ? word : `${line} ${word}`;
-    if (line !== '' && measure(candidate) > width) {
-      lines.push(line);
-      line = word;
-    } else line = candidate;
+    if (measure(candidate) <= width) {
+      line = candidate;
+      continue;
+    }
+    if (line !== '') lines.push(line);
+    line = '';
+    for (const ch of word) {
+      if (line !== '' && measure(line + ch) > width) {
+        lines.push(line);
+        line = '';
+      }
+      line += ch;
+    }
   }
   if (line !== '') lines.push(line);
   return lines;
@@ -133,24 +203,15 @@ function margin(fontPx: number): number {
   return 2 + Math.round(fontPx * 0.08);
 }
 
-function clip(b: Box, px: Pixels): Box {
-  const left = Math.max(0, b.left);
-  const top = Math.max(0, b.top);
-  const right = Math.min(px.width, b.left + b.width);
-  const bottom = Math.min(px.height, b.top + b.height);
-  return { left, top, width: Math.max(0, right - left), height: Math.max(0, bottom - top) };
-}
-
-/** Visits the pixels of a box (clipped to the image) as offsets into the RGBA data. */
-function eachPixel(px: Pixels, b: Box, visit: (i: number) => void, skip?: Box): void {
-  const c = clip(b, px);
-  for (let y = c.top; y < c.top + c.height; y++) {
-    const skipRow = skip !== undefined && y >= skip.top && y < skip.top + skip.height;
-    for (let x = c.left; x < c.left + c.width; x++) {
-      if (skipRow && x >= skip.left && x < skip.left + skip.width) continue;
-      visit((y * px.width + x) * 4);
+/** How many columns right of the box (at most `max`) hold nothing but the background, over the box's rows. */
+function plainColumnsRight(px: Pixels, b: Box, background: Rgba, max: number): number {
+  let columns = 0;
+  for (let x = b.left + b.width; x < Math.min(px.width, b.left + b.width + max); x++, columns++) {
+    for (let y = b.top; y < b.top + b.height; y++) {
+      if (pixelDistance(px.data, (y * px.width + x) * 4, background) > PLAIN_TOLERANCE) return columns;
     }
   }
+  return columns;
 }
 
 /** How many rows under the box (at most `max`) hold nothing but the background: room for text to grow into. */
@@ -160,30 +221,10 @@ function plainRowsBelow(px: Pixels, b: Box, background: Rgba, max: number): numb
   for (let y = b.top + b.height; y < Math.min(px.height, b.top + b.height + max); y++, rows++) {
     for (let x = b.left; x < b.left + b.width; x++) {
       const i = (y * px.width + x) * 4;
-      const diff = Math.abs(d[i]! - background.r) + Math.abs(d[i + 1]! - background.g) + Math.abs(d[i + 2]! - background.b);
-      if (diff + Math.abs(d[i + 3]! - background.a) > PLAIN_TOLERANCE) return rows;
+      if (pixelDistance(d, i, background) > PLAIN_TOLERANCE) return rows;
     }
   }
   return rows;
-}
-
-/** Per-channel median through histograms (boxes can hold millions of pixels): robust against a stray letter or line. */
-class ColourMedian {
-  private readonly hist = [new Uint32Array(256), new Uint32Array(256), new Uint32Array(256), new Uint32Array(256)];
-  count = 0;
-  add(data: Uint8ClampedArray, i: number): void {
-    for (let c = 0; c < 4; c++) this.hist[c]![data[i + c]!]!++;
-    this.count++;
-  }
-  result(): Rgba | undefined {
-    if (this.count === 0) return undefined;
-    const [r, g, b, a] = this.hist.map((h) => {
-      let seen = 0;
-      for (let v = 0; v < 256; v++) if ((seen += h[v]!) * 2 > this.count) return v;
-      return 255;
-    });
-    return { r: r!, g: g!, b: b!, a: a! };
-  }
 }
 
 /** The median colour of a `thickness`-wide frame just outside the box (what surrounds the text), else of the box. */
@@ -209,8 +250,7 @@ function distance(a: Rgba, b: Rgba): number {
 export function inkColour(px: Pixels, box: Box, background: Rgba): Rgba {
   const d = px.data;
   // alpha counts too: black text on a transparent background differs from it only in alpha
-  const dist = (i: number) =>
-    Math.abs(d[i]! - background.r) + Math.abs(d[i + 1]! - background.g) + Math.abs(d[i + 2]! - background.b) + Math.abs(d[i + 3]! - background.a);
+  const dist = (i: number) => pixelDistance(d, i, background);
   const hist = new Uint32Array(1021);
   let total = 0;
   eachPixel(px, box, (i) => {

@@ -5,7 +5,7 @@
 import type { Canvas } from '@napi-rs/canvas';
 import { flattenToRgb } from '../image/image-format.js';
 import { paragraphsOf } from '../image/paragraphs.js';
-import { paint, planParagraph, type PaintPlan } from '../image/text-painter.js';
+import { paint, planParagraphs, type PaintPlan } from '../image/text-painter.js';
 import type { TextRecognizer } from '../image/text-recognizer.js';
 import { renderPages } from './page-render.js';
 
@@ -49,14 +49,15 @@ export async function recognizePages(input: Buffer, pages: readonly number[], re
     unread.delete(page);
     const ctx = canvas.getContext('2d');
     const pixels = ctx.getImageData(0, 0, canvas.width, canvas.height);
-    const paragraphs = paragraphsOf(await recognizer.recognize(flattenToRgb(pixels), options.language, options.signal));
+    const words = await recognizer.recognize(flattenToRgb(pixels), options.language, options.signal);
+    const paragraphs = paragraphsOf(words, pixels);
     if (paragraphs.length === 0) return;
     out.push({
       page,
       width: canvas.width / OCR_SCALE,
       height: canvas.height / OCR_SCALE,
       texts: paragraphs.map((p) => p.text),
-      plans: paragraphs.map((p) => planParagraph(pixels, p)),
+      plans: planParagraphs(pixels, paragraphs, words),
     });
   });
   return { pages: out, unread: [...unread] };
