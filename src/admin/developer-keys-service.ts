@@ -3,6 +3,7 @@
 import { ServiceError, invalid, notFound } from '../lib/errors.js';
 import { DEFAULT_KEY_LABEL, toKey, type Account, type AccountsService, type ApiKey } from '../accounts/accounts-service.js';
 import type { AdminRepository } from '../store/repositories/admin-repository.js';
+import type { UsageTotals } from '../store/repositories/usage-repository.js';
 import type { AccountsRepository } from '../store/repositories/accounts-repository.js';
 import type { ApiKeyRow } from '../store/store.js';
 import type { Scope } from './scopes.js';
@@ -47,9 +48,16 @@ export class DeveloperKeysService {
     return { key: toKey(row), secret };
   }
 
-  /** All developer keys of the account, active and deactivated, oldest first. */
-  async list(account: Account): Promise<ApiKey[]> {
-    return (await this.keys.listKeys(account.id, 'developer')).map(toKey);
+  /**
+   * All developer keys of the account, active and deactivated, oldest first, each with what it used in the account's
+   * current billing period: the figures its limits are checked against.
+   */
+  async list(account: Account): Promise<{ key: ApiKey; periodUsage: UsageTotals }[]> {
+    const [rows, totals] = await Promise.all([
+      this.keys.listKeys(account.id, 'developer'),
+      this.repo.developerKeyPeriodTotals(account.id, this.accounts.billingPeriod(account).start),
+    ]);
+    return rows.map((row) => ({ key: toKey(row), periodUsage: totals.get(row.id) ?? { characters: 0, speechToTextMs: 0 } }));
   }
 
   /** Permanent: a deactivated key never authenticates again; deactivating it twice keeps the first time. */

@@ -216,6 +216,12 @@ describe('limits', () => {
     assert.equal(usage.api_key_character_count, 10);
     assert.equal(usage.api_key_character_limit, 10);
     assert.ok(usage.character_count >= 16, 'the account count includes the sibling');
+    // The key list carries each key's usage in the billing period beside its limits (the admin console shows both).
+    const listed = (await call('GET', '')).json() as { key_id: string; usage: object; usage_limits: object }[];
+    const inList = (id: string) => listed.find((k) => k.key_id === id)!;
+    assert.deepEqual(inList(limited.key_id).usage, { characters: 10, speech_to_text_milliseconds: 0 });
+    assert.deepEqual(inList(sibling.key_id).usage, { characters: 6, speech_to_text_milliseconds: 0 });
+    assert.equal(res.json().usage, undefined, 'only the list reads the counters');
 
     await call('PUT', '/limits', { key_id: limited.key_id, characters: null });
     assert.equal((await translate(asKey(org, limited.key), 'Hello.')).statusCode, 200);
@@ -246,6 +252,8 @@ describe('limits', () => {
     const auth = (await ctx.services.accounts.authenticate(key.key))!;
     await ctx.services.usage.assertSpeechToTextAvailable(auth);
     await ctx.services.usage.charge(auth, 'speech_to_text', 60_000, null);
+    const listed = (await call('GET', '')).json() as { key_id: string; usage: object }[];
+    assert.deepEqual(listed.find((k) => k.key_id === key.key_id)!.usage, { characters: 0, speech_to_text_milliseconds: 60_000 });
     await assert.rejects(ctx.services.usage.assertSpeechToTextAvailable(auth), { code: 'quota_exceeded' });
     await assert.rejects(ctx.services.usage.charge(auth, 'speech_to_text', 1, null), { code: 'quota_exceeded' });
   });

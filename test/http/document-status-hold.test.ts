@@ -6,33 +6,11 @@ import * as deepl from 'deepl-node';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { TranslationEngine } from '../../src/engines/engine.js';
 import { STATUS_HOLD_MS } from '../../src/documents/document-service.js';
 import { countStatusPolls } from '../helpers/documents.js';
+import { GatedEngine } from '../helpers/gated-engine.js';
 import { createAccount, createTestApp, freePort, type TestContext } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait.js';
-
-/** An engine that answers only once released: the document stays unfinished as long as the test wants. */
-class GatedEngine implements TranslationEngine {
-  readonly name = 'gated';
-  readonly features = { context: false };
-  private open!: () => void;
-  private readonly gate = new Promise<void>((resolve) => (this.open = resolve));
-  release(): void {
-    this.open();
-  }
-  async start() {}
-  async close() {
-    this.open();
-  }
-  pairs() {
-    return [{ source: 'en', target: 'es', formality: false }];
-  }
-  async translate(_pair: unknown, segments: string[]): Promise<string[]> {
-    await this.gate;
-    return segments.map((s) => `[es] ${s}`);
-  }
-}
 
 const engine = new GatedEngine();
 let ctx: TestContext;

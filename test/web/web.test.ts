@@ -19,6 +19,7 @@ const run = promisify(execFile);
 const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
 const SHOTS = '.tolk-test/screenshots';
 const CHROMIUM = process.env.TOLK_CHROMIUM ?? '/usr/bin/chromium';
+const PHONE = { width: 390, height: 844 };
 
 describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM} (scripts/setup.sh --test)` }, () => {
   let server: RunningServer;
@@ -32,6 +33,19 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
   const pageErrors: string[] = [];
 
   const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  /** A view at desktop and phone width (NAME-desktop.png, NAME-phone.png); `atPhone` checks it while narrow. */
+  async function shotBoth(name: string, atPhone?: () => Promise<void>): Promise<void> {
+    await shot(`${name}-desktop`);
+    const desktop = page.viewportSize()!;
+    await page.setViewportSize(PHONE);
+    try {
+      assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `${name}: no horizontal scrolling on a phone`);
+      await atPhone?.();
+      await shot(`${name}-phone`);
+    } finally {
+      await page.setViewportSize(desktop);
+    }
+  }
   /** Waits for an error message in the page that says this. */
   const expectError = (text: RegExp) => page.locator('.notice.error', { hasText: text }).waitFor();
   const tab = (name: string) => page.getByRole('button', { name, exact: true }).click();
@@ -60,6 +74,7 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
   }
 
   before(async () => {
+    rmSync(SHOTS, { recursive: true, force: true }); // no stale screenshot of an earlier run left beside this run's
     mkdirSync(SHOTS, { recursive: true });
     const [port, free] = [await freePort(), await freePort()];
     const env = { TOLK_DATA_DIR: dataDir, TOLK_PORT: String(port), TOLK_FREE_PORT: String(free), TOLK_LOG_LEVEL: 'silent' };
@@ -87,6 +102,8 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
 
   it('refuses a missing key, an unknown key and a key of the other plan with clear messages; the free base URL takes the free key', async () => {
     await page.goto(origin);
+    await page.getByLabel('API key').waitFor();
+    await shotBoth('sign-in');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expectError(/Enter an API key/);
     await signIn('00000000-0000-0000-0000-000000000000');
@@ -113,7 +130,11 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     // Apertium's en-es has no formality: the selector is not offered.
     assert.equal(await page.getByLabel('Formality').isVisible(), false);
     assert.deepEqual(await unnamedControls(), []);
-    await shot('translator');
+    await shotBoth('translator', async () => {
+      // On a phone the translation is on the first screen, below the text being typed.
+      const box = (await page.getByLabel('Translation').boundingBox())!;
+      assert.ok(box.y + 40 <= PHONE.height, `the translation starts at y=${box.y}`);
+    });
     // Swap: the translation becomes the source, Spanish → English.
     await page.getByRole('button', { name: 'Swap languages' }).click();
     assert.equal(await page.locator('#source-lang').inputValue(), 'ES');
@@ -152,7 +173,7 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     await page.getByText(/Improved \(EN detected\)/).waitFor();
     assert.equal(await page.getByLabel('Style or tone').isVisible(), false, 'style and tone only for rephrasing');
     assert.deepEqual(await unnamedControls(), []);
-    await shot('write');
+    await shotBoth('write');
     await page.getByLabel('Text to improve').fill('Another text.');
     await page.getByRole('button', { name: 'Use this text' }).click();
     assert.equal(await page.getByLabel('Text to improve').inputValue(), 'Another text.');
@@ -193,7 +214,7 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     await (await exported).saveAs(csv);
     assert.equal(readFileSync(csv, 'utf8'), 'cat,minino\ndog,perrito\n');
     assert.deepEqual(await unnamedControls(), []);
-    await shot('glossaries');
+    await shotBoth('glossaries');
     await tab('Translator');
     await page.locator('#source-lang').selectOption('EN');
     await page.getByLabel('Glossary').selectOption({ label: 'House pets' });
@@ -218,7 +239,7 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     assert.match(xml, /gato/i);
     await page.getByText('Downloaded').first().waitFor();
     assert.deepEqual(await unnamedControls(), []);
-    await shot('documents');
+    await shotBoth('documents');
   });
 
   it('keeps a document job across a reload until it is downloaded; a PDF can come back as Word', async () => {
@@ -248,10 +269,8 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     assert.equal(await page.locator('.doc', { hasText: 'brochure.pdf' }).count(), 0);
   });
 
-  it('creates and deactivates a key in the admin console, and the usage chart follows a translation', async () => {
+  it('creates, scopes, limits and deactivates a key in the admin console; its use shows beside its limit; the usage chart follows a translation', async () => {
     await tab('Admin console');
-    const before = await chartedTextCharacters();
-    assert.ok(before > 0, 'the earlier translations are charted');
     await page.getByLabel('New key name').fill('CI bot');
     await page.getByRole('button', { name: 'Create key' }).click();
     const secret = (await page.locator('#secret-value').textContent()) ?? '';
@@ -265,16 +284,36 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     await page.getByRole('button', { name: 'Set scopes of key CI bot' }).click();
     await page.getByText('Key “CI bot”: scopes set.').waitFor();
     assert.equal(await page.locator('#keys tr', { has: page.getByLabel('Name of key CI bot') }).locator('summary').textContent(), 'translate, languages');
+    // The key's use this billing period, under each of its limits (and describing the limit's field).
+    const used = await fetch(`${origin}/v2/translate`, {
+      method: 'POST',
+      headers: { authorization: `Service-Auth-Key ${secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ text: ['Hello friends.'], target_lang: 'ES' }),
+    });
+    assert.equal(used.status, 200);
+    const setLimit = async (characters: string) => {
+      await page.getByLabel('Character limit of key CI bot').fill(characters);
+      await page.locator('#keys tr', { has: page.getByLabel('Name of key CI bot') }).getByRole('button', { name: 'Set limits' }).click();
+      await page.getByText('Key “CI bot”: limits set.').waitFor();
+    };
+    const usedBeside = (limit: string) =>
+      page.getByLabel(limit).evaluate((el) => document.getElementById(el.getAttribute('aria-describedby') ?? '')?.textContent);
+    await setLimit('20');
+    assert.equal(await usedBeside('Character limit of key CI bot'), '14 of 20 used');
+    assert.equal(await usedBeside('Voice minutes limit of key CI bot'), '0 used');
+    await setLimit('14');
+    assert.equal(await usedBeside('Character limit of key CI bot'), '14 of 14 used, limit reached');
     assert.deepEqual(await unnamedControls(), []);
-    await shot('admin');
-    // On a phone every column of a key, Deactivate included, is on screen without scrolling sideways.
-    await page.setViewportSize({ width: 390, height: 844 });
+    // On a phone every column of a key, its use and Deactivate included, is on screen without scrolling sideways.
     const deactivate = page.getByRole('button', { name: 'Deactivate key CI bot' });
-    const box = (await deactivate.boundingBox())!;
-    assert.ok(box.x >= 0 && box.x + box.width <= 390, `Deactivate at x=${box.x}`);
-    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth));
-    await shot('admin-phone');
-    await page.setViewportSize({ width: 1200, height: 900 });
+    await shotBoth('admin', async () => {
+      for (const el of [deactivate, page.locator('.used.over')]) {
+        const box = (await el.boundingBox())!;
+        assert.ok(box.x >= 0 && box.x + box.width <= PHONE.width, `${await el.textContent()} at x=${box.x}`);
+      }
+    });
+    const before = await chartedTextCharacters();
+    assert.ok(before > 0, 'the earlier translations are charted');
     await deactivate.click();
     await page.locator('#keys tr.inactive', { hasText: 'Deactivated' }).waitFor();
     // A translation of 11 characters, then the chart again.
@@ -311,7 +350,7 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
 
   it('reads on a phone-width screen in dark mode', async () => {
     await page.emulateMedia({ colorScheme: 'dark' });
-    await page.setViewportSize({ width: 390, height: 844 });
+    await page.setViewportSize(PHONE);
     for (const name of ['Documents', 'Write', 'Glossaries', 'Translator']) {
       await tab(name);
       await page.locator('main h2').waitFor();

@@ -11,6 +11,8 @@ interface KeyRecord {
   is_deactivated: boolean;
   usage_limits: { characters: number | null; speech_to_text_milliseconds: number | null };
   scopes: string[] | null;
+  /** In the list: what the key used in the current billing period (what its limits are checked against). */
+  usage?: { characters: number; speech_to_text_milliseconds: number };
   key?: string;
 }
 interface Usage {
@@ -34,6 +36,14 @@ const SCOPES = ['translate', 'document', 'detect', 'glossary', 'style_rules', 't
 const UNLIMITED = 1_000_000_000_000;
 const DAY = 86_400_000;
 const isoDay = (t: number) => new Date(t).toISOString().slice(0, 10);
+const minutes = (ms: number) => (ms / 60_000).toLocaleString(undefined, { maximumFractionDigits: 1 });
+
+/** A key's use of one limit this billing period, under the limit's unit: "14 of 20 used", marked once reached. */
+function used(id: string, amount: number, limit: number | null, show: (n: number) => string): HTMLElement {
+  const reached = limit !== null && amount >= limit;
+  return h('span', { id, class: reached ? 'used over' : 'used' },
+    `${show(amount)}${limit === null ? '' : ` of ${show(limit)}`} used${reached ? ', limit reached' : ''}`);
+}
 
 export async function adminView(): Promise<HTMLElement> {
   const notice = new Notice();
@@ -62,15 +72,18 @@ export async function adminView(): Promise<HTMLElement> {
     const done = { label: 'renamed', limits: 'limits set', scopes: 'scopes set', deactivate: 'deactivated' };
     const put = (what: keyof typeof done, body: object) =>
       call('PUT', `/v2/admin/developer-keys/${what}`, { body: { key_id: k.key_id, ...body } }).then(async () => {
+        await loadKeys(); // said once the table shows it
         notice.show(`Key “${k.label}”: ${done[what]}.`, 'ok');
-        await loadKeys();
       }, fail);
     const label = h('input', { value: k.label, 'aria-label': `Name of key ${k.label}`, disabled: k.is_deactivated });
+    const usage = k.usage ?? { characters: 0, speech_to_text_milliseconds: 0 };
+    const charsUsed = used(`chars-used-${k.key_id}`, usage.characters, k.usage_limits.characters, (n) => n.toLocaleString());
     const limit = h('input', { type: 'number', min: 0, value: k.usage_limits.characters ?? '', placeholder: 'no limit',
-      'aria-label': `Character limit of key ${k.label}`, disabled: k.is_deactivated, class: 'limit' });
+      'aria-label': `Character limit of key ${k.label}`, 'aria-describedby': charsUsed.id, disabled: k.is_deactivated, class: 'limit' });
     const speechMs = k.usage_limits.speech_to_text_milliseconds;
-    const minutes = h('input', { type: 'number', min: 0, value: speechMs === null ? '' : speechMs / 60_000, placeholder: 'no limit',
-      'aria-label': `Voice minutes limit of key ${k.label}`, disabled: k.is_deactivated, class: 'limit' });
+    const minutesUsed = used(`minutes-used-${k.key_id}`, usage.speech_to_text_milliseconds, speechMs, minutes);
+    const minutesLimit = h('input', { type: 'number', min: 0, value: speechMs === null ? '' : speechMs / 60_000, placeholder: 'no limit',
+      'aria-label': `Voice minutes limit of key ${k.label}`, 'aria-describedby': minutesUsed.id, disabled: k.is_deactivated, class: 'limit' });
     const orNull = (input: HTMLInputElement, scale = 1) => (input.value === '' ? null : Math.round(Number(input.value) * scale));
     // Scopes: every group ticked means an unrestricted key (scopes null), as the API has it.
     const boxes = SCOPES.map((scope) => h('input', { type: 'checkbox', value: scope, checked: k.scopes === null || k.scopes.includes(scope), disabled: k.is_deactivated }));
@@ -85,9 +98,11 @@ export async function adminView(): Promise<HTMLElement> {
     return h('tr', { class: k.is_deactivated ? 'inactive' : '' },
       cell('Name', label, k.is_deactivated ? null : h('button', { type: 'button', onclick: () => void put('label', { label: label.value }) }, 'Rename')),
       cell('Created', new Date(k.creation_time).toLocaleDateString()),
-      cell('Limits', h('span', { class: 'limits' }, limit, h('span', { class: 'hint' }, 'characters'), minutes, h('span', { class: 'hint' }, 'voice minutes')),
+      cell('Limits and use this billing period',
+        h('span', { class: 'limits' }, limit, h('span', { class: 'hint' }, 'characters', charsUsed),
+          minutesLimit, h('span', { class: 'hint' }, 'voice minutes', minutesUsed)),
         k.is_deactivated ? null : h('button', { type: 'button',
-          onclick: () => void put('limits', { characters: orNull(limit), speech_to_text_milliseconds: orNull(minutes, 60_000) }) }, 'Set limits')),
+          onclick: () => void put('limits', { characters: orNull(limit), speech_to_text_milliseconds: orNull(minutesLimit, 60_000) }) }, 'Set limits')),
       cell('Scopes', scopes),
       cell('Status', k.is_deactivated ? 'Deactivated (permanent)' : h('button', { type: 'button', class: 'danger', 'aria-label': `Deactivate key ${k.label}`,
         onclick: () => {
@@ -158,7 +173,7 @@ export async function adminView(): Promise<HTMLElement> {
     notice.el,
     quota,
     h('div', { class: 'card' }, h('h3', {}, 'Developer keys'), createForm, secretBox,
-      h('div', { class: 'scroll' }, h('table', { class: 'list', id: 'keys' },
-        h('thead', {}, h('tr', {}, ...['Name', 'Created', 'Limits per billing period', 'Scopes', 'Status'].map((c) => h('th', { scope: 'col' }, c)))), keysBody))),
+      h('div', { class: 'scroll' }, h('table', { class: 'list cards', id: 'keys' },
+        h('thead', {}, h('tr', {}, ...['Name', 'Created', 'Limits and use this billing period', 'Scopes', 'Status'].map((c) => h('th', { scope: 'col' }, c)))), keysBody))),
     h('div', { class: 'card' }, h('h3', {}, 'Usage'), rangeForm, charts));
 }

@@ -8,7 +8,7 @@ export interface Series {
 
 const W = 640;
 const H = 220;
-const PAD = { left: 56, right: 8, top: 12, bottom: 44 };
+const PAD = { left: 72, right: 8, top: 12, bottom: 44 };
 
 function niceMax(n: number): number {
   if (n <= 0) return 1;

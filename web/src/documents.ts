@@ -100,6 +100,11 @@ export async function documentsView(session: Session): Promise<HTMLElement> {
     progress.removeAttribute('value'); // indeterminate while the server works
     const body = { document_key: job.key };
     const left = countdown();
+    // A status request is held by the server for a few seconds: between answers the estimate ticks down each second.
+    let estimate: number | undefined;
+    const ticker = setInterval(() => {
+      if (estimate !== undefined) state.textContent = `Translating…${left(estimate)}`;
+    }, 1000);
     try {
       for (;;) {
         const s = await call<Status>('POST', `/v2/document/${job.id}`, { body });
@@ -130,7 +135,8 @@ export async function documentsView(session: Session): Promise<HTMLElement> {
           }, 'Download'));
           return;
         }
-        state.textContent = s.status === 'queued' ? 'Queued…' : `Translating…${left(s.seconds_remaining)}`;
+        estimate = s.status === 'translating' ? s.seconds_remaining : undefined;
+        state.textContent = s.status === 'queued' ? 'Queued…' : `Translating…${left(estimate)}`;
         await new Promise((r) => setTimeout(r, POLL_MS));
         // The view was left (its list rebuilt, which polls the job again): this row stops.
         if (!item.isConnected) return;
@@ -139,6 +145,8 @@ export async function documentsView(session: Session): Promise<HTMLElement> {
       // Gone from the server: expired (retention), or downloaded from another tab.
       if (err instanceof ApiError && err.status === 404) forget(job.id);
       fail(err instanceof ApiError ? err.message : String(err));
+    } finally {
+      clearInterval(ticker);
     }
   }
 

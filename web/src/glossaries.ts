@@ -32,10 +32,10 @@ export async function glossariesView(): Promise<HTMLElement> {
   async function refresh(): Promise<void> {
     const { glossaries } = await call<{ glossaries: GlossaryInfo[] }>('GET', '/v3/glossaries');
     listBody.replaceChildren(...glossaries.map((g) => h('tr', {},
-      h('td', {}, g.name),
-      h('td', {}, g.dictionaries.map((d) => `${pairLabel(d)} (${d.entry_count})`).join(', ')),
-      h('td', {}, new Date(g.creation_time).toLocaleDateString()),
-      h('td', {},
+      h('td', { 'data-label': 'Name' }, g.name),
+      h('td', { 'data-label': 'Dictionaries' }, g.dictionaries.map((d) => `${pairLabel(d)} (${d.entry_count})`).join(', ')),
+      h('td', { 'data-label': 'Created' }, new Date(g.creation_time).toLocaleDateString()),
+      h('td', { 'data-label': 'Actions' },
         h('button', { type: 'button', 'aria-label': `Edit ${g.name}`, onclick: () => void edit(g).catch(fail) }, 'Edit'),
         h('button', { type: 'button', class: 'danger', 'aria-label': `Delete ${g.name}`, onclick: async () => {
           if (!confirm(`Delete the glossary “${g.name}”?`)) return;
@@ -195,7 +195,7 @@ export async function glossariesView(): Promise<HTMLElement> {
   return h('section', { class: 'view', 'aria-labelledby': 'glossaries-title' },
     h('h2', { id: 'glossaries-title' }, 'Glossaries'),
     notice.el,
-    h('div', { class: 'scroll' }, h('table', { class: 'list' }, h('caption', { class: 'visually-hidden' }, 'Your glossaries'),
+    h('div', { class: 'scroll' }, h('table', { class: 'list cards' }, h('caption', { class: 'visually-hidden' }, 'Your glossaries'),
       h('thead', {}, h('tr', {}, ...['Name', 'Dictionaries', 'Created', 'Actions'].map((c) => h('th', { scope: 'col' }, c)))), listBody)),
     editor, form);
 }

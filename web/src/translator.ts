@@ -1,7 +1,7 @@
 // The translator: language selectors from /v2/languages, detection, swap, formality, glossary and style rule,
 // translate as you type (debounced) or with Ctrl/Cmd+Enter, the 128 KiB request limit, copy and clear.
 import { ApiError, allows, baseLanguage as base, call, glossariesFor, glossaryOptions, loadGlossaries, loadLanguages, type Language, type Session } from './api.js';
-import { Notice, copyText, field, h } from './dom.js';
+import { Notice, copyText, field, formatBytes, h } from './dom.js';
 
 /** The API's request-body limit for /v2/translate. */
 const LIMIT_BYTES = 128 * 1024;
@@ -63,7 +63,7 @@ export async function translatorView(session: Session): Promise<HTMLElement> {
   function showCount(): void {
     const n = [...input.value].length;
     const size = utf8(input.value);
-    count.textContent = `${n.toLocaleString()} characters · ${(size / 1024).toFixed(1)} of 128 KiB`;
+    count.textContent = `${n.toLocaleString()} characters · ${formatBytes(size)} of ${formatBytes(LIMIT_BYTES)}`;
     count.classList.toggle('over', size > LIMIT_BYTES);
   }
 

@@ -22,6 +22,16 @@ export const ApiKeyRecord = Type.Object({
   }),
   /** Tolk extension: the endpoint groups the key may use; null = all. */
   scopes: Nullable(Type.Array(Type.String())),
+  /**
+   * Tolk extension, only in the list: what the key used in the account's current billing period, the figures its
+   * usage_limits are checked against.
+   */
+  usage: Type.Optional(
+    Type.Object({
+      characters: Type.Integer({ description: 'Characters of text translation, document translation and text improvement.' }),
+      speech_to_text_milliseconds: Type.Integer(),
+    }),
+  ),
   /** Only in the create response: the secret, shown once. */
   key: Type.Optional(Type.String()),
 });
@@ -65,7 +75,11 @@ export async function adminKeyRoutes(app: FastifyInstance, { services }: { servi
   app.get(
     '/v2/admin/developer-keys',
     { config, schema: { response: { 200: Type.Array(ApiKeyRecord), ...errorResponses } } },
-    async (request) => (await keys.list(account(request))).map(keyRecord),
+    async (request) =>
+      (await keys.list(account(request))).map(({ key, periodUsage }) => ({
+        ...keyRecord(key),
+        usage: { characters: periodUsage.characters, speech_to_text_milliseconds: periodUsage.speechToTextMs },
+      })),
   );
   app.put('/v2/admin/developer-keys/deactivate', { config, schema: one(KeyBody) }, async (request) =>
     keyRecord(await keys.deactivate(account(request), parseKeyBody(request.body))),

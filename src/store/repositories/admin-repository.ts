@@ -4,6 +4,7 @@ import { sql, type Kysely } from 'kysely';
 import type { StoreConnection } from '../connection.js';
 import type { ApiKeyRow } from './accounts-repository.js';
 import type { Database } from '../schema.js';
+import type { UsageTotals } from '../charges.js';
 import { DAY_MS } from '../schema.js';
 
 /**
@@ -60,6 +61,19 @@ export class AdminRepository {
     await this.connection.writeAndAnnounce({ kind: 'key', id: keyId }, (db) =>
       db.updateTable('api_keys').set({ deactivated_at: at }).where('id', '=', keyId).where('deactivated_at', 'is', null).execute(),
     );
+  }
+
+  /** The billing-period counters of an account's developer keys (what their limits are checked against), by key id. */
+  async developerKeyPeriodTotals(accountId: string, periodStart: number): Promise<Map<string, UsageTotals>> {
+    const rows = await this.db
+      .selectFrom('usage_counters as c')
+      .innerJoin('api_keys as k', 'k.id', 'c.subject_id')
+      .select(['c.subject_id', 'c.characters', 'c.speech_to_text_ms'])
+      .where('k.account_id', '=', accountId)
+      .where('k.kind', '=', 'developer')
+      .where('c.period_start', '=', periodStart)
+      .execute();
+    return new Map(rows.map((r) => [r.subject_id, { characters: Number(r.characters), speechToTextMs: Number(r.speech_to_text_ms) }]));
   }
 
   /**
