@@ -2,8 +2,9 @@
 // legal /v2/translate requests (50 texts of 2.5 kB) in 2, then 6, concurrent loops. B's latency alone and beside A,
 // and both accounts' errors, through `tolk serve` in its own process (Apertium en-es, the default install), one
 // pipeline per pair as on a 2-core machine. --baseline=DIR runs another built checkout's server (e.g. /work/main) the
-// same way in the same run. Flags: --seconds=20 (per phase), --loads=2,6, --baseline=DIR, --settle-ms=30000 (idle
-// time before the server's resident memory is read once more).
+// same way in the same run. Memory: the server's resident memory (its Node process, and with its Apertium stages)
+// before the bursts of A, at their peak (read every 250 ms) and --settle-ms after the last one (the issue: back within
+// 20 % of before). Flags: --seconds=20 (per phase), --loads=2,6, --baseline=DIR, --settle-ms=60000.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent } from 'node:http';
@@ -13,13 +14,14 @@ import { fileURLToPath } from 'node:url';
 import { benchArgs } from './args.js';
 import { SHORT, freePort, percentile, post } from './translate-helpers.js';
 import { residentBytes } from '../src/engines/process-pool.js';
+import { treeRssMb } from './process-memory.js';
 
 const args = benchArgs();
 const SECONDS = Number(args.get('seconds') ?? 20);
 const LOADS = (args.get('loads') ?? '2,6').split(',').map(Number);
 const B_EVERY_MS = 150;
 /** Idle time after the last phase before the server's memory is read again. */
-const SETTLE_MS = Number(args.get('settle-ms') ?? 30_000);
+const SETTLE_MS = Number(args.get('settle-ms') ?? 60_000);
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** 2.5 kB of ordinary English prose; `n` makes each text differ. */
@@ -40,8 +42,8 @@ function longText(n: number): string {
 interface Server {
   keys: { a: string; b: string };
   url: URL;
-  /** Resident memory of the server's Node process (its Apertium stages apart), MiB. */
-  rssMb(): number;
+  /** Resident memory, MiB: the server's Node process (its Apertium stages apart), and with them. */
+  memory(): Memory;
   close(): Promise<void>;
 }
 
@@ -87,7 +89,7 @@ async function startServer(root: string): Promise<Server> {
   return {
     keys,
     url,
-    rssMb: () => Math.round(residentBytes(child.pid!) / 2 ** 20),
+    memory: () => ({ node: Math.round(residentBytes(child.pid!) / 2 ** 20), all: treeRssMb(child.pid!).mb }),
     close: async () => {
       child.kill('SIGTERM');
       if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
@@ -101,6 +103,13 @@ function send(agent: Agent, url: URL, key: string, texts: string[]): Promise<{ s
   return post(agent, url, headers, JSON.stringify({ text: texts, source_lang: 'EN', target_lang: 'ES' }));
 }
 
+interface Memory {
+  node: number;
+  all: number;
+}
+
+const maxMemory = (a: Memory, b: Memory): Memory => ({ node: Math.max(a.node, b.node), all: Math.max(a.all, b.all) });
+
 interface Phase {
   bLatencies: number[];
   bErrors: Map<string, number>;
@@ -108,6 +117,8 @@ interface Phase {
   aErrors: Map<string, number>;
   aBytes: number;
   seconds: number;
+  /** Highest resident memory read during the phase. */
+  peak: Memory;
 }
 
 const count = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
@@ -116,7 +127,8 @@ const count = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 
 async function phase(server: Server, aLoops: number): Promise<Phase> {
   const agentA = new Agent({ keepAlive: true, maxSockets: Math.max(1, aLoops) });
   const agentB = new Agent({ keepAlive: true });
-  const result: Phase = { bLatencies: [], bErrors: new Map(), aRequests: 0, aErrors: new Map(), aBytes: 0, seconds: SECONDS };
+  const result: Phase = { bLatencies: [], bErrors: new Map(), aRequests: 0, aErrors: new Map(), aBytes: 0, seconds: SECONDS, peak: server.memory() };
+  const sampler = setInterval(() => (result.peak = maxMemory(result.peak, server.memory())), 250);
   let running = true;
   const aLoop = async (loop: number) => {
     for (let n = 0; running; n++) {
@@ -149,6 +161,7 @@ async function phase(server: Server, aLoops: number): Promise<Phase> {
   await Promise.all(bPending);
   running = false;
   await aDone;
+  clearInterval(sampler);
   agentA.destroy();
   agentB.destroy();
   return result;
@@ -156,19 +169,28 @@ async function phase(server: Server, aLoops: number): Promise<Phase> {
 
 const errors = (m: Map<string, number>) => ([...m.values()].reduce((a, b) => a + b, 0) === 0 ? '0' : [...m].map(([k, v]) => `${v}× ${k}`).join(', '));
 
+const memoryRows: string[] = [];
+
 async function run(name: string, root: string): Promise<void> {
   const server = await startServer(root);
+  const mem = (label: string, m: Memory) => memoryRows.push(`| ${name} | ${label} | ${m.node} | ${m.all} |`);
   try {
+    let before: Memory | undefined;
     for (const loads of [0, ...LOADS]) {
+      if (loads > 0 && before === undefined) mem('before the bursts (after B alone)', (before = server.memory()));
       const r = await phase(server, loads);
+      if (loads > 0) mem(`peak beside ${loads} × A`, r.peak);
       const l = [...r.bLatencies].sort((a, b) => a - b);
       const a = loads === 0 ? '– | – | –' : `${r.aRequests} | ${errors(r.aErrors)} | ${(r.aBytes / 1000 / r.seconds).toFixed(1)}`;
       console.log(
-        `| ${name} | ${loads === 0 ? 'B alone' : `beside ${loads} × A`} | ${l.length} | ${percentile(l, 50).toFixed(0)} | ${percentile(l, 99).toFixed(0)} | ${errors(r.bErrors)} | ${a} | ${server.rssMb()} |`,
+        `| ${name} | ${loads === 0 ? 'B alone' : `beside ${loads} × A`} | ${l.length} | ${percentile(l, 50).toFixed(0)} | ${percentile(l, 99).toFixed(0)} | ${errors(r.bErrors)} | ${a} | ${server.memory().node} |`,
       );
     }
     await new Promise((r) => setTimeout(r, SETTLE_MS));
-    console.log(`| ${name} | idle ${SETTLE_MS / 1000} s later | | | | | | | | ${server.rssMb()} |`);
+    const settled = server.memory();
+    const change = (now: number, then: number) => `${now >= then ? '+' : ''}${Math.round((100 * (now - then)) / then)} %`;
+    mem(`${SETTLE_MS / 1000} s after the last burst`, settled);
+    if (before) memoryRows.push(`| ${name} | change from before | ${change(settled.node, before.node)} | ${change(settled.all, before.all)} |`);
   } finally {
     await server.close();
   }
@@ -180,3 +202,6 @@ console.log('|---|---|---|---|---|---|---|---|---|---|');
 const baseline = args.get('baseline');
 if (baseline) await run(`baseline (${path.basename(path.resolve(baseline))})`, path.resolve(baseline));
 await run('this checkout', repoRoot);
+console.log('\n| server | moment | Node process RSS, MiB | with its Apertium stages, MiB |');
+console.log('|---|---|---:|---:|');
+for (const row of memoryRows) console.log(row);
