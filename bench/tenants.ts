@@ -4,7 +4,9 @@
 // pipeline per pair as on a 2-core machine. --baseline=DIR runs another built checkout's server (e.g. /work/main) the
 // same way in the same run. Memory: the server's resident memory (its Node process, and with its Apertium stages)
 // before the bursts of A, at their peak (read every 250 ms) and --settle-ms after the last one (the issue: back within
-// 20 % of before). Flags: --seconds=20 (per phase), --loads=2,6, --baseline=DIR, --settle-ms=60000.
+// 20 % of before). A last phase puts B beside A's documents (75 kB text files, uploaded, polled and downloaded).
+// Flags: --seconds=20 (per phase), --loads=2,6, --documents=2 (concurrent document loops; 0: no such phase),
+// --baseline=DIR, --settle-ms=60000.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent } from 'node:http';
@@ -19,6 +21,8 @@ import { treeRssMb } from './process-memory.js';
 const args = benchArgs();
 const SECONDS = Number(args.get('seconds') ?? 20);
 const LOADS = (args.get('loads') ?? '2,6').split(',').map(Number);
+/** Concurrent loops of A's 75 kB documents in the last phase (0: no such phase). */
+const DOCUMENT_LOOPS = Number(args.get('documents') ?? 2);
 const B_EVERY_MS = 150;
 /** Idle time after the last phase before the server's memory is read again. */
 const SETTLE_MS = Number(args.get('settle-ms') ?? 60_000);
@@ -123,8 +127,45 @@ interface Phase {
 
 const count = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
 
-/** B every 150 ms (open loop: a slow answer does not delay the next request) beside `aLoops` loops of A. */
-async function phase(server: Server, aLoops: number): Promise<Phase> {
+/** One of A's requests: the characters translated, or a thrown Error whose message is what went wrong (a status). */
+type ARequest = (server: Server, agent: Agent, loop: number, n: number) => Promise<number>;
+
+/** The largest legal /v2/translate request: 50 texts of 2.5 kB. */
+const textRequest: ARequest = async (server, agent, loop, n) => {
+  const texts = Array.from({ length: 50 }, (_, i) => longText(loop * 1000 + n * 50 + i));
+  const res = await send(agent, server.url, server.keys.a, texts);
+  if (res.status !== 200) throw new Error(String(res.status));
+  return texts.reduce((s, t) => s + t.length, 0);
+};
+
+/** A 75 kB text document (30 paragraphs of 2.5 kB) uploaded, waited for (polled every 250 ms) and downloaded. */
+const documentRequest: ARequest = async (server, _agent, loop, n) => {
+  const text = Array.from({ length: 30 }, (_, i) => longText(loop * 1000 + n * 30 + i)).join('\n\n');
+  const base = new URL('/v2/document', server.url);
+  const auth = { authorization: `DeepL-Auth-Key ${server.keys.a}` };
+  const form = new FormData();
+  form.set('file', new Blob([text], { type: 'text/plain' }), 'tenant-a.txt');
+  form.set('source_lang', 'EN');
+  form.set('target_lang', 'ES');
+  const upload = await fetch(base, { method: 'POST', headers: auth, body: form });
+  if (upload.status !== 200) throw new Error(`upload ${upload.status}`);
+  const { document_id: id, document_key: documentKey } = (await upload.json()) as { document_id: string; document_key: string };
+  const json = { ...auth, 'content-type': 'application/json' };
+  for (;;) {
+    const res = await fetch(`${base}/${id}`, { method: 'POST', headers: json, body: JSON.stringify({ document_key: documentKey }) });
+    const { status } = (await res.json()) as { status?: string };
+    if (status === 'done') break;
+    if (status === 'error' || res.status !== 200) throw new Error(`document ${status ?? res.status}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const result = await fetch(`${base}/${id}/result`, { method: 'POST', headers: json, body: JSON.stringify({ document_key: documentKey }) });
+  if (result.status !== 200) throw new Error(`result ${result.status}`);
+  await result.arrayBuffer();
+  return text.length;
+};
+
+/** B every 150 ms (open loop: a slow answer does not delay the next request) beside `aLoops` loops of A's `request`. */
+async function phase(server: Server, aLoops: number, request: ARequest = textRequest): Promise<Phase> {
   const agentA = new Agent({ keepAlive: true, maxSockets: Math.max(1, aLoops) });
   const agentB = new Agent({ keepAlive: true });
   const result: Phase = { bLatencies: [], bErrors: new Map(), aRequests: 0, aErrors: new Map(), aBytes: 0, seconds: SECONDS, peak: server.memory() };
@@ -132,12 +173,12 @@ async function phase(server: Server, aLoops: number): Promise<Phase> {
   let running = true;
   const aLoop = async (loop: number) => {
     for (let n = 0; running; n++) {
-      const texts = Array.from({ length: 50 }, (_, i) => longText(loop * 1000 + n * 50 + i));
-      const res = await send(agentA, server.url, server.keys.a, texts).catch((err: Error) => ({ status: 0, body: err.message }));
-      if (res.status === 200) {
+      try {
+        result.aBytes += await request(server, agentA, loop, n);
         result.aRequests++;
-        result.aBytes += texts.reduce((s, t) => s + t.length, 0);
-      } else count(result.aErrors, String(res.status));
+      } catch (err) {
+        count(result.aErrors, (err as Error).message);
+      }
     }
   };
   const aDone = Promise.all(Array.from({ length: aLoops }, (_, i) => aLoop(i)));
@@ -176,14 +217,19 @@ async function run(name: string, root: string): Promise<void> {
   const mem = (label: string, m: Memory) => memoryRows.push(`| ${name} | ${label} | ${m.node} | ${m.all} |`);
   try {
     let before: Memory | undefined;
-    for (const loads of [0, ...LOADS]) {
+    const phases: [label: string, loops: number, request: ARequest][] = [
+      ['B alone', 0, textRequest],
+      ...LOADS.map((n): [string, number, ARequest] => [`beside ${n} × A`, n, textRequest]),
+      ...(DOCUMENT_LOOPS > 0 ? [[`beside ${DOCUMENT_LOOPS} × A's documents`, DOCUMENT_LOOPS, documentRequest] as [string, number, ARequest]] : []),
+    ];
+    for (const [label, loads, request] of phases) {
       if (loads > 0 && before === undefined) mem('before the bursts (after B alone)', (before = server.memory()));
-      const r = await phase(server, loads);
-      if (loads > 0) mem(`peak beside ${loads} × A`, r.peak);
+      const r = await phase(server, loads, request);
+      if (loads > 0) mem(`peak ${label}`, r.peak);
       const l = [...r.bLatencies].sort((a, b) => a - b);
       const a = loads === 0 ? '– | – | –' : `${r.aRequests} | ${errors(r.aErrors)} | ${(r.aBytes / 1000 / r.seconds).toFixed(1)}`;
       console.log(
-        `| ${name} | ${loads === 0 ? 'B alone' : `beside ${loads} × A`} | ${l.length} | ${percentile(l, 50).toFixed(0)} | ${percentile(l, 99).toFixed(0)} | ${errors(r.bErrors)} | ${a} | ${server.memory().node} |`,
+        `| ${name} | ${label} | ${l.length} | ${percentile(l, 50).toFixed(0)} | ${percentile(l, 99).toFixed(0)} | ${errors(r.bErrors)} | ${a} | ${server.memory().node} |`,
       );
     }
     await new Promise((r) => setTimeout(r, SETTLE_MS));
