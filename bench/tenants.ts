@@ -174,7 +174,9 @@ async function phase(server: Server, aLoops: number, request: ARequest = textReq
   const aLoop = async (loop: number) => {
     for (let n = 0; running; n++) {
       try {
-        result.aBytes += await request(server, agentA, loop, n);
+        // read after the await: `+= await` would add to the total as it was before, losing the other loops' counts
+        const characters = await request(server, agentA, loop, n);
+        result.aBytes += characters;
         result.aRequests++;
       } catch (err) {
         count(result.aErrors, (err as Error).message);
