@@ -184,7 +184,9 @@ export class EldLanguageDetector implements LanguageDetector {
     const mod = (await import('eld')) as unknown as { eld: EldLoadable };
     const instance = mod.eld.newInstance();
     await instance.load(options.database ?? 'small');
-    const model = options.ngramModel === false ? undefined : options.ngramModel instanceof NgramModel ? options.ngramModel : NgramModel.load();
+    // loaded on a first request now, not at start: requests in flight run between eld's load and the model's
+    await new Promise((resolve) => setImmediate(resolve));
+    const model = options.ngramModel === false ? undefined : options.ngramModel instanceof NgramModel ? options.ngramModel : await NgramModel.load();
     return new EldLanguageDetector(instance, options, model);
   }
 
