@@ -1,52 +1,27 @@
 // Lean start: resident memory of a freshly started `tolk serve` (the Node process and every Apertium stage it
 // started), idle, with every installed pair, for the old start (every pair probed and kept warm) and the new one
-// (nothing started until used); then the time of the first request to a cold pair.
-// Usage: node dist/bench/lean-start.js [--settle=MS] [--pairs=en-es,es-pt,uk-ru,sv-da]
+// (nothing started until used); then the time of the first request to a cold pair, and of the first text without a
+// source language (the detector loads on it). --baseline=DIR starts another built checkout (e.g. /work/main) with the
+// defaults too, in the same run; --no-warm leaves out the every-pair-warm start (a minute and 4 GiB).
+// Usage: node dist/bench/lean-start.js [--settle=MS] [--pairs=en-es,es-pt,uk-ru,sv-da] [--baseline=DIR] [--no-warm]
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { treeRssMb } from './process-memory.js';
 
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string]));
 const SETTLE_MS = Number(args.settle ?? 3000);
 const COLD_PAIRS = (args.pairs ?? 'en-es,es-pt,uk-ru,sv-da').split(',');
 const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
+const cliOf = (root: string) => join(root, 'dist', 'src', 'cli.js');
 
-/** Summed RSS (MiB) of a process and all its descendants, from /proc. */
-function treeRssMb(root: number): { mb: number; processes: number } {
-  const children = new Map<number, number[]>();
-  for (const d of readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(d)]);
-    } catch {
-      /* gone */
-    }
-  }
-  let kb = 0;
-  let processes = 0;
-  const stack = [root];
-  while (stack.length) {
-    const pid = stack.pop()!;
-    try {
-      const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-      kb += Number(m?.[1] ?? 0);
-      processes++;
-    } catch {
-      continue;
-    }
-    stack.push(...(children.get(pid) ?? []));
-  }
-  return { mb: Math.round(kb / 1024), processes };
-}
-
-async function serve(env: Record<string, string>): Promise<{ port: number; pid: number; startMs: number; stop: () => Promise<void>; dir: string }> {
+async function serve(cli: string, env: Record<string, string>): Promise<{ port: number; pid: number; startMs: number; stop: () => Promise<void>; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'tolk-lean-'));
   const port = 20000 + Math.floor(Math.random() * 20000);
   const t0 = performance.now();
-  const child = spawn(process.execPath, [CLI, 'serve'], {
+  const child = spawn(process.execPath, [cli, 'serve'], {
     env: { ...process.env, TOLK_DATA_DIR: dir, TOLK_PORT: String(port), TOLK_FREE_PORT: String(port), TOLK_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -73,40 +48,52 @@ async function serve(env: Record<string, string>): Promise<{ port: number; pid: 
   };
 }
 
-function account(dir: string): string {
-  const out = execFileSync(process.execPath, [CLI, 'account', 'create', '--plan', 'pro', '--json'], { env: { ...process.env, TOLK_DATA_DIR: dir } });
+function account(cli: string, dir: string): string {
+  const out = execFileSync(process.execPath, [cli, 'account', 'create', '--plan', 'pro', '--json'], { env: { ...process.env, TOLK_DATA_DIR: dir } });
   return (JSON.parse(out.toString()) as { admin_key: string }).admin_key;
 }
 
+async function translateMs(port: number, key: string, body: Record<string, unknown>): Promise<string> {
+  const t0 = performance.now();
+  const res = await fetch(`http://127.0.0.1:${port}/v2/translate`, {
+    method: 'POST',
+    headers: { authorization: `Service-Auth-Key ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ text: ['The weather is nice today.'], ...body }),
+  });
+  const ms = Math.round(performance.now() - t0);
+  return res.status === 200 ? `${ms} ms` : `HTTP ${res.status}`;
+}
+
+const starts: [label: string, cli: string, env: Record<string, string>][] = [];
+if (!('no-warm' in args)) {
+  starts.push(['every pair warm at start (before: TOLK_APERTIUM_WARM_PAIRS=* TOLK_APERTIUM_MEMORY_MB=4096)', CLI, { TOLK_APERTIUM_WARM_PAIRS: '*', TOLK_APERTIUM_MEMORY_MB: '4096' }]);
+}
+if (args.baseline) starts.push([`lazy (the defaults), baseline ${args.baseline}`, cliOf(args.baseline), {}]);
+starts.push(['lazy (the defaults), this checkout', CLI, {}]);
+
 const rows: string[] = [];
-for (const [label, env] of [
-  ['every pair warm at start (before: TOLK_APERTIUM_WARM_PAIRS=* TOLK_APERTIUM_MEMORY_MB=4096)', { TOLK_APERTIUM_WARM_PAIRS: '*', TOLK_APERTIUM_MEMORY_MB: '4096' }],
-  ['lazy (after: the defaults)', {}],
-] as const) {
-  const s = await serve(env);
+for (const [label, cli, env] of starts) {
+  const s = await serve(cli, env);
   await new Promise((r) => setTimeout(r, SETTLE_MS));
   const idle = treeRssMb(s.pid);
   const ready = (await (await fetch(`http://127.0.0.1:${s.port}/health/ready`)).json()) as { warm_pairs: string[]; engines: { pairs: number }[] };
   let cold = '–';
+  let detection = '–';
   if (Object.keys(env).length === 0) {
-    const key = account(s.dir);
+    const key = account(cli, s.dir);
     const times: string[] = [];
     for (const pair of COLD_PAIRS) {
       const [source, target] = pair.split('-');
-      const t0 = performance.now();
-      const res = await fetch(`http://127.0.0.1:${s.port}/v2/translate`, {
-        method: 'POST',
-        headers: { authorization: `Service-Auth-Key ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ text: ['The weather is nice today.'], source_lang: source!.toUpperCase(), target_lang: target!.toUpperCase() }),
-      });
-      const ms = Math.round(performance.now() - t0);
-      times.push(`${pair} ${res.status === 200 ? `${ms} ms` : `HTTP ${res.status}`}`);
+      times.push(`${pair} ${await translateMs(s.port, key, { source_lang: source!.toUpperCase(), target_lang: target!.toUpperCase() })}`);
     }
     cold = times.join(', ');
+    // en-es is warm by now: what this adds is the detection (and, lazily, loading the detector)
+    detection = `${await translateMs(s.port, key, { target_lang: 'ES' })}, then ${await translateMs(s.port, key, { target_lang: 'ES' })}`;
   }
-  rows.push(`| ${label} | ${ready.engines.reduce((n, e) => n + e.pairs, 0)} | ${ready.warm_pairs.length} | ${s.startMs} | ${idle.processes} | ${idle.mb} | ${cold} |`);
+  const after = treeRssMb(s.pid);
+  rows.push(`| ${label} | ${ready.engines.reduce((n, e) => n + e.pairs, 0)} | ${ready.warm_pairs.length} | ${s.startMs} | ${idle.processes} | ${idle.mb} | ${cold} | ${detection} | ${after.mb} |`);
   await s.stop();
 }
-console.log('| start | pairs listed | pairs warm | start to listening, ms | processes | idle RSS, MiB | first request to a cold pair |');
-console.log('|---|---:|---:|---:|---:|---:|---|');
+console.log('| start | pairs listed | pairs warm | start to listening, ms | processes | idle RSS, MiB | first request to a cold pair | first two texts without source_lang (en-es) | RSS after these, MiB |');
+console.log('|---|---:|---:|---:|---:|---:|---|---|---:|');
 for (const r of rows) console.log(r);

@@ -2,8 +2,11 @@
 // legal /v2/translate requests (50 texts of 2.5 kB) in 2, then 6, concurrent loops. B's latency alone and beside A,
 // and both accounts' errors, through `tolk serve` in its own process (Apertium en-es, the default install), one
 // pipeline per pair as on a 2-core machine. --baseline=DIR runs another built checkout's server (e.g. /work/main) the
-// same way in the same run. Flags: --seconds=20 (per phase), --loads=2,6, --baseline=DIR, --settle-ms=30000 (idle
-// time before the server's resident memory is read once more).
+// same way in the same run. Memory: the server's resident memory (its Node process, and with its Apertium stages)
+// before the bursts of A, at their peak (read every 250 ms) and --settle-ms after the last one (the issue: back within
+// 20 % of before). A last phase puts B beside A's documents (75 kB text files, uploaded, polled and downloaded).
+// Flags: --seconds=20 (per phase), --loads=2,6, --documents=2 (concurrent document loops; 0: no such phase),
+// --baseline=DIR, --settle-ms=60000.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent } from 'node:http';
@@ -13,13 +16,16 @@ import { fileURLToPath } from 'node:url';
 import { benchArgs } from './args.js';
 import { SHORT, freePort, percentile, post } from './translate-helpers.js';
 import { residentBytes } from '../src/engines/process-pool.js';
+import { treeRssMb } from './process-memory.js';
 
 const args = benchArgs();
 const SECONDS = Number(args.get('seconds') ?? 20);
 const LOADS = (args.get('loads') ?? '2,6').split(',').map(Number);
+/** Concurrent loops of A's 75 kB documents in the last phase (0: no such phase). */
+const DOCUMENT_LOOPS = Number(args.get('documents') ?? 2);
 const B_EVERY_MS = 150;
 /** Idle time after the last phase before the server's memory is read again. */
-const SETTLE_MS = Number(args.get('settle-ms') ?? 30_000);
+const SETTLE_MS = Number(args.get('settle-ms') ?? 60_000);
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** 2.5 kB of ordinary English prose; `n` makes each text differ. */
@@ -40,8 +46,8 @@ function longText(n: number): string {
 interface Server {
   keys: { a: string; b: string };
   url: URL;
-  /** Resident memory of the server's Node process (its Apertium stages apart), MiB. */
-  rssMb(): number;
+  /** Resident memory, MiB: the server's Node process (its Apertium stages apart), and with them. */
+  memory(): Memory;
   close(): Promise<void>;
 }
 
@@ -87,7 +93,7 @@ async function startServer(root: string): Promise<Server> {
   return {
     keys,
     url,
-    rssMb: () => Math.round(residentBytes(child.pid!) / 2 ** 20),
+    memory: () => ({ node: Math.round(residentBytes(child.pid!) / 2 ** 20), all: treeRssMb(child.pid!).mb }),
     close: async () => {
       child.kill('SIGTERM');
       if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
@@ -101,6 +107,13 @@ function send(agent: Agent, url: URL, key: string, texts: string[]): Promise<{ s
   return post(agent, url, headers, JSON.stringify({ text: texts, source_lang: 'EN', target_lang: 'ES' }));
 }
 
+interface Memory {
+  node: number;
+  all: number;
+}
+
+const maxMemory = (a: Memory, b: Memory): Memory => ({ node: Math.max(a.node, b.node), all: Math.max(a.all, b.all) });
+
 interface Phase {
   bLatencies: number[];
   bErrors: Map<string, number>;
@@ -108,24 +121,66 @@ interface Phase {
   aErrors: Map<string, number>;
   aBytes: number;
   seconds: number;
+  /** Highest resident memory read during the phase. */
+  peak: Memory;
 }
 
 const count = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
 
-/** B every 150 ms (open loop: a slow answer does not delay the next request) beside `aLoops` loops of A. */
-async function phase(server: Server, aLoops: number): Promise<Phase> {
+/** One of A's requests: the characters translated, or a thrown Error whose message is what went wrong (a status). */
+type ARequest = (server: Server, agent: Agent, loop: number, n: number) => Promise<number>;
+
+/** The largest legal /v2/translate request: 50 texts of 2.5 kB. */
+const textRequest: ARequest = async (server, agent, loop, n) => {
+  const texts = Array.from({ length: 50 }, (_, i) => longText(loop * 1000 + n * 50 + i));
+  const res = await send(agent, server.url, server.keys.a, texts);
+  if (res.status !== 200) throw new Error(String(res.status));
+  return texts.reduce((s, t) => s + t.length, 0);
+};
+
+/** A 75 kB text document (30 paragraphs of 2.5 kB) uploaded, waited for (polled every 250 ms) and downloaded. */
+const documentRequest: ARequest = async (server, _agent, loop, n) => {
+  const text = Array.from({ length: 30 }, (_, i) => longText(loop * 1000 + n * 30 + i)).join('\n\n');
+  const base = new URL('/v2/document', server.url);
+  const auth = { authorization: `DeepL-Auth-Key ${server.keys.a}` };
+  const form = new FormData();
+  form.set('file', new Blob([text], { type: 'text/plain' }), 'tenant-a.txt');
+  form.set('source_lang', 'EN');
+  form.set('target_lang', 'ES');
+  const upload = await fetch(base, { method: 'POST', headers: auth, body: form });
+  if (upload.status !== 200) throw new Error(`upload ${upload.status}`);
+  const { document_id: id, document_key: documentKey } = (await upload.json()) as { document_id: string; document_key: string };
+  const json = { ...auth, 'content-type': 'application/json' };
+  for (;;) {
+    const res = await fetch(`${base}/${id}`, { method: 'POST', headers: json, body: JSON.stringify({ document_key: documentKey }) });
+    const { status } = (await res.json()) as { status?: string };
+    if (status === 'done') break;
+    if (status === 'error' || res.status !== 200) throw new Error(`document ${status ?? res.status}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const result = await fetch(`${base}/${id}/result`, { method: 'POST', headers: json, body: JSON.stringify({ document_key: documentKey }) });
+  if (result.status !== 200) throw new Error(`result ${result.status}`);
+  await result.arrayBuffer();
+  return text.length;
+};
+
+/** B every 150 ms (open loop: a slow answer does not delay the next request) beside `aLoops` loops of A's `request`. */
+async function phase(server: Server, aLoops: number, request: ARequest = textRequest): Promise<Phase> {
   const agentA = new Agent({ keepAlive: true, maxSockets: Math.max(1, aLoops) });
   const agentB = new Agent({ keepAlive: true });
-  const result: Phase = { bLatencies: [], bErrors: new Map(), aRequests: 0, aErrors: new Map(), aBytes: 0, seconds: SECONDS };
+  const result: Phase = { bLatencies: [], bErrors: new Map(), aRequests: 0, aErrors: new Map(), aBytes: 0, seconds: SECONDS, peak: server.memory() };
+  const sampler = setInterval(() => (result.peak = maxMemory(result.peak, server.memory())), 250);
   let running = true;
   const aLoop = async (loop: number) => {
     for (let n = 0; running; n++) {
-      const texts = Array.from({ length: 50 }, (_, i) => longText(loop * 1000 + n * 50 + i));
-      const res = await send(agentA, server.url, server.keys.a, texts).catch((err: Error) => ({ status: 0, body: err.message }));
-      if (res.status === 200) {
+      try {
+        // read after the await: `+= await` would add to the total as it was before, losing the other loops' counts
+        const characters = await request(server, agentA, loop, n);
+        result.aBytes += characters;
         result.aRequests++;
-        result.aBytes += texts.reduce((s, t) => s + t.length, 0);
-      } else count(result.aErrors, String(res.status));
+      } catch (err) {
+        count(result.aErrors, (err as Error).message);
+      }
     }
   };
   const aDone = Promise.all(Array.from({ length: aLoops }, (_, i) => aLoop(i)));
@@ -149,6 +204,7 @@ async function phase(server: Server, aLoops: number): Promise<Phase> {
   await Promise.all(bPending);
   running = false;
   await aDone;
+  clearInterval(sampler);
   agentA.destroy();
   agentB.destroy();
   return result;
@@ -156,19 +212,33 @@ async function phase(server: Server, aLoops: number): Promise<Phase> {
 
 const errors = (m: Map<string, number>) => ([...m.values()].reduce((a, b) => a + b, 0) === 0 ? '0' : [...m].map(([k, v]) => `${v}× ${k}`).join(', '));
 
+const memoryRows: string[] = [];
+
 async function run(name: string, root: string): Promise<void> {
   const server = await startServer(root);
+  const mem = (label: string, m: Memory) => memoryRows.push(`| ${name} | ${label} | ${m.node} | ${m.all} |`);
   try {
-    for (const loads of [0, ...LOADS]) {
-      const r = await phase(server, loads);
+    let before: Memory | undefined;
+    const phases: [label: string, loops: number, request: ARequest][] = [
+      ['B alone', 0, textRequest],
+      ...LOADS.map((n): [string, number, ARequest] => [`beside ${n} × A`, n, textRequest]),
+      ...(DOCUMENT_LOOPS > 0 ? [[`beside ${DOCUMENT_LOOPS} × A's documents`, DOCUMENT_LOOPS, documentRequest] as [string, number, ARequest]] : []),
+    ];
+    for (const [label, loads, request] of phases) {
+      if (loads > 0 && before === undefined) mem('before the bursts (after B alone)', (before = server.memory()));
+      const r = await phase(server, loads, request);
+      if (loads > 0) mem(`peak ${label}`, r.peak);
       const l = [...r.bLatencies].sort((a, b) => a - b);
       const a = loads === 0 ? '– | – | –' : `${r.aRequests} | ${errors(r.aErrors)} | ${(r.aBytes / 1000 / r.seconds).toFixed(1)}`;
       console.log(
-        `| ${name} | ${loads === 0 ? 'B alone' : `beside ${loads} × A`} | ${l.length} | ${percentile(l, 50).toFixed(0)} | ${percentile(l, 99).toFixed(0)} | ${errors(r.bErrors)} | ${a} | ${server.rssMb()} |`,
+        `| ${name} | ${label} | ${l.length} | ${percentile(l, 50).toFixed(0)} | ${percentile(l, 99).toFixed(0)} | ${errors(r.bErrors)} | ${a} | ${server.memory().node} |`,
       );
     }
     await new Promise((r) => setTimeout(r, SETTLE_MS));
-    console.log(`| ${name} | idle ${SETTLE_MS / 1000} s later | | | | | | | | ${server.rssMb()} |`);
+    const settled = server.memory();
+    const change = (now: number, then: number) => `${now >= then ? '+' : ''}${Math.round((100 * (now - then)) / then)} %`;
+    mem(`${SETTLE_MS / 1000} s after the last burst`, settled);
+    if (before) memoryRows.push(`| ${name} | change from before | ${change(settled.node, before.node)} | ${change(settled.all, before.all)} |`);
   } finally {
     await server.close();
   }
@@ -180,3 +250,6 @@ console.log('|---|---|---|---|---|---|---|---|---|---|');
 const baseline = args.get('baseline');
 if (baseline) await run(`baseline (${path.basename(path.resolve(baseline))})`, path.resolve(baseline));
 await run('this checkout', repoRoot);
+console.log('\n| server | moment | Node process RSS, MiB | with its Apertium stages, MiB |');
+console.log('|---|---|---:|---:|');
+for (const row of memoryRows) console.log(row);

@@ -18,7 +18,7 @@ import { DocumentFormats } from './documents/formats/index.js';
 import { DocumentService, type DocumentServiceOptions } from './documents/document-service.js';
 import { createDocumentStore } from './documents/document-files.js';
 import { join } from 'node:path';
-import { EldLanguageDetector, type LanguageDetector } from './detect/language-detector.js';
+import { LazyLanguageDetector, type LanguageDetection } from './detect/language-detector.js';
 import { silentLogger, type Logger } from './lib/logger.js';
 import { DEFAULT_TARGET_VARIANT } from './translate/languages.js';
 import { UrlSigner } from './lib/url-signer.js';
@@ -40,7 +40,7 @@ export interface Services {
   adminKeys: DeveloperKeysService;
   analytics: AnalyticsService;
   router: EngineRouter;
-  detector: LanguageDetector;
+  detector: LanguageDetection;
   /** The translation core: text translation for routes, prepared translations for documents and voice. */
   translate: TranslationCore;
   /** Document translation: uploads, the job queue and its workers, downloads (issue 7). */
@@ -206,7 +206,8 @@ export async function buildServices(config: Config, options: BuildServicesOption
   const postEdits: PostEditCounts = { used: 0, refused: 0 };
   const routed = localEditor ? engines.map((e) => new PostEditedEngine(e, localEditor, postEdits, logger)) : engines;
   const router = new EngineRouter(routed.map((e) => metrics.meter(e)), { routing: config.engineRoutes, logger, defaultVariants: DEFAULT_TARGET_VARIANT });
-  const detector = await EldLanguageDetector.create();
+  // loaded on the first detection: ~150 MiB a server whose requests all name their source never pays
+  const detector = new LazyLanguageDetector();
   const now = options.now ?? Date.now;
   const urlSigningSecret = await repositories.serverSecrets.serverSecret('url_signing');
   const customization = await buildCustomization(repositories, {
@@ -239,7 +240,7 @@ export async function buildServices(config: Config, options: BuildServicesOption
   const write = new WriteService({
     improver: remoteImprover ?? localEditor,
     dictionaries: hunspell,
-    detector: { detect: (text) => detector.detect(text).language },
+    detector: { detect: async (text) => (await detector.detect(text)).language },
     logger,
     usage,
     timeoutMs: config.engineTimeoutMs,

@@ -48,6 +48,13 @@ export interface LanguageDetector {
   readonly languages: ReadonlySet<string>;
 }
 
+/** The detector as the services use it: a detection may first wait for the detector's tables to load. */
+export interface LanguageDetection {
+  detect(text: string): Promise<DetectionOutcome>;
+  /** Languages (Tolk codes) the model can recognise, known without loading it. */
+  readonly languages: ReadonlySet<string>;
+}
+
 /** Minimal shape of an eld instance (the package's own interfaces are not exported). */
 interface EldInstance {
   detect(text: string): { language: string; getScores(): Record<string, number> };
@@ -116,6 +123,9 @@ export function fromEldCode(code: string): string {
   return FROM_ELD[code] ?? code;
 }
 
+/** Languages (Tolk codes) eld's databases recognise. */
+export const DETECTOR_LANGUAGES: ReadonlySet<string> = new Set(Object.keys(ELD_AVERAGE_SCORES).map(fromEldCode));
+
 function outcome(raw: string, confidence: number, lowConfidence: boolean): DetectionOutcome {
   if (lowConfidence) return { status: 'insufficient_confidence', rawLanguage: raw, confidence };
   if (SUPPORTED.has(raw)) return { status: 'success', language: raw, rawLanguage: raw, confidence };
@@ -131,7 +141,7 @@ function outcome(raw: string, confidence: number, lowConfidence: boolean): Detec
  * `newInstance()`, and the database module is cached by Node so detectors share it read-only.
  */
 export class EldLanguageDetector implements LanguageDetector {
-  readonly languages: ReadonlySet<string> = new Set(Object.keys(ELD_AVERAGE_SCORES).map(fromEldCode));
+  readonly languages = DETECTOR_LANGUAGES;
   private readonly maxChars: number;
   private readonly minLetters: number;
   private readonly minConfidence: number;
@@ -174,7 +184,9 @@ export class EldLanguageDetector implements LanguageDetector {
     const mod = (await import('eld')) as unknown as { eld: EldLoadable };
     const instance = mod.eld.newInstance();
     await instance.load(options.database ?? 'small');
-    const model = options.ngramModel === false ? undefined : options.ngramModel instanceof NgramModel ? options.ngramModel : NgramModel.load();
+    // loaded on a first request now, not at start: requests in flight run between eld's load and the model's
+    await new Promise((resolve) => setImmediate(resolve));
+    const model = options.ngramModel === false ? undefined : options.ngramModel instanceof NgramModel ? options.ngramModel : await NgramModel.load();
     return new EldLanguageDetector(instance, options, model);
   }
 
@@ -367,5 +379,30 @@ export class EldLanguageDetector implements LanguageDetector {
       }
     }
     return chosen;
+  }
+}
+
+/**
+ * Loads the detector on the first detection, not at start: eld's database and the n-gram model hold ~150 MiB that a
+ * server which never detects (every request names its source) need not pay. Concurrent first detections wait for the
+ * one load; a failed load is tried again by the next detection.
+ */
+export class LazyLanguageDetector implements LanguageDetection {
+  readonly languages = DETECTOR_LANGUAGES;
+  private loading: Promise<LanguageDetector> | undefined;
+
+  constructor(private readonly load: () => Promise<LanguageDetector> = () => EldLanguageDetector.create()) {}
+
+  /** True once the tables are loaded (or loading). */
+  get started(): boolean {
+    return this.loading !== undefined;
+  }
+
+  async detect(text: string): Promise<DetectionOutcome> {
+    this.loading ??= this.load().catch((err: unknown) => {
+      this.loading = undefined;
+      throw err;
+    });
+    return (await this.loading).detect(text);
   }
 }

@@ -2,7 +2,7 @@
 // scores alone are too close to call between neighbours. Trained by scripts/train-detect-ngrams.mjs on FLORES dev
 // sentences 0–499, its margins cross-fitted on them (assets/detect-ngrams.tsv); never trained at run time.
 
-import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -158,8 +158,11 @@ export class NgramModel {
     }
   }
 
-  static load(file = NGRAM_MODEL_FILE): NgramModel {
-    return new NgramModel(parseNgramModel(readFileSync(file, 'utf8')));
+  /** Loading is CPU work on the caller's thread (~1 s): the event loop runs between reading, parsing and indexing. */
+  static async load(file = NGRAM_MODEL_FILE): Promise<NgramModel> {
+    const data = parseNgramModel(await readFile(file, 'utf8'));
+    await new Promise((resolve) => setImmediate(resolve));
+    return new NgramModel(data);
   }
 
   /** Log-likelihood of the text per language (in `langs` order); features the model never saw are left out. */

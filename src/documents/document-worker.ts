@@ -233,7 +233,7 @@ export class DocumentWorker {
         if (sample.length >= DETECTION_SAMPLE) break;
         sample += `${s.text}\n`;
       }
-      source = this.o.translate.detectSource(sample, target);
+      source = await this.o.translate.detectSource(sample, target);
     }
     if (source === baseLang(target)) throw new JobFailure(SOURCE_EQUALS_TARGET);
     const spec = documentSpec({

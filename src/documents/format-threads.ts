@@ -1,7 +1,7 @@
 // Document extraction and rebuilding run in worker threads (format-thread.ts), one document per thread at a time,
 // so a hostile or huge file can never block the event loop that serves every other account. Each job has a time
 // budget for its format work (time spent waiting for translations on the main thread is not counted): past it the
-// thread is terminated and the job ends with a clear error, once. Threads are reused between jobs.
+// thread is terminated and the job ends with a clear error, once. Threads are reused between jobs and ended when idle.
 import { Worker } from 'node:worker_threads';
 import type { FromThread, ToThread } from './format-thread.js';
 import { DocumentFormatError, type ExtractedDocument, type ExtractOptions } from './formats/index.js';
@@ -11,7 +11,12 @@ export interface FormatThreadsOptions {
   budgetMs: number;
   /** V8 heap of one thread: a document that needs more ends in error instead of exhausting the server's memory. */
   maxHeapMb?: number;
+  /** A thread idle this long is ended (each holds ~50 MiB with every format loaded); the next job starts one. */
+  idleMs?: number;
 }
+
+/** Default of FormatThreadsOptions.idleMs: a burst of documents leaves no threads behind a minute later. */
+const IDLE_MS = 30_000;
 
 /** A document extracted in a thread: rebuilding runs there too. `release` hands the thread back when done. */
 export interface ThreadDocument extends ExtractedDocument {
@@ -28,6 +33,7 @@ export class FormatThreads {
   private readonly idle: Worker[] = [];
   private readonly all = new Set<Worker>();
   private readonly retiring = new WeakSet<Worker>();
+  private readonly idleTimers = new Map<Worker, NodeJS.Timeout>();
 
   constructor(private readonly o: FormatThreadsOptions) {}
 
@@ -68,7 +74,12 @@ export class FormatThreads {
 
   /** Starts one thread ahead of the first job (loading every format takes a second or two), unless one exists. */
   warm(): void {
-    if (this.all.size === 0) this.idle.push(this.spawn());
+    if (this.all.size === 0) this.park(this.spawn());
+  }
+
+  /** Threads alive, busy or idle. */
+  get size(): number {
+    return this.all.size;
   }
 
   /** Terminates every thread (running jobs fail; their leases expire and another start resumes them). */
@@ -76,11 +87,28 @@ export class FormatThreads {
     const threads = [...this.all];
     this.all.clear();
     this.idle.length = 0;
+    for (const timer of this.idleTimers.values()) clearTimeout(timer);
+    this.idleTimers.clear();
     await Promise.allSettled(threads.map((w) => w.terminate()));
   }
 
   private take(): Worker {
-    return this.idle.pop() ?? this.spawn();
+    const w = this.idle.pop();
+    if (!w) return this.spawn();
+    clearTimeout(this.idleTimers.get(w));
+    this.idleTimers.delete(w);
+    return w;
+  }
+
+  /** Keeps a thread for the next job, for idleMs at most. */
+  private park(w: Worker): void {
+    this.idle.push(w);
+    const timer = setTimeout(() => {
+      this.idleTimers.delete(w);
+      void w.terminate();
+    }, this.o.idleMs ?? IDLE_MS);
+    timer.unref();
+    this.idleTimers.set(w, timer);
   }
 
   private spawn(): Worker {
@@ -92,6 +120,8 @@ export class FormatThreads {
       this.all.delete(w);
       const at = this.idle.indexOf(w);
       if (at >= 0) this.idle.splice(at, 1);
+      clearTimeout(this.idleTimers.get(w));
+      this.idleTimers.delete(w);
     });
     this.all.add(w);
     return w;
@@ -99,7 +129,7 @@ export class FormatThreads {
 
   /** @internal a session is done with its thread: reused when healthy, else terminated. */
   giveBack(w: Worker, healthy: boolean): void {
-    if (healthy && this.all.has(w)) this.idle.push(w);
+    if (healthy && this.all.has(w)) this.park(w);
     else this.retire(w);
   }
 

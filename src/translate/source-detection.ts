@@ -1,11 +1,11 @@
 // Which language a text is translated from when the caller did not say: the detector, with a fallback for texts
 // too short to tell (single words, greetings, labels).
-import type { LanguageDetector } from '../detect/language-detector.js';
+import type { LanguageDetection } from '../detect/language-detector.js';
 import { baseLang } from './languages.js';
 import type { SourceChoice, SourceDetector } from './translate-service.js';
 
 export interface SourceDetectionPolicy {
-  detector: Pick<LanguageDetector, 'detect'>;
+  detector: Pick<LanguageDetection, 'detect'>;
   /** True when some route, direct or through pivots, translates source → target (the target's base counts). */
   canTranslate(source: string, target: string): boolean;
   /** TOLK_DEFAULT_SOURCE_LANG: the source assumed for undecidable short texts. */
@@ -14,8 +14,8 @@ export interface SourceDetectionPolicy {
 
 export function sourceDetector(policy: SourceDetectionPolicy): SourceDetector {
   return {
-    detectSource(text, target): SourceChoice {
-      const outcome = policy.detector.detect(text);
+    async detectSource(text, target): Promise<SourceChoice> {
+      const outcome = await policy.detector.detect(text);
       // The detector calibrates short texts itself, so /v3/detect/language and translation agree.
       if (outcome.status === 'success' || outcome.status === 'unsupported_language') return { source: outcome.rawLanguage, detected: true };
       if (outcome.status === 'no_language_detected') return { source: undefined, detected: true };

@@ -47,7 +47,7 @@ export interface SourceChoice {
 
 /** What the service needs from language detection (src/detect/). */
 export interface SourceDetector {
-  detectSource(text: string, target: string): SourceChoice;
+  detectSource(text: string, target: string): Promise<SourceChoice>;
 }
 
 export interface TranslationResult {
@@ -127,7 +127,7 @@ export class TranslateService {
    * Validates the spec against the installed engines before any work or billing, and returns the source language
    * per text (detected where the spec has none).
    */
-  plan(spec: TranslationSpec, texts: string[]): TextPlan {
+  async plan(spec: TranslationSpec, texts: string[]): Promise<TextPlan> {
     this.rejectUnavailableFeatures(spec);
     const { router, detector } = this.deps;
     const { sourceLang, targetLang, options } = spec;
@@ -135,18 +135,24 @@ export class TranslateService {
     const targetBase = baseLang(targetLang);
     // With tag handling, a malformed XML text is a 400 before any work; detection and billing see text content only.
     const markup = options.tagHandling !== undefined ? texts.map((t) => this.parseMarkup(spec, t)) : undefined;
-    const sources = texts.map((text, i) => {
-      if (sourceLang !== undefined) return sourceLang;
-      const choice = detector.detectSource(markup ? markup[i]!.plainText : text, targetLang);
-      if (choice.source !== undefined) return choice.source;
-      if (choice.detected) return targetBase;
+    const sources: string[] = [];
+    for (const [i, text] of texts.entries()) {
+      if (sourceLang !== undefined) {
+        sources.push(sourceLang);
+        continue;
+      }
+      const choice = await detector.detectSource(markup ? markup[i]!.plainText : text, targetLang);
+      if (choice.source !== undefined) sources.push(choice.source);
+      else if (choice.detected) sources.push(targetBase);
       // An unsure guess is never named: the user is told what can be done about it.
-      throw invalid(
-        router.servesTarget(targetLang)
-          ? `The source language could not be detected with confidence; specify source_lang.`
-          : targetUnsupported(targetLang),
-      );
-    });
+      else {
+        throw invalid(
+          router.servesTarget(targetLang)
+            ? `The source language could not be detected with confidence; specify source_lang.`
+            : targetUnsupported(targetLang),
+        );
+      }
+    }
     for (const source of new Set(sources)) {
       if (source === targetBase) continue;
       const target = this.resolveTarget(source, targetLang);

@@ -4,7 +4,7 @@
 // translation live here: source detection with its short-text fallback, engine errors as API errors, the catalogue.
 import type { AuthContext } from '../accounts/accounts-service.js';
 import type { TranslateCustomization, SegmentHook } from '../customization/translate-hook.js';
-import type { LanguageDetector } from '../detect/language-detector.js';
+import type { LanguageDetection } from '../detect/language-detector.js';
 import type { Logger } from '../lib/logger.js';
 import type { EngineRouter } from './engine-router.js';
 import { engineErrorToServiceError } from './engine-errors.js';
@@ -23,7 +23,7 @@ export interface CharacterMeter {
 
 export interface TranslationCoreDeps {
   router: EngineRouter;
-  detector: LanguageDetector;
+  detector: LanguageDetection;
   usage: CharacterMeter;
   /** Glossaries, style rules, translation memories, custom instructions; without it their parameters are refused. */
   customization?: TranslateCustomization | undefined;
@@ -87,7 +87,7 @@ export class TranslationCore {
   /** Translates a job's texts and charges its key: nothing is billed when any step before the engine refuses. */
   async translateText(job: TranslateJob): Promise<TranslateOutcome> {
     const accountId = job.caller.account.id;
-    const plan = this.text.plan(job, job.texts);
+    const plan = await this.text.plan(job, job.texts);
     const hook = await this.text.customize(accountId, job, plan.sources);
     await this.deps.usage.assertCharactersAvailable(job.caller, plan.billedCharacters);
     const outcome = await this.text.translate(job, plan, { signal: job.signal, hook, requester: accountId });
@@ -99,15 +99,15 @@ export class TranslationCore {
    * The language to translate a sample into `targetLang` from (the target's base when undetectable); a 400 when the
    * detected language cannot be translated to the target.
    */
-  detectSource(sample: string, targetLang: string): string {
+  async detectSource(sample: string, targetLang: string): Promise<string> {
     const spec: TranslationSpec = { sourceLang: undefined, targetLang, options: textOptions(), customization: NO_CUSTOMIZATION };
-    return this.text.plan(spec, [sample]).sources[0]!;
+    return (await this.text.plan(spec, [sample])).sources[0]!;
   }
 
   /** Validates the spec (pair, formality) and loads its customization (404/400 with the reference's messages). */
   async prepare(accountId: string, spec: TranslationSpec): Promise<PreparedTranslation> {
     const source = spec.sourceLang;
-    const plan = this.text.plan(spec, source === undefined ? [] : ['']);
+    const plan = await this.text.plan(spec, source === undefined ? [] : ['']);
     const hook = await this.text.customize(accountId, spec, plan.sources);
     return { accountId, spec, source, hook };
   }

@@ -20,7 +20,7 @@ export interface SpellingDictionaries extends SpellChecker {
 
 export interface WriteDetector {
   /** Tolk code of the text's language, or undefined when it cannot be told. */
-  detect(text: string): string | undefined;
+  detect(text: string): Promise<string | undefined>;
 }
 
 export interface WriteServiceDeps {
@@ -152,19 +152,21 @@ export class WriteService {
    * The language to improve each text in: target_lang, else the detected one (English when undetectable). Correction
    * stays within one language; rephrasing into another language translates as well (`from` is then set).
    */
-  private languagesOf(req: WriteRequest, mode: 'rephrase' | 'correct'): { lang: string; detected: string; from?: string }[] {
-    return req.texts.map((text) => {
-      const detected = this.deps.detector.detect(text);
-      // variants may change within a language (en-US → en-GB) without translating
-      if (req.targetLang !== undefined && detected !== undefined && baseOf(detected) !== baseOf(req.targetLang)) {
-        if (mode === 'rephrase') return { lang: req.targetLang, detected, from: detected };
-        throw invalid(
-          `The text is in '${toBcp47(detected)}', not in the target language '${req.targetLangRaw}': text improvement works within one language.`,
-        );
-      }
-      const lang = req.targetLang ?? detected ?? 'en';
-      return { lang, detected: detected ?? baseOf(lang) };
-    });
+  private languagesOf(req: WriteRequest, mode: 'rephrase' | 'correct'): Promise<{ lang: string; detected: string; from?: string }[]> {
+    return Promise.all(
+      req.texts.map(async (text) => {
+        const detected = await this.deps.detector.detect(text);
+        // variants may change within a language (en-US → en-GB) without translating
+        if (req.targetLang !== undefined && detected !== undefined && baseOf(detected) !== baseOf(req.targetLang)) {
+          if (mode === 'rephrase') return { lang: req.targetLang, detected, from: detected };
+          throw invalid(
+            `The text is in '${toBcp47(detected)}', not in the target language '${req.targetLangRaw}': text improvement works within one language.`,
+          );
+        }
+        const lang = req.targetLang ?? detected ?? 'en';
+        return { lang, detected: detected ?? baseOf(lang) };
+      }),
+    );
   }
 
   private improvement(text: string, lang: string, detected: string): Improvement {
@@ -175,7 +177,7 @@ export class WriteService {
   async rephrase(req: WriteRequest, signal?: AbortSignal, account?: string): Promise<Improvement[]> {
     const improver = this.deps.improver;
     if (!improver) throw new ServiceError('feature_not_available', NEEDS_LLM_MESSAGE);
-    const langs = this.languagesOf(req, 'rephrase');
+    const langs = await this.languagesOf(req, 'rephrase');
     for (const { lang } of langs) if (!this.llmCovers(lang)) throw invalid(`Detected language '${lang}' cannot be improved by the configured language model.`);
     const out: Improvement[] = new Array(req.texts.length);
     // one model call per target language and source language to translate from
@@ -207,7 +209,7 @@ export class WriteService {
 
   /** `account` gets its own queue for the spelling checkers, so one account's backlog delays only itself. */
   async correct(req: WriteRequest, signal?: AbortSignal, account?: string): Promise<Improvement[]> {
-    const langs = this.languagesOf(req, 'correct');
+    const langs = await this.languagesOf(req, 'correct');
     const spell: SpellCheckOptions = { account, signal, deadlineAt: Date.now() + (this.deps.timeoutMs ?? 10_000) };
     return Promise.all(
       req.texts.map(async (text, i) => {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import {
   DETECTION_LANGUAGES,
   EldLanguageDetector,
+  LazyLanguageDetector,
   type DetectionOutcome,
 } from '../../src/detect/language-detector.js';
 import { hasSignatureLetter } from '../../src/detect/alphabet-hints.js';
@@ -34,6 +35,26 @@ function assertSuccess(outcome: DetectionOutcome, lang: string, text: string): v
   assert.equal(outcome.rawLanguage, lang);
   assert.ok(outcome.confidence >= 0.5 && outcome.confidence <= 1, `confidence ${outcome.confidence}`);
 }
+
+describe('LazyLanguageDetector', () => {
+  it('loads once for concurrent first detections, knows its languages before, and retries a failed load', async () => {
+    let loads = 0;
+    let fail = true;
+    const lazy = new LazyLanguageDetector(async () => {
+      loads++;
+      if (fail) throw new Error('tables unreadable');
+      return detector;
+    });
+    assert.deepEqual(lazy.languages, detector.languages);
+    await assert.rejects(lazy.detect('The weather is nice today.'), /tables unreadable/);
+    fail = false;
+    const text = 'Das Wetter ist heute schön und der Hund schläft im Garten.';
+    const outcomes = await Promise.all([lazy.detect(text), lazy.detect(text), lazy.detect('The weather is nice today.')]);
+    assert.deepEqual(outcomes.map((o) => o.language), ['de', 'de', 'en']);
+    assert.deepEqual(outcomes[0], detector.detect(text));
+    assert.equal(loads, 2);
+  });
+});
 
 describe('DETECTION_LANGUAGES', () => {
   it('lists the 33 codes of the detection endpoint, lower-case and unique', () => {
@@ -294,8 +315,8 @@ describe('EldLanguageDetector on short text', () => {
     assert.ok(withModel.wrong < without.wrong, `wrong: ${withModel.wrong} with the model, ${without.wrong} without`);
   });
 
-  it('has an n-gram model of exactly the 33 detection languages', () => {
-    assert.deepEqual([...NgramModel.load().langs].sort(), [...DETECTION_LANGUAGES].sort());
+  it('has an n-gram model of exactly the 33 detection languages', async () => {
+    assert.deepEqual([...(await NgramModel.load()).langs].sort(), [...DETECTION_LANGUAGES].sort());
   });
 
   it('is at least 99 % accurate on 50-character prefixes and 99.5 % on whole sentences', () => {

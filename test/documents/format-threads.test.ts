@@ -10,6 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hungCommand } from '../helpers/fake-command.js';
+import { waitFor } from '../helpers/wait.js';
 
 const never = new AbortController().signal;
 const upper = async (texts: string[]) => texts.map((t) => t.toUpperCase());
@@ -31,6 +32,22 @@ describe('format threads', () => {
       } finally {
         doc.release();
       }
+    }
+  });
+
+  it('ends a thread left idle, and starts one for the next job', async () => {
+    const brief = new FormatThreads({ budgetMs: 60_000, idleMs: 50 });
+    try {
+      const input = Buffer.from('Hello world.\n');
+      for (let round = 0; round < 2; round++) {
+        const doc = await brief.extract('txt', input, { targetLang: 'es' }, never);
+        assert.equal(brief.size, 1);
+        assert.equal((await doc.rebuild(['Hola mundo.'])).toString('utf8'), 'Hola mundo.\n');
+        doc.release();
+        await waitFor('the idle thread ended', () => brief.size === 0);
+      }
+    } finally {
+      await brief.close();
     }
   });
 

@@ -3,6 +3,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AuthContext } from '../../src/accounts/accounts-service.js';
+import { LazyLanguageDetector } from '../../src/detect/language-detector.js';
 import { EngineError, type EngineTranslateOptions, type TranslationEngine } from '../../src/engines/engine.js';
 import { ServiceError } from '../../src/lib/errors.js';
 import { engineErrorToServiceError } from '../../src/translate/engine-errors.js';
@@ -43,6 +44,17 @@ before(async () => {
 after(() => ctx.close());
 
 describe('TranslationCore.translateText', () => {
+  it('loads the language detector on the first text without a source, not at start, and detects that text', async () => {
+    const detector = ctx.services.detector;
+    assert.ok(detector instanceof LazyLanguageDetector);
+    await ctx.services.translate.translateText(job(['The dog sleeps.']));
+    assert.equal(detector.started, false, 'a request naming its source loaded the detector');
+    const outcome = await ctx.services.translate.translateText(job(['The weather is nice today and the dog sleeps in the garden.'], { sourceLang: undefined }));
+    assert.equal(detector.started, true);
+    assert.equal(outcome.results[0]!.detectedSourceLanguage, 'EN');
+    assert.match(outcome.results[0]!.text, /perro/i);
+  });
+
   it('translates and charges the key the billed characters', async () => {
     const before = await usedCharacters();
     const outcome = await ctx.services.translate.translateText(job(['The dog sleeps.', 'The house is big.']));
@@ -130,10 +142,10 @@ describe('TranslationCore.prepare and translateSegments', () => {
     await assert.rejects(ctx.services.translate.translateSegments(prepared, ['The dog sleeps.']), /source language/);
   });
 
-  it('detects the source of a sample, and refuses a detected language no engine translates', () => {
-    assert.equal(ctx.services.translate.detectSource('The weather is nice today and the dog sleeps in the garden.', 'es'), 'en');
-    assert.throws(
-      () => ctx.services.translate.detectSource('Das Wetter ist heute schön und der Hund schläft im Garten.', 'es'),
+  it('detects the source of a sample, and refuses a detected language no engine translates', async () => {
+    assert.equal(await ctx.services.translate.detectSource('The weather is nice today and the dog sleeps in the garden.', 'es'), 'en');
+    await assert.rejects(
+      ctx.services.translate.detectSource('Das Wetter ist heute schön und der Hund schläft im Garten.', 'es'),
       /Detected source language 'DE' cannot be translated to 'ES'/,
     );
   });
@@ -144,17 +156,17 @@ describe('TranslationCore.prepare and translateSegments', () => {
     assert.deepEqual(outcome.results.map((r) => [r.detectedSourceLanguage, r.text]), [['EN', pivoted]]);
   });
 
-  it('never names an unsure guess: a word whose likely languages no engine translates asks for source_lang', () => {
+  it('never names an unsure guess: a word whose likely languages no engine translates asks for source_lang', async () => {
     // unsure between German and Czech (guess: Dutch); the default source is the target; no engine translates de or cs
-    assert.throws(
-      () => ctx.services.translate.detectSource('Protonenstrahl', 'en'),
+    await assert.rejects(
+      ctx.services.translate.detectSource('Protonenstrahl', 'en'),
       (err: Error) => err.message === 'The source language could not be detected with confidence; specify source_lang.',
     );
   });
 
-  it('names the target, not a guessed source, when no engine translates into the target', () => {
+  it('names the target, not a guessed source, when no engine translates into the target', async () => {
     for (const text of ['proton beam', 'The weather is nice today and the dog sleeps in the garden.']) {
-      assert.throws(() => ctx.services.translate.detectSource(text, 'ko'), (err: Error) => err.message === "Target language 'KO' is not supported by the installed engines.");
+      await assert.rejects(ctx.services.translate.detectSource(text, 'ko'), (err: Error) => err.message === "Target language 'KO' is not supported by the installed engines.");
     }
   });
 });
@@ -181,23 +193,23 @@ describe('translation policies', () => {
     assert.equal(catalogue.targets.find((t) => t.code === 'es')!.formality, true);
   });
 
-  it('unsure detection: the default source when it reaches the target (pivots count), else the likeliest candidate', () => {
+  it('unsure detection: the default source when it reaches the target (pivots count), else the likeliest candidate', async () => {
     const unsure = (...candidates: string[]) => ({
-      detect: () => ({ status: 'insufficient_confidence' as const, rawLanguage: 'nl', confidence: 0.2, candidates }),
+      detect: async () => ({ status: 'insufficient_confidence' as const, rawLanguage: 'nl', confidence: 0.2, candidates }),
     });
-    const sure = { detect: () => ({ status: 'success' as const, language: 'fr', rawLanguage: 'fr', confidence: 0.9 }) };
+    const sure = { detect: async () => ({ status: 'success' as const, language: 'fr', rawLanguage: 'fr', confidence: 0.9 }) };
     // en→es directly, en→fr through es, de→en; nothing into ko
     const routes = new Set(['en>es', 'en>fr', 'es>fr', 'de>en', 'en>de']);
     const canTranslate = (source: string, target: string) => routes.has(`${source}>${target.split('-')[0]}`);
     const policy = (detector: SourceDetectionPolicy['detector'], defaultSourceLang?: string) => sourceDetector({ detector, canTranslate, defaultSourceLang });
-    assert.deepEqual(policy(unsure('sk', 'es'), 'en').detectSource('Hola', 'fr'), { source: 'en', detected: false });
-    assert.deepEqual(policy(sure, 'en').detectSource('Bonjour', 'es'), { source: 'fr', detected: true });
+    assert.deepEqual(await policy(unsure('sk', 'es'), 'en').detectSource('Hola', 'fr'), { source: 'en', detected: false });
+    assert.deepEqual(await policy(sure, 'en').detectSource('Bonjour', 'es'), { source: 'fr', detected: true });
     // the default is the target: the likeliest candidate that reaches it, never the unsure guess (nl)
-    assert.deepEqual(policy(unsure('de', 'cs'), 'en').detectSource('Protonenstrahl', 'en-us'), { source: 'de', detected: false });
+    assert.deepEqual(await policy(unsure('de', 'cs'), 'en').detectSource('Protonenstrahl', 'en-us'), { source: 'de', detected: false });
     // the likeliest language is the target itself: nothing to translate, the default source is not forced on it
-    assert.deepEqual(policy(unsure('de', 'cs'), 'en').detectSource('Protonenstrahl', 'de'), { source: 'de', detected: false });
-    assert.deepEqual(policy(unsure('es', 'pt')).detectSource('Hola', 'fr'), { source: 'es', detected: false });
+    assert.deepEqual(await policy(unsure('de', 'cs'), 'en').detectSource('Protonenstrahl', 'de'), { source: 'de', detected: false });
+    assert.deepEqual(await policy(unsure('es', 'pt')).detectSource('Hola', 'fr'), { source: 'es', detected: false });
     // nothing usable: no source, and not a detection
-    assert.deepEqual(policy(unsure('sk', 'cs'), 'en').detectSource('Ahoj', 'ko'), { source: undefined, detected: false });
+    assert.deepEqual(await policy(unsure('sk', 'cs'), 'en').detectSource('Ahoj', 'ko'), { source: undefined, detected: false });
   });
 });

@@ -57,12 +57,14 @@ export async function detectRoutes(app: FastifyInstance, { services }: { service
       if (texts.some((t) => typeof t !== 'string')) throw invalid("Value for 'text' not supported.");
       if (texts.length > MAX_DETECT_TEXTS) throw invalid(`Too many texts: at most ${MAX_DETECT_TEXTS} 'text' values per request.`);
       return {
-        results: (texts as string[]).map((text) => {
-          const outcome = services.detector.detect(text);
-          return outcome.status === 'success' && outcome.language
-            ? { detected_language: outcome.language, detection_status: 'success' }
-            : { detection_status: outcome.status };
-        }),
+        results: await Promise.all(
+          (texts as string[]).map(async (text) => {
+            const outcome = await services.detector.detect(text);
+            return outcome.status === 'success' && outcome.language
+              ? { detected_language: outcome.language, detection_status: 'success' }
+              : { detection_status: outcome.status };
+          }),
+        ),
       };
     },
   );

@@ -122,8 +122,8 @@ export async function libreTranslateRoutes(app: FastifyInstance, { services, con
   const keyed = (scope: 'translate' | 'detect' | 'document') => ({ scope, apiKeyParam: true });
 
   /** The detector's confidence (0–100) that `text` is in `language`; 0 when it had guessed another language. */
-  const confidenceIn = (language: string, text: string) => {
-    const outcome = services.detector.detect(text);
+  const confidenceIn = async (language: string, text: string) => {
+    const outcome = await services.detector.detect(text);
     return outcome.rawLanguage !== undefined && baseLang(outcome.rawLanguage) === baseLang(language) ? Math.round(outcome.confidence * 100) : 0;
   };
 
@@ -151,13 +151,15 @@ export async function libreTranslateRoutes(app: FastifyInstance, { services, con
       const pick = <T>(items: T[]) => (req.batch ? items : items[0]!);
       const detected =
         req.sourceLang === undefined
-          ? outcome.results.map((r, i) => {
-              const language = r.detectedSourceLanguage.toLowerCase();
-              // markup is not language: the detector reads the text between the tags (no '<' inside a match keeps it
-              // linear on text full of unclosed '<')
-              const text = html ? req.texts[i]!.replace(/<[^<>]*>/g, ' ') : req.texts[i]!;
-              return { language: toLibreCode(language), confidence: confidenceIn(language, text) };
-            })
+          ? await Promise.all(
+              outcome.results.map(async (r, i) => {
+                const language = r.detectedSourceLanguage.toLowerCase();
+                // markup is not language: the detector reads the text between the tags (no '<' inside a match keeps it
+                // linear on text full of unclosed '<')
+                const text = html ? req.texts[i]!.replace(/<[^<>]*>/g, ' ') : req.texts[i]!;
+                return { language: toLibreCode(language), confidence: await confidenceIn(language, text) };
+              }),
+            )
           : undefined;
       return {
         translatedText: pick(outcome.results.map((r) => r.text)),
@@ -172,7 +174,7 @@ export async function libreTranslateRoutes(app: FastifyInstance, { services, con
     { config: keyed('detect'), schema: { consumes: JSON_OR_FORM, body: DetectBody, response: { 200: Type.Array(DetectedLanguage), ...libreErrors } } },
     async (request) => {
       authOf(request);
-      const outcome = services.detector.detect(parseDetectBody(request.body));
+      const outcome = await services.detector.detect(parseDetectBody(request.body));
       // As LibreTranslate: nothing recognised is the default language with confidence 0.
       if (outcome.rawLanguage === undefined) return [{ language: toLibreCode(config.defaultSourceLang), confidence: 0 }];
       return [{ language: toLibreCode(outcome.rawLanguage), confidence: Math.round(outcome.confidence * 100) }];
