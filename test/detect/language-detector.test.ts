@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import {
   DETECTION_LANGUAGES,
   EldLanguageDetector,
-  LazyLanguageDetector,
   type DetectionOutcome,
 } from '../../src/detect/language-detector.js';
 import { hasSignatureLetter } from '../../src/detect/alphabet-hints.js';
 import { distinctContent } from '../../src/detect/distinct-content.js';
+import { LazyLanguageDetector } from '../../src/detect/lazy-language-detector.js';
 import { NgramModel } from '../../src/detect/ngram-model.js';
 import { FLORES_DIR, floresLines, truncateAtWord } from '../helpers/flores.js';
 

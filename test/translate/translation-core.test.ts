@@ -3,7 +3,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AuthContext } from '../../src/accounts/accounts-service.js';
-import { LazyLanguageDetector } from '../../src/detect/language-detector.js';
+import { LazyLanguageDetector } from '../../src/detect/lazy-language-detector.js';
 import { EngineError, type EngineTranslateOptions, type TranslationEngine } from '../../src/engines/engine.js';
 import { ServiceError } from '../../src/lib/errors.js';
 import { engineErrorToServiceError } from '../../src/translate/engine-errors.js';
