@@ -23,6 +23,7 @@ const EnvSchema = Type.Object({
   TOLK_APERTIUM_MEMORY_MB: Type.Optional(Positive),
   TOLK_APERTIUM_PIPELINES_PER_PAIR: Type.Optional(Positive),
   TOLK_DEFAULT_SOURCE_LANG: Type.Optional(Type.String({ pattern: '^[a-z]{2,3}$' })),
+  TOLK_DETECTOR_LOAD: Type.Optional(Type.Union([Type.Literal('start'), Type.Literal('first-use')])),
   TOLK_APERTIUM_PAIRS: Type.Optional(Type.String({ pattern: '^[a-z0-9-]+(,[a-z0-9-]+)*$' })),
   TOLK_APERTIUM_WARM_PAIRS: Type.Optional(Type.String({ pattern: '^(\\*|[a-z0-9-]+(,[a-z0-9-]+)*)$' })),
   TOLK_DOCUMENT_WORKERS: Type.Optional(Type.Integer({ minimum: 0, maximum: 64 })),
@@ -78,6 +79,8 @@ export interface Config {
   engineTimeoutMs: number;
   /** Source language assumed for texts too short or ambiguous to detect (when it can reach the target). */
   defaultSourceLang: string;
+  /** When the language detector's tables (~150 MiB) load: at start, or on the first detection (which then holds the event loop ~1 s once). */
+  detectorLoad: 'start' | 'first-use';
   /** "en-es=apertium,*=apertium": which engine serves which pair. */
   engineRoutes: { pair: string; engine: string }[];
   /**
@@ -203,6 +206,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     engineTimeoutMs: e.TOLK_ENGINE_TIMEOUT_MS ?? 10_000,
     engineRoutes: parseRoutes(e.TOLK_ENGINE_ROUTES),
     defaultSourceLang: e.TOLK_DEFAULT_SOURCE_LANG ?? 'en',
+    detectorLoad: e.TOLK_DETECTOR_LOAD ?? 'start',
     apertium: {
       modesDir: e.TOLK_APERTIUM_MODES_DIR ?? '/usr/share/apertium/modes',
       memoryBudgetMb: e.TOLK_APERTIUM_MEMORY_MB,

@@ -2,9 +2,9 @@
 import { DETECTOR_LANGUAGES, EldLanguageDetector, type DetectionOutcome, type LanguageDetection, type LanguageDetector } from './language-detector.js';
 
 /**
- * Loads the detector on the first detection, not at start: eld's database and the n-gram model hold ~150 MiB that a
- * server which never detects (every request names its source) need not pay. Concurrent first detections wait for the
- * one load; a failed load is tried again by the next detection.
+ * The detector, loaded by preload() at start (the default) or by the first detection (TOLK_DETECTOR_LOAD=first-use):
+ * eld's database and the n-gram model hold ~150 MiB that a server which never detects need not pay, but loading holds
+ * the event loop ~1 s. Concurrent first detections wait for the one load; a failed load is tried again by the next.
  */
 export class LazyLanguageDetector implements LanguageDetection {
   readonly languages = DETECTOR_LANGUAGES;
@@ -18,10 +18,19 @@ export class LazyLanguageDetector implements LanguageDetection {
   }
 
   async detect(text: string): Promise<DetectionOutcome> {
+    return (await this.loaded()).detect(text);
+  }
+
+  /** Loads the tables now (at start, before requests arrive). */
+  async preload(): Promise<void> {
+    await this.loaded();
+  }
+
+  private loaded(): Promise<LanguageDetector> {
     this.loading ??= this.load().catch((err: unknown) => {
       this.loading = undefined;
       throw err;
     });
-    return (await this.loading).detect(text);
+    return this.loading;
   }
 }

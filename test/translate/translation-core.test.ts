@@ -37,14 +37,14 @@ function recorded(engine: TranslationEngine): TranslationEngine {
 }
 
 before(async () => {
-  ctx = await createTestApp({ engines: testEngines().map(recorded) });
+  ctx = await createTestApp({ engines: testEngines().map(recorded), env: { TOLK_DETECTOR_LOAD: 'first-use' } });
   const account = await createAccount(ctx);
   caller = (await ctx.services.accounts.authenticate(account.key))!;
 });
 after(() => ctx.close());
 
 describe('TranslationCore.translateText', () => {
-  it('loads the language detector on the first text without a source, not at start, and detects that text', async () => {
+  it('with TOLK_DETECTOR_LOAD=first-use, loads the language detector on the first text without a source, not at start, and detects that text', async () => {
     const detector = ctx.services.detector;
     assert.ok(detector instanceof LazyLanguageDetector);
     await ctx.services.translate.translateText(job(['The dog sleeps.']));
