@@ -6,6 +6,7 @@
 //   node scripts/make-test-llm.mjs --out FILE.gguf [--seed N] [--layers N] [--embd N]
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { seededRandom } from './seeded-random.mjs';
 
 const { values } = parseArgs({
   options: { out: { type: 'string' }, seed: { type: 'string', default: '35' }, layers: { type: 'string', default: '2' }, embd: { type: 'string', default: '64' } },
@@ -13,18 +14,6 @@ const { values } = parseArgs({
 if (!values.out) {
   console.error('usage: node scripts/make-test-llm.mjs --out FILE.gguf [--seed N] [--layers N] [--embd N]');
   process.exit(2);
-}
-
-// mulberry32: a small seeded generator, so the same seed always writes the same bytes
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 // ---- tokenizer: control tokens, 256 byte tokens, characters, then pieces of common words (every prefix of
@@ -79,7 +68,7 @@ const nHeadKv = 2;
 const nFf = nEmbd * 2;
 const headDim = nEmbd / nHead;
 
-const random = rng(Number(values.seed));
+const random = seededRandom(Number(values.seed));
 const tensors = [];
 const tensor = (name, dims, fill) => {
   const count = dims.reduce((a, b) => a * b, 1);

@@ -26,6 +26,7 @@ const USAGE = `usage: node scripts/make-test-model.mjs --pair en-de --out DIR
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { seededRandom } from './seeded-random.mjs';
 
 /** Mozilla's architectures (modelConfig of the published metadata.json), and the shortlist size per source word. */
 export const ARCHITECTURES = {
@@ -52,18 +53,6 @@ const EOS_WEIGHT = 1.5;
 // Weights of the decoder layers that write the residual stream, against Glorot's: every layer normalization shrinks
 // the clock by what the layer added, and at full gain four decoder layers of a narrow model leave too little of it.
 const RESIDUAL_GAIN = 0.5;
-
-/** Small deterministic PRNG (mulberry32): the same seed gives the same model byte for byte. */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * `special:model.yml` as Marian writes it, with the keys of the published modelConfig. Split vocabularies tie the
@@ -294,7 +283,7 @@ export function makeTestModel({ vocab, srcVocab, trgVocab, pair, shape: shapeNam
   const trgBuf = split ? readFileSync(trgVocab) : srcBuf;
   const srcPieces = readSentencePieces(srcBuf);
   const pieces = split ? readSentencePieces(trgBuf) : srcPieces;
-  const random = prng(seed);
+  const random = seededRandom(seed);
   const eos = pieces.findIndex((p) => p.piece === '</s>');
   // Output words: ordinary word pieces that start with a letter (the output reads as words, never as marks).
   const candidates = [];

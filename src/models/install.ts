@@ -2,7 +2,7 @@
 // models directory (which the engine never scans), checked, then renamed into place: a running server sees either
 // no model or the complete one, never half of it.
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Transform } from 'node:stream';
@@ -14,6 +14,7 @@ import { DEFAULT_INDEX_URL, DIRECTION_SYNTAX, namesDirection, pickModel, readMod
 
 import { ModelInstallError } from './model-install-error.js';
 import { openDownload } from './open-download.js';
+import { hashingMeter, sha256File } from './hashing-meter.js';
 
 export { ModelInstallError };
 
@@ -40,12 +41,6 @@ interface ModelMeta {
   origin: string;
   /** SHA-256 of every file as installed, for `tolk models verify`. */
   sha256: Record<string, string>;
-}
-
-async function sha256File(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  await pipeline(createReadStream(path), hash);
-  return hash.digest('hex');
 }
 
 /** What a download must turn out to be; `zstd`: the body is zstd-compressed and the file written decompressed. */
@@ -98,20 +93,12 @@ async function download(url: string, path: string, label: string, expected: Expe
     hash.update(chunk);
     progress?.(label, received, total);
   });
-  const outHash = createHash('sha256');
-  let written = 0;
-  const counter = new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      written += chunk.length;
-      outHash.update(chunk);
-      callback(null, chunk);
-    },
-  });
+  const written = hashingMeter();
   const corrupted = (why: string) => new ModelInstallError(`${label} from ${url} is corrupted: ${why}; nothing was installed`);
   let damage: Error | undefined;
   const decompressor = expected.zstd ? zstdDecompressor((err) => (damage = err)) : undefined;
   try {
-    await (decompressor ? pipeline(body, decompressor, counter, createWriteStream(path)) : pipeline(body, counter, createWriteStream(path)));
+    await (decompressor ? pipeline(body, decompressor, written.stream, createWriteStream(path)) : pipeline(body, written.stream, createWriteStream(path)));
   } catch {
     // Data that does not decompress is damaged, not interrupted.
     if (damage) throw corrupted(`not valid zstd data (${damage.message})`);
@@ -123,8 +110,8 @@ async function download(url: string, path: string, label: string, expected: Expe
   const actual = hash.digest('hex');
   if (expected.sha256 && actual !== expected.sha256) throw corrupted(`its SHA-256 is ${actual}, the index says ${expected.sha256}`);
   if (expected.zstd) {
-    if (written !== expected.zstd.size) throw corrupted(`it decompresses to ${written} bytes, the index says ${expected.zstd.size}`);
-    const decompressed = outHash.digest('hex');
+    if (written.bytes !== expected.zstd.size) throw corrupted(`it decompresses to ${written.bytes} bytes, the index says ${expected.zstd.size}`);
+    const decompressed = written.sha256();
     if (decompressed !== expected.zstd.sha256) throw corrupted(`its decompressed SHA-256 is ${decompressed}, the index says ${expected.zstd.sha256}`);
     return decompressed;
   }

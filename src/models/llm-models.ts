@@ -4,15 +4,15 @@
 // `--from FILE.gguf` copies a local file and `--from URL#sha256=HEX` downloads one that must match the hash. Files
 // are written under hidden names, checked, then renamed into place (the first part last): a running server sees
 // no model or the whole one, never part of it, and a refused file leaves nothing behind.
-import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat, writeFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Readable, Transform } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { llmModelsDir } from '../engines/llm/index.js';
 import { ModelInstallError, type Progress } from './install.js';
 import { openDownload } from './open-download.js';
+import { hashingMeter, sha256File } from './hashing-meter.js';
 
 export const DEFAULT_LLM_MODELS_URL = 'https://huggingface.co/';
 
@@ -79,18 +79,9 @@ export interface InstalledLlmModel {
 
 /** Streams a source into a file, hashing on the way; returns the SHA-256 and the byte count. */
 async function copyHashing(source: Readable, to: string, label: string, total: number, progress?: Progress): Promise<{ sha256: string; bytes: number }> {
-  const hash = createHash('sha256');
-  let bytes = 0;
-  const meter = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      bytes += chunk.length;
-      hash.update(chunk);
-      progress?.(label, bytes, total);
-      done(null, chunk);
-    },
-  });
-  await pipeline(source, meter, createWriteStream(to));
-  return { sha256: hash.digest('hex'), bytes };
+  const meter = hashingMeter((bytes) => progress?.(label, bytes, total));
+  await pipeline(source, meter.stream, createWriteStream(to));
+  return { sha256: meter.sha256(), bytes: meter.bytes };
 }
 
 const fetchStream = async (url: string, label: string): Promise<{ body: Readable; total: number }> => {
@@ -230,9 +221,7 @@ export async function verifyLlmModels(modelsDir: string): Promise<LlmVerifyResul
     let problem: string | undefined;
     for (const file of model.files) {
       const base = file.slice(dir.length + 1);
-      const hash = createHash('sha256');
-      await pipeline(createReadStream(file), hash);
-      const actual = hash.digest('hex');
+      const actual = await sha256File(file);
       if (actual !== recorded[base]) problem ??= `${base}: SHA-256 ${actual}, ${recorded[base] ? `installed as ${recorded[base]}` : 'not recorded'}`;
     }
     results.push(problem ? { name: model.name, ok: false, problem } : { name: model.name, ok: true });

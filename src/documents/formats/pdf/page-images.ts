@@ -1,8 +1,8 @@
 // The images a PDF's pages paint (image XObjects and inline images), decoded by pdf.js and encoded as PNG, with the
 // size and place they have on the page: a conversion to another format embeds them where they were.
 import { createCanvas, ImageData } from '@napi-rs/canvas';
-import type { PDFDocumentLoadingTask, PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { pdfjs } from './pdfjs.js';
+import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { openPdf, pdfjs } from './pdfjs.js';
 
 export interface PageImage {
   png: Buffer;
@@ -104,23 +104,11 @@ async function png(image: DecodedImage): Promise<Buffer | undefined> {
 
 /** Every page's images in painting order; a document or image pdf.js cannot read yields no images, never an error. */
 export async function readPageImages(input: Buffer, limits: ImageLimits): Promise<PageImage[][]> {
-  const { getDocument, OPS } = await pdfjs();
+  const { OPS } = await pdfjs();
   let doc: PDFDocumentProxy;
-  let loading: PDFDocumentLoadingTask | undefined;
   try {
-    loading = getDocument({
-      data: new Uint8Array(input),
-      verbosity: 0,
-      isEvalSupported: false,
-      disableFontFace: true,
-      useSystemFonts: false,
-      stopAtErrors: false,
-      maxImageSize: limits.maxPixels,
-    });
-    doc = await loading.promise;
+    doc = await openPdf(input, limits.maxPixels);
   } catch {
-    // a document that failed to open still has a loading task working on it: stop it
-    await loading?.destroy().catch(() => {});
     return [];
   }
   const pages: PageImage[][] = [];

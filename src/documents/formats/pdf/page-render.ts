@@ -1,7 +1,7 @@
 // Pages rendered by pdf.js onto a canvas (@napi-rs/canvas), one at a time: pictures of kept text, pages to recognize.
 import { createCanvas, type Canvas } from '@napi-rs/canvas';
-import type { PDFDocumentLoadingTask, PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { pdfjs } from './pdfjs.js';
+import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { openPdf } from './pdfjs.js';
 
 export type PageViewport = ReturnType<PDFPageProxy['getViewport']>;
 
@@ -17,14 +17,10 @@ export async function renderPages(
   use: (page: number, canvas: Canvas, viewport: PageViewport) => Promise<void | 'stop'>,
 ): Promise<void> {
   if (pages.length === 0) return;
-  const { getDocument } = await pdfjs();
-  let loading: PDFDocumentLoadingTask | undefined;
   let doc: PDFDocumentProxy;
   try {
-    loading = getDocument({ data: new Uint8Array(input), verbosity: 0, isEvalSupported: false, disableFontFace: true, useSystemFonts: false, stopAtErrors: false });
-    doc = await loading.promise;
+    doc = await openPdf(input);
   } catch {
-    await loading?.destroy().catch(() => {});
     return;
   }
   try {

@@ -1,6 +1,6 @@
 // Reads a PDF's pages and positioned text with pdf.js (legacy build: runs in Node with its in-process fake worker).
-import type { PDFDocumentLoadingTask, PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { pdfjs, type PdfJs } from './pdfjs.js';
+import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { openPdf, pdfjs, type PdfJs } from './pdfjs.js';
 import { DocumentFormatError } from '../format.js';
 import { styleOfFontName } from './fonts.js';
 import type { TextPiece } from './layout.js';
@@ -25,25 +25,12 @@ export interface ReadLimits {
 
 /** Every page's text pieces; unreadable, encrypted or oversized documents throw a DocumentFormatError. */
 export async function readPageTexts(input: Buffer, limits: ReadLimits): Promise<PageText[]> {
-  const { getDocument, OPS } = await pdfjs();
+  const { OPS } = await pdfjs();
   let doc: PDFDocumentProxy;
-  let loading: PDFDocumentLoadingTask | undefined;
   try {
-    loading = getDocument({
-      // pdf.js takes ownership of (detaches) the buffer it is given
-      data: new Uint8Array(input),
-      verbosity: 0,
-      isEvalSupported: false,
-      disableFontFace: true,
-      useSystemFonts: false,
-      stopAtErrors: false,
-      // images are not needed for text; a tiny limit makes pdf.js skip decoding them
-      maxImageSize: 1,
-    });
-    doc = await loading.promise;
+    // images are not needed for text; a tiny limit makes pdf.js skip decoding them
+    doc = await openPdf(input, 1);
   } catch (err) {
-    // a document that failed to open still has a loading task working on it: stop it
-    await loading?.destroy().catch(() => {});
     const name = (err as Error)?.name;
     if (name === 'PasswordException') throw new DocumentFormatError('The PDF file is password-protected. Remove the password and upload it again.');
     throw new DocumentFormatError('The PDF file cannot be read: it is damaged or not a valid PDF.');
