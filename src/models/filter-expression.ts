@@ -1,6 +1,7 @@
 // Remote Settings `filter_expression`s (Mozilla's JEXL subset) as they occur in the translation model index:
 // comparisons of `env.…` properties with string literals, joined by `&&` / `||`, with parentheses and `!`. Evaluated by
-// a small recursive-descent parser over a token list (linear in the expression's length); nothing is ever `eval`ed.
+// a small recursive-descent parser over a token list (linear in the expression's length, its length and nesting
+// bounded); nothing is ever `eval`ed.
 // An expression outside this subset is an error, which the index reader takes as "not for this client".
 
 export class FilterExpressionError extends Error {}
@@ -10,16 +11,29 @@ export type FilterEnvironment = Readonly<Record<string, string>>;
 
 type Token = { kind: 'str' | 'ident' | 'op'; text: string };
 
-const TOKEN = /\s*(?:(==|!=|&&|\|\||[()!])|'([^'\\]*)'|"([^"\\]*)"|([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*))/y;
+const TOKEN = /(==|!=|&&|\|\||[()!])|'([^'\\]*)'|"([^"\\]*)"|([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)/y;
+const SPACE = /\s*/y;
+
+/** Longer expressions are refused: the index's are under 100 characters. */
+export const MAX_FILTER_LENGTH = 4096;
+/** Deeper nesting of `(` and `!` is refused (a bound on the parser's recursion). */
+export const MAX_FILTER_DEPTH = 32;
 
 function tokenize(source: string): Token[] {
+  if (source.length > MAX_FILTER_LENGTH) {
+    throw new FilterExpressionError(`unsupported filter expression of ${source.length} characters (at most ${MAX_FILTER_LENGTH})`);
+  }
   const tokens: Token[] = [];
-  TOKEN.lastIndex = 0;
-  while (TOKEN.lastIndex < source.length) {
-    if (/^\s*$/.test(source.slice(TOKEN.lastIndex))) break;
-    const at = TOKEN.lastIndex;
+  let at = 0;
+  for (;;) {
+    SPACE.lastIndex = at;
+    SPACE.exec(source);
+    at = SPACE.lastIndex;
+    if (at >= source.length) break;
+    TOKEN.lastIndex = at;
     const m = TOKEN.exec(source);
     if (!m) throw new FilterExpressionError(`unsupported filter expression ${JSON.stringify(source)} (at character ${at})`);
+    at = TOKEN.lastIndex;
     if (m[1] !== undefined) tokens.push({ kind: 'op', text: m[1] });
     else if (m[4] !== undefined) tokens.push({ kind: 'ident', text: m[4] });
     else tokens.push({ kind: 'str', text: m[2] ?? m[3]! });
@@ -42,14 +56,21 @@ export function evaluateFilterExpression(source: string, env: FilterEnvironment)
     if (t.kind === 'ident') return env[t.text];
     return fail(`unexpected ${t.text}`);
   };
+  let depth = 0;
+  const nested = (inner: () => boolean): boolean => {
+    if (++depth > MAX_FILTER_DEPTH) fail(`nested deeper than ${MAX_FILTER_DEPTH}`);
+    const result = inner();
+    depth--;
+    return result;
+  };
   const primary = (): boolean => {
     if (peek('!')) {
       pos++;
-      return !primary();
+      return !nested(primary);
     }
     if (peek('(')) {
       pos++;
-      const inner = or();
+      const inner = nested(or);
       if (!peek(')')) fail('a parenthesis is not closed');
       pos++;
       return inner;
