@@ -331,17 +331,19 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     assert.equal(await page.evaluate(() => window.scrollY), scrolled);
     await name.fill('CI bot');
     // The key's use this billing period, under each of its limits (and describing the limit's field).
-    const setLimit = async (characters: string) => {
+    const usedBeside = (limit: string) =>
+      page.getByLabel(limit).evaluate((el) => document.getElementById(el.getAttribute('aria-describedby') ?? '')?.textContent);
+    /** Sets the limit and waits for the table to show it (the notice may still say so from the time before). */
+    const setLimit = async (characters: string, shown: string) => {
       await page.getByLabel('Character limit of key CI bot').fill(characters);
       await page.locator('#keys tr', { has: page.getByLabel('Name of key CI bot') }).getByRole('button', { name: 'Set limits' }).click();
       await page.getByText('Key “CI bot”: limits set.').waitFor();
+      const id = await page.getByLabel('Character limit of key CI bot').getAttribute('aria-describedby');
+      await page.waitForFunction(([id, text]) => document.getElementById(id ?? '')?.textContent === text, [id, shown] as const);
     };
-    const usedBeside = (limit: string) =>
-      page.getByLabel(limit).evaluate((el) => document.getElementById(el.getAttribute('aria-describedby') ?? '')?.textContent);
-    await setLimit('20');
-    assert.equal(await usedBeside('Character limit of key CI bot'), '14 of 20 used');
+    await setLimit('20', '14 of 20 used');
     assert.equal(await usedBeside('Voice minutes limit of key CI bot'), '0 used');
-    await setLimit('14');
+    await setLimit('14', '14 of 14 used, limit reached');
     assert.equal(await usedBeside('Character limit of key CI bot'), '14 of 14 used, limit reached');
     assert.deepEqual(await unnamedControls(), []);
     // On a phone every column of a key, its use and Deactivate included, is on screen without scrolling sideways,
@@ -357,9 +359,9 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     await chartTextAtLeast(11);
     // Deactivation says it is permanent and what to do instead; Replace makes a new key with the same settings.
     await deactivate.click();
-    assert.match(dialogs.at(-1) ?? '', /permanent.*Replace/s);
     const inactive = page.locator('#keys tr.inactive', { has: page.getByLabel('Name of key CI bot') });
     await inactive.getByText('Deactivated (permanent)').waitFor();
+    assert.match(dialogs.at(-1) ?? '', /permanent.*Replace/s);
     assert.equal(await translateWith(secret, 'Hello.'), 403);
     await page.getByRole('button', { name: 'Replace key CI bot' }).click();
     await page.getByText('Key “CI bot” replaced by a new key.').waitFor();
@@ -377,6 +379,7 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     const usedId = await active.getByLabel('Character limit of key CI bot').getAttribute('aria-describedby');
     await refreshTick();
     await page.waitForFunction((id) => document.getElementById(id!)?.textContent === '6 of 14 used', usedId);
+    await keyCharted(/^CI bot \(/, 6);
     assert.deepEqual(await unnamedControls(), []);
     await shotBoth('admin-replaced');
     await page.getByRole('button', { name: 'Done' }).click();
