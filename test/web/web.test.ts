@@ -380,6 +380,13 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     await refreshTick();
     await page.waitForFunction((id) => document.getElementById(id!)?.textContent === '6 of 14 used', usedId);
     await keyCharted(/^CI bot \(/, 6);
+    // A refresh that cannot reach the server says so, and the message goes once a refresh works again.
+    await page.route('**/v2/usage', (route) => route.abort());
+    await refreshTick();
+    await expectError(/cannot be reached/);
+    await page.unrouteAll();
+    await refreshTick();
+    await page.locator('.notice.error').waitFor({ state: 'detached' });
     assert.deepEqual(await unnamedControls(), []);
     await shotBoth('admin-replaced');
     await page.getByRole('button', { name: 'Done' }).click();

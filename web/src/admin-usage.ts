@@ -46,8 +46,9 @@ export function usageCharts(fail: (err: unknown) => void): UsageCharts {
       if (!(end >= start)) return fail(new Error('The range must start before it ends.'));
       range = { start, end, endsToday: to.value === isoDay(Date.now()) };
     } else if (range.endsToday && isoDay(range.end) !== isoDay(Date.now())) {
+      // The field follows unless the person has put another date in it.
+      if (to.value === isoDay(range.end)) to.value = isoDay(Date.now());
       range = { ...range, end: Date.parse(isoDay(Date.now())) };
-      if (document.activeElement !== to) to.value = isoDay(range.end);
     }
     const { start } = range;
     const end = range.end + DAY; // the end day is included

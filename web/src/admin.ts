@@ -32,12 +32,22 @@ export async function adminView(): Promise<HTMLElement> {
     h('h2', { id: 'admin-title' }, 'Admin console'), notice.el, quota, keys.el, usage.el);
 
   // One refresh at a time; stopped for good once the console is left (the next visit builds a new one).
+  // A failed refresh (the server unreachable, say) is said, and that message goes once a refresh works again.
   let running = false;
+  let failure = '';
   const refresh = () => {
     if (!view.isConnected) return stop();
     if (running || document.visibilityState !== 'visible') return;
     running = true;
-    void Promise.all([loadQuota(), keys.load(), usage.load()]).catch(fail).finally(() => (running = false));
+    void Promise.all([loadQuota(), keys.load(), usage.load()])
+      .then(() => {
+        if (failure && notice.el.textContent === failure) notice.clear();
+        failure = '';
+      }, (err: unknown) => {
+        fail(err);
+        failure = notice.el.textContent ?? '';
+      })
+      .finally(() => (running = false));
   };
   const timer = setInterval(refresh, REFRESH_MS);
   document.addEventListener('visibilitychange', refresh);
