@@ -31,6 +31,8 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
   let freeKey: string;
   const dataDir = mkdtempSync(join(tmpdir(), 'tolk-web-'));
   const pageErrors: string[] = [];
+  /** The messages of the confirmations the page asked for (all accepted). */
+  const dialogs: string[] = [];
 
   const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
   /** A view at desktop and phone width (NAME-desktop.png, NAME-phone.png); `atPhone` checks it while narrow. */
@@ -64,13 +66,37 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
         })
         .map((el) => el.outerHTML.slice(0, 100)),
     );
-  /** Text translation characters in the day chart's figures, summed over the range. */
+  /** Text translation characters in the day chart's figures, summed over the range, as the console shows them. */
   async function chartedTextCharacters(): Promise<number> {
-    await page.locator('#refresh-usage').click();
     const figure = page.locator('figure', { hasText: 'Characters per day by service' });
-    await figure.waitFor();
     const cells = await figure.locator('tbody tr td:nth-child(2)').allTextContents();
     return cells.reduce((sum, c) => sum + Number(c.replace(/\D/g, '') || 0), 0);
+  }
+  /** Waits until the per-key chart's figures give the key named so this many characters. */
+  const keyCharted = (name: RegExp, characters: number) =>
+    page.locator('figure', { hasText: 'Characters per key' }).locator('tbody tr', { has: page.getByRole('rowheader', { name, includeHidden: true }) })
+      .getByRole('cell', { name: String(characters), exact: true, includeHidden: true }).waitFor({ state: 'attached' });
+  /** The admin console's periodic refresh (REFRESH_MS in web/src/admin.ts, 20 s), made due by the page's clock. */
+  const refreshTick = () => page.clock.fastForward('00:21');
+  async function translateWith(key: string, text: string): Promise<number> {
+    const res = await fetch(`${origin}/v2/translate`, {
+      method: 'POST',
+      headers: { authorization: `Service-Auth-Key ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ text: [text], target_lang: 'ES' }),
+    });
+    await res.body?.cancel();
+    return res.status;
+  }
+  /** Every chart's text is drawn at least this many pixels high (its font size times the SVG's scale on screen). */
+  async function chartTextAtLeast(px: number): Promise<void> {
+    const sizes = () => page.evaluate(() => [...document.querySelectorAll<SVGTextElement>('svg.chart text')].map((t) => {
+      const chart = t.ownerSVGElement!;
+      return parseFloat(getComputedStyle(t).fontSize) * (chart.getBoundingClientRect().width / chart.viewBox.baseVal.width);
+    }));
+    // The charts are redrawn for a new width before the next paint: wait for that frame.
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    const all = await sizes();
+    assert.ok(all.length > 0 && Math.min(...all) >= px, `chart text sizes ${[...new Set(all.map((s) => s.toFixed(1)))].join(', ')} px`);
   }
 
   before(async () => {
@@ -91,7 +117,12 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     // Script errors and CSP violations; failed API calls (403, 456, the server down) are expected and left out.
     page.on('pageerror', (err) => pageErrors.push(err.message));
     page.on('console', (m) => m.type() === 'error' && !m.text().startsWith('Failed to load resource') && pageErrors.push(m.text()));
-    page.on('dialog', (dialog) => void dialog.accept());
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.accept();
+    });
+    // The page's timers on a clock the test can move on (time flows as usual otherwise): see refreshTick.
+    await page.clock.install();
   });
 
   after(async () => {
@@ -170,7 +201,7 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     await page.getByLabel('Text to improve').fill('The weather is beautifull todday.');
     await page.getByRole('button', { name: 'Improve', exact: true }).click();
     await page.waitForFunction(() => /beautiful today/.test((document.getElementById('write-result') as HTMLTextAreaElement).value));
-    await page.getByText(/Improved \(EN detected\)/).waitFor();
+    await page.getByText('Improved (English detected).').waitFor();
     assert.equal(await page.getByLabel('Style or tone').isVisible(), false, 'style and tone only for rephrasing');
     assert.deepEqual(await unnamedControls(), []);
     await shotBoth('write');
@@ -269,7 +300,7 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     assert.equal(await page.locator('.doc', { hasText: 'brochure.pdf' }).count(), 0);
   });
 
-  it('creates, scopes, limits and deactivates a key in the admin console; its use shows beside its limit; the usage chart follows a translation', async () => {
+  it('creates, scopes, limits and deactivates a key in the admin console; its use shows beside its limit and refreshes on its own', async () => {
     await tab('Admin console');
     await page.getByLabel('New key name').fill('CI bot');
     await page.getByRole('button', { name: 'Create key' }).click();
@@ -283,46 +314,91 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     }
     await page.getByRole('button', { name: 'Set scopes of key CI bot' }).click();
     await page.getByText('Key “CI bot”: scopes set.').waitFor();
-    assert.equal(await page.locator('#keys tr', { has: page.getByLabel('Name of key CI bot') }).locator('summary').textContent(), 'translate, languages');
+    assert.equal(await row.locator('summary').textContent(), 'translate, languages');
+    assert.equal(await row.locator('details').getAttribute('open'), '', 'the scopes stay open where they were set');
+    // A translation made with the key elsewhere shows up in its use and the per-key chart without a reload or a click,
+    // while what the person is typing, the focus and the scroll position stay as they were.
+    assert.equal(await translateWith(secret, 'Hello friends.'), 200);
+    const name = page.getByLabel('Name of key CI bot');
+    await name.fill('CI bot, edited');
+    await page.evaluate(() => window.scrollTo(0, 200));
+    const scrolled = await page.evaluate(() => window.scrollY);
+    await refreshTick();
+    await page.waitForFunction(() => document.querySelector('[id^="chars-used-"]')?.textContent === '14 used');
+    await keyCharted(/^CI bot \(/, 14);
+    assert.equal(await name.inputValue(), 'CI bot, edited');
+    assert.ok(await name.evaluate((el) => el === document.activeElement), 'the focus stays in the field being typed in');
+    assert.equal(await page.evaluate(() => window.scrollY), scrolled);
+    await name.fill('CI bot');
     // The key's use this billing period, under each of its limits (and describing the limit's field).
-    const used = await fetch(`${origin}/v2/translate`, {
-      method: 'POST',
-      headers: { authorization: `Service-Auth-Key ${secret}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ text: ['Hello friends.'], target_lang: 'ES' }),
-    });
-    assert.equal(used.status, 200);
-    const setLimit = async (characters: string) => {
+    const usedBeside = (limit: string) =>
+      page.getByLabel(limit).evaluate((el) => document.getElementById(el.getAttribute('aria-describedby') ?? '')?.textContent);
+    /** Sets the limit and waits for the table to show it (the notice may still say so from the time before). */
+    const setLimit = async (characters: string, shown: string) => {
       await page.getByLabel('Character limit of key CI bot').fill(characters);
       await page.locator('#keys tr', { has: page.getByLabel('Name of key CI bot') }).getByRole('button', { name: 'Set limits' }).click();
       await page.getByText('Key “CI bot”: limits set.').waitFor();
+      const id = await page.getByLabel('Character limit of key CI bot').getAttribute('aria-describedby');
+      await page.waitForFunction(([id, text]) => document.getElementById(id ?? '')?.textContent === text, [id, shown] as const);
     };
-    const usedBeside = (limit: string) =>
-      page.getByLabel(limit).evaluate((el) => document.getElementById(el.getAttribute('aria-describedby') ?? '')?.textContent);
-    await setLimit('20');
-    assert.equal(await usedBeside('Character limit of key CI bot'), '14 of 20 used');
+    await setLimit('20', '14 of 20 used');
     assert.equal(await usedBeside('Voice minutes limit of key CI bot'), '0 used');
-    await setLimit('14');
+    await setLimit('14', '14 of 14 used, limit reached');
     assert.equal(await usedBeside('Character limit of key CI bot'), '14 of 14 used, limit reached');
     assert.deepEqual(await unnamedControls(), []);
-    // On a phone every column of a key, its use and Deactivate included, is on screen without scrolling sideways.
+    // On a phone every column of a key, its use and Deactivate included, is on screen without scrolling sideways,
+    // and the charts' text is drawn at 11 px or more.
     const deactivate = page.getByRole('button', { name: 'Deactivate key CI bot' });
     await shotBoth('admin', async () => {
       for (const el of [deactivate, page.locator('.used.over')]) {
         const box = (await el.boundingBox())!;
         assert.ok(box.x >= 0 && box.x + box.width <= PHONE.width, `${await el.textContent()} at x=${box.x}`);
       }
+      await chartTextAtLeast(11);
     });
+    await chartTextAtLeast(11);
+    // Deactivation says it is permanent and what to do instead; Replace makes a new key with the same settings.
+    await deactivate.click();
+    const inactive = page.locator('#keys tr.inactive', { has: page.getByLabel('Name of key CI bot') });
+    await inactive.getByText('Deactivated (permanent)').waitFor();
+    assert.match(dialogs.at(-1) ?? '', /permanent.*Replace/s);
+    assert.equal(await translateWith(secret, 'Hello.'), 403);
+    await page.getByRole('button', { name: 'Replace key CI bot' }).click();
+    await page.getByText('Key “CI bot” replaced by a new key.').waitFor();
+    assert.match(await page.locator('#new-secret').textContent() ?? '', /replace the deactivated one, with the same limits and scopes.*can never be turned back on/);
+    const replacement = (await page.locator('#secret-value').textContent()) ?? '';
+    assert.ok(replacement !== secret && /^\S{20,}$/.test(replacement), replacement);
+    const active = page.locator('#keys tr:not(.inactive)', { has: page.getByLabel('Name of key CI bot') });
+    assert.equal(await active.count(), 1);
+    assert.equal(await active.getByLabel('Character limit of key CI bot').inputValue(), '14');
+    assert.equal(await active.locator('summary').textContent(), 'translate, languages');
+    assert.equal(await active.getByRole('button', { name: 'Deactivate key CI bot' }).count(), 1);
+    // The new key works within its limit and its scopes, and its use appears on the next refresh.
+    assert.equal(await translateWith(replacement, 'Hello.'), 200);
+    assert.equal((await fetch(`${origin}/v3/glossaries`, { headers: { authorization: `Service-Auth-Key ${replacement}` } })).status, 403);
+    const usedId = await active.getByLabel('Character limit of key CI bot').getAttribute('aria-describedby');
+    await refreshTick();
+    await page.waitForFunction((id) => document.getElementById(id!)?.textContent === '6 of 14 used', usedId);
+    await keyCharted(/^CI bot \(/, 6);
+    // A refresh that cannot reach the server says so, and the message goes once a refresh works again.
+    await page.route('**/v2/usage', (route) => route.abort());
+    await refreshTick();
+    await expectError(/cannot be reached/);
+    await page.unrouteAll();
+    await refreshTick();
+    await page.locator('.notice.error').waitFor({ state: 'detached' });
+    assert.deepEqual(await unnamedControls(), []);
+    await shotBoth('admin-replaced');
+    await page.getByRole('button', { name: 'Done' }).click();
+    // The day chart follows a translation of 11 characters made on the page.
     const before = await chartedTextCharacters();
     assert.ok(before > 0, 'the earlier translations are charted');
-    await deactivate.click();
-    await page.locator('#keys tr.inactive', { hasText: 'Deactivated' }).waitFor();
-    // A translation of 11 characters, then the chart again.
     await tab('Translator');
     await page.getByLabel('Text to translate').fill('Good night.');
     await page.waitForFunction(() => (document.getElementById('target-text') as HTMLTextAreaElement).value !== '');
     await tab('Admin console');
     assert.equal(await chartedTextCharacters(), before + 11);
-    // Usage with a reporting tag (from another client) appears in the per-tag chart.
+    // Usage with a reporting tag (from another client) appears in the per-tag chart once asked for.
     const tagged = await fetch(`${origin}/v2/translate`, {
       method: 'POST',
       headers: { authorization: `Service-Auth-Key ${adminKey}`, 'content-type': 'application/json', 'x-service-reporting-tag': 'newsletter' },
@@ -358,6 +434,31 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
       await shot(`${name.toLowerCase()}-phone-dark`);
       assert.ok(overflow <= 0, `${name}: no horizontal scrolling (overflow ${overflow}px)`);
     }
+    // The admin console and its charts too, with the admin key.
+    await page.locator('#sign-out').click();
+    await signIn(adminKey);
+    await tab('Admin console');
+    await page.locator('figure', { hasText: 'Characters per key' }).waitFor();
+    await shot('admin-phone-dark');
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'admin console: no horizontal scrolling');
+    await chartTextAtLeast(11);
+    // A view chosen while another is still loading is the one that stays: the admin console's key list is held back
+    // until the translator is on screen.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/v2/admin/developer-keys', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await tab('Admin console');
+    await tab('Translator');
+    await page.getByRole('heading', { name: 'Translate text' }).waitFor();
+    const keysAnswered = page.waitForResponse('**/v2/admin/developer-keys');
+    release();
+    await keysAnswered;
+    await page.waitForLoadState('networkidle');
+    await page.unrouteAll();
+    assert.equal(await page.locator('main h2').textContent(), 'Translate text');
   });
 
   it('says so when the server is down', async () => {

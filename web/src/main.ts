@@ -25,8 +25,11 @@ const VIEWS: View[] = [
 const main = document.getElementById('main')!;
 const nav = document.getElementById('nav')!;
 const notice = new Notice();
+/** Counts what main was asked to show: a view still loading when another (or sign-in) is chosen is dropped. */
+let shown = 0;
 
 function signInView(message?: string): void {
+  shown++;
   nav.replaceChildren();
   const key = h('input', { type: 'password', id: 'api-key', autocomplete: 'off', spellcheck: 'false' });
   const form = h('form', { class: 'card signin', 'aria-labelledby': 'signin-title', onsubmit: (e: Event) => {
@@ -56,13 +59,17 @@ function signOut(): void {
 }
 
 async function show(session: Session, view: View): Promise<void> {
+  const mine = ++shown;
   for (const b of nav.querySelectorAll('button[data-view]')) b.setAttribute('aria-current', String(b.getAttribute('data-view') === view.id));
   main.replaceChildren(h('p', { class: 'hint', role: 'status' }, 'Loading…'));
   try {
-    main.replaceChildren(await view.build(session));
+    const built = await view.build(session);
+    if (mine !== shown) return;
+    main.replaceChildren(built);
     main.querySelector('h2')?.setAttribute('tabindex', '-1');
     main.querySelector<HTMLElement>('h2')?.focus();
   } catch (err) {
+    if (mine !== shown) return;
     const message = err instanceof ApiError ? err.message : String(err);
     if (err instanceof ApiError && err.status === 403 && /unknown|other plan/.test(message)) return signInView(message);
     const retry = h('button', { type: 'button', onclick: () => void show(session, view) }, 'Try again');

@@ -18,6 +18,15 @@ const STYLES: [string, string][] = [
 /** The reference limits text-improvement request bodies to 10 KiB. */
 const LIMIT_BYTES = 10 * 1024;
 
+/** A language code as its English name ("en" → English), the code itself where the browser has no name for it. */
+function languageName(code: string): string {
+  try {
+    return new Intl.DisplayNames(['en'], { type: 'language' }).of(code) ?? code.toUpperCase();
+  } catch {
+    return code.toUpperCase();
+  }
+}
+
 const select = (id: string, items: [string, string][]) => h('select', { id }, ...items.map(([value, label]) => h('option', { value }, label)));
 
 export async function writeView(): Promise<HTMLElement> {
@@ -50,7 +59,7 @@ export async function writeView(): Promise<HTMLElement> {
       const res = await call<{ improvements: { text: string; detected_source_language: string }[] }>('POST', `/v2/write/${mode.value}`, { body });
       output.value = res.improvements[0]!.text;
       improvedFrom = text;
-      notice.show(output.value === text ? 'Nothing to improve.' : `Improved (${res.improvements[0]!.detected_source_language.toUpperCase()} detected).`, 'ok');
+      notice.show(output.value === text ? 'Nothing to improve.' : `Improved (${languageName(res.improvements[0]!.detected_source_language)} detected).`, 'ok');
     } catch (err) {
       improvedFrom = null;
       output.value = '';
