@@ -4,9 +4,11 @@
 // pipeline per pair as on a 2-core machine. --baseline=DIR runs another built checkout's server (e.g. /work/main) the
 // same way in the same run. Memory: the server's resident memory (its Node process, and with its Apertium stages)
 // before the bursts of A, at their peak (read every 250 ms) and --settle-ms after the last one (the issue: back within
-// 20 % of before). A last phase puts B beside A's documents (75 kB text files, uploaded, polled and downloaded).
+// 20 % of before). Then B beside A's documents (75 kB text files, uploaded, polled and downloaded), and beside A's
+// voice sessions (spoken English streamed at real-time pace over /v3/voice/realtime, transcribed, translated into
+// Spanish text and speech).
 // Flags: --seconds=20 (per phase), --loads=2,6, --documents=2 (concurrent document loops; 0: no such phase),
-// --baseline=DIR, --settle-ms=60000.
+// --voices=2 (concurrent voice sessions; 0: no such phase), --baseline=DIR, --settle-ms=60000.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent } from 'node:http';
@@ -17,12 +19,15 @@ import { benchArgs } from './args.js';
 import { SHORT, freePort, percentile, post } from './translate-helpers.js';
 import { residentBytes } from '../src/engines/process-pool.js';
 import { treeRssMb } from './process-memory.js';
+import { buildAudio, runStream } from './voice-stream.js';
 
 const args = benchArgs();
 const SECONDS = Number(args.get('seconds') ?? 20);
 const LOADS = (args.get('loads') ?? '2,6').split(',').map(Number);
 /** Concurrent loops of A's 75 kB documents in the last phase (0: no such phase). */
 const DOCUMENT_LOOPS = Number(args.get('documents') ?? 2);
+/** Concurrent voice sessions of A in the voice phase (0: no such phase). */
+const VOICE_LOOPS = Number(args.get('voices') ?? 2);
 const B_EVERY_MS = 150;
 /** Idle time after the last phase before the server's memory is read again. */
 const SETTLE_MS = Number(args.get('settle-ms') ?? 60_000);
@@ -164,6 +169,34 @@ const documentRequest: ARequest = async (server, _agent, loop, n) => {
   return text.length;
 };
 
+let voiceAudio: ReturnType<typeof buildAudio> | undefined;
+
+/**
+ * One voice session of A: five English utterances with pauses (~19 s) streamed in 100 ms chunks at real-time pace,
+ * transcribed and translated into Spanish text and speech; counts the transcript's characters. An error message on the
+ * stream, or an utterance never concluded, is an error.
+ */
+const voiceRequest: ARequest = async (server) => {
+  voiceAudio ??= buildAudio();
+  const res = await fetch(new URL('/v3/voice/realtime', server.url), {
+    method: 'POST',
+    headers: { authorization: `DeepL-Auth-Key ${server.keys.a}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      source_media_content_type: 'audio/pcm;encoding=s16le;rate=16000',
+      source_language: 'en',
+      target_languages: ['es'],
+      target_media_languages: ['es'],
+      target_media_content_type: 'audio/ogg;codecs=opus',
+    }),
+  });
+  if (res.status !== 200) throw new Error(`session ${res.status}`);
+  const { token } = (await res.json()) as { token: string };
+  const stream = await runStream(`ws://${server.url.host}/v3/voice/realtime/connect?token=${encodeURIComponent(token)}`, voiceAudio.pcm, voiceAudio.ends);
+  if (stream.errors.length > 0) throw new Error(`voice error ${stream.errors[0]!.slice(0, 80)}`);
+  if (stream.transcriptLatency.some(Number.isNaN)) throw new Error('utterance not concluded');
+  return stream.text.length;
+};
+
 /** B every 150 ms (open loop: a slow answer does not delay the next request) beside `aLoops` loops of A's `request`. */
 async function phase(server: Server, aLoops: number, request: ARequest = textRequest): Promise<Phase> {
   const agentA = new Agent({ keepAlive: true, maxSockets: Math.max(1, aLoops) });
@@ -223,6 +256,7 @@ async function run(name: string, root: string): Promise<void> {
       ['B alone', 0, textRequest],
       ...LOADS.map((n): [string, number, ARequest] => [`beside ${n} × A`, n, textRequest]),
       ...(DOCUMENT_LOOPS > 0 ? [[`beside ${DOCUMENT_LOOPS} × A's documents`, DOCUMENT_LOOPS, documentRequest] as [string, number, ARequest]] : []),
+      ...(VOICE_LOOPS > 0 ? [[`beside ${VOICE_LOOPS} × A's voice sessions`, VOICE_LOOPS, voiceRequest] as [string, number, ARequest]] : []),
     ];
     for (const [label, loads, request] of phases) {
       if (loads > 0 && before === undefined) mem('before the bursts (after B alone)', (before = server.memory()));
