@@ -1,9 +1,12 @@
 // Lean start: resident memory of a freshly started `tolk serve` (the Node process and every Apertium stage it
 // started), idle, with every installed pair, for the old start (every pair probed and kept warm) and the new one
 // (nothing started until used); then the time of the first request to a cold pair, and of the first text without a
-// source language (the detector loads on it). --baseline=DIR starts another built checkout (e.g. /work/main) with the
-// defaults too, in the same run; --no-warm leaves out the every-pair-warm start (a minute and 4 GiB).
+// source language (the detector's thread starts on it), with the longest wait of a `/health/live` polled every 10 ms
+// meanwhile (what the detector's start holds the event loop for). --baseline=DIR starts another built checkout (e.g.
+// /work/main) with the defaults too, in the same run; --no-warm leaves out the every-pair-warm start (a minute and
+// 4 GiB); --detector-loads adds each checkout with the other TOLK_DETECTOR_LOAD (start, first-use).
 // Usage: node dist/bench/lean-start.js [--settle=MS] [--pairs=en-es,es-pt,uk-ru,sv-da] [--baseline=DIR] [--no-warm]
+//   [--detector-loads]
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -64,22 +67,54 @@ async function translateMs(port: number, key: string, body: Record<string, unkno
   return res.status === 200 ? `${ms} ms` : `HTTP ${res.status}`;
 }
 
-const starts: [label: string, cli: string, env: Record<string, string>][] = [];
-if (!('no-warm' in args)) {
-  starts.push(['every pair warm at start (before: TOLK_APERTIUM_WARM_PAIRS=* TOLK_APERTIUM_MEMORY_MB=4096)', CLI, { TOLK_APERTIUM_WARM_PAIRS: '*', TOLK_APERTIUM_MEMORY_MB: '4096' }]);
+/** What `work` returns, and the longest a `/health/live` polled every 10 ms meanwhile waited for its answer. */
+async function longestWaitDuring<T>(port: number, work: Promise<T>): Promise<[T, number]> {
+  let done = false;
+  let longest = 0;
+  const polls = (async () => {
+    while (!done) {
+      const t0 = performance.now();
+      await fetch(`http://127.0.0.1:${port}/health/live`);
+      longest = Math.max(longest, performance.now() - t0);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  })();
+  const result = await work;
+  done = true;
+  await polls;
+  return [result, Math.round(longest)];
 }
-if (args.baseline) starts.push([`lazy (the defaults), baseline ${args.baseline}`, cliOf(args.baseline), {}]);
-starts.push(['lazy (the defaults), this checkout', CLI, {}]);
+
+interface Start {
+  label: string;
+  cli: string;
+  env: Record<string, string>;
+  /** Sends the cold-pair and detection requests (not for the every-pair-warm start). */
+  requests: boolean;
+}
+const starts: Start[] = [];
+if (!('no-warm' in args)) {
+  starts.push({ label: 'every pair warm at start (before: TOLK_APERTIUM_WARM_PAIRS=* TOLK_APERTIUM_MEMORY_MB=4096)', cli: CLI, env: { TOLK_APERTIUM_WARM_PAIRS: '*', TOLK_APERTIUM_MEMORY_MB: '4096' }, requests: false });
+}
+for (const [name, cli] of [...(args.baseline ? [[`baseline ${args.baseline}`, cliOf(args.baseline)]] : []), ['this checkout', CLI]] as [string, string][]) {
+  starts.push({ label: `lazy (the defaults), ${name}`, cli, env: {}, requests: true });
+  if ('detector-loads' in args) {
+    for (const load of ['start', 'first-use']) {
+      starts.push({ label: `lazy, TOLK_DETECTOR_LOAD=${load}, ${name}`, cli, env: { TOLK_DETECTOR_LOAD: load }, requests: true });
+    }
+  }
+}
 
 const rows: string[] = [];
-for (const [label, cli, env] of starts) {
+for (const { label, cli, env, requests } of starts) {
   const s = await serve(cli, env);
   await new Promise((r) => setTimeout(r, SETTLE_MS));
   const idle = treeRssMb(s.pid);
   const ready = (await (await fetch(`http://127.0.0.1:${s.port}/health/ready`)).json()) as { warm_pairs: string[]; engines: { pairs: number }[] };
   let cold = '–';
   let detection = '–';
-  if (Object.keys(env).length === 0) {
+  let held = '–';
+  if (requests) {
     const key = account(cli, s.dir);
     const times: string[] = [];
     for (const pair of COLD_PAIRS) {
@@ -87,13 +122,15 @@ for (const [label, cli, env] of starts) {
       times.push(`${pair} ${await translateMs(s.port, key, { source_lang: source!.toUpperCase(), target_lang: target!.toUpperCase() })}`);
     }
     cold = times.join(', ');
-    // en-es is warm by now: what this adds is the detection (and, lazily, loading the detector)
-    detection = `${await translateMs(s.port, key, { target_lang: 'ES' })}, then ${await translateMs(s.port, key, { target_lang: 'ES' })}`;
+    // en-es is warm by now: what this adds is the detection (and, lazily, starting the detector)
+    const [first, longest] = await longestWaitDuring(s.port, translateMs(s.port, key, { target_lang: 'ES' }));
+    detection = `${first}, then ${await translateMs(s.port, key, { target_lang: 'ES' })}`;
+    held = String(longest);
   }
   const after = treeRssMb(s.pid);
-  rows.push(`| ${label} | ${ready.engines.reduce((n, e) => n + e.pairs, 0)} | ${ready.warm_pairs.length} | ${s.startMs} | ${idle.processes} | ${idle.mb} | ${cold} | ${detection} | ${after.mb} |`);
+  rows.push(`| ${label} | ${ready.engines.reduce((n, e) => n + e.pairs, 0)} | ${ready.warm_pairs.length} | ${s.startMs} | ${idle.processes} | ${idle.mb} | ${cold} | ${detection} | ${held} | ${after.mb} |`);
   await s.stop();
 }
-console.log('| start | pairs listed | pairs warm | start to listening, ms | processes | idle RSS, MiB | first request to a cold pair | first two texts without source_lang (en-es) | RSS after these, MiB |');
-console.log('|---|---:|---:|---:|---:|---:|---|---|---:|');
+console.log('| start | pairs listed | pairs warm | start to listening, ms | processes | idle RSS, MiB | first request to a cold pair | first two texts without source_lang (en-es) | longest /health/live during the first, ms | RSS after these, MiB |');
+console.log('|---|---:|---:|---:|---:|---:|---|---|---:|---:|');
 for (const r of rows) console.log(r);

@@ -4,9 +4,13 @@
 // pipeline per pair as on a 2-core machine. --baseline=DIR runs another built checkout's server (e.g. /work/main) the
 // same way in the same run. Memory: the server's resident memory (its Node process, and with its Apertium stages)
 // before the bursts of A, at their peak (read every 250 ms) and --settle-ms after the last one (the issue: back within
-// 20 % of before). A last phase puts B beside A's documents (75 kB text files, uploaded, polled and downloaded).
-// Flags: --seconds=20 (per phase), --loads=2,6, --documents=2 (concurrent document loops; 0: no such phase),
-// --baseline=DIR, --settle-ms=60000.
+// 20 % of before). Then B beside A's documents (75 kB text files, uploaded, polled and downloaded), and beside A's
+// voice sessions (spoken English streamed at real-time pace over /v3/voice/realtime, transcribed, translated into
+// Spanish text and speech). On request, B beside one text document of A's with no sentence break in N MB (the issue's
+// long line: it must translate or end with a clear message, never an engine timeout; its outcome and time are printed).
+// Flags: --seconds=20 (per phase), --loads=2,6 (0: no such phases), --documents=2 (concurrent document loops; 0: no
+// such phase), --voices=2 (concurrent voice sessions; 0: no such phase), --long-line-mb=0, --baseline=DIR,
+// --settle-ms=60000.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent } from 'node:http';
@@ -17,12 +21,17 @@ import { benchArgs } from './args.js';
 import { SHORT, freePort, percentile, post } from './translate-helpers.js';
 import { residentBytes } from '../src/engines/process-pool.js';
 import { treeRssMb } from './process-memory.js';
+import { buildAudio, runStream } from './voice-stream.js';
 
 const args = benchArgs();
 const SECONDS = Number(args.get('seconds') ?? 20);
-const LOADS = (args.get('loads') ?? '2,6').split(',').map(Number);
+const LOADS = (args.get('loads') ?? '2,6').split(',').map(Number).filter((n) => n > 0);
 /** Concurrent loops of A's 75 kB documents in the last phase (0: no such phase). */
 const DOCUMENT_LOOPS = Number(args.get('documents') ?? 2);
+/** Concurrent voice sessions of A in the voice phase (0: no such phase). */
+const VOICE_LOOPS = Number(args.get('voices') ?? 2);
+/** Size of A's one-line document in the long-line phase (0: no such phase). */
+const LONG_LINE_MB = Number(args.get('long-line-mb') ?? 0);
 const B_EVERY_MS = 150;
 /** Idle time after the last phase before the server's memory is read again. */
 const SETTLE_MS = Number(args.get('settle-ms') ?? 60_000);
@@ -138,9 +147,11 @@ const textRequest: ARequest = async (server, agent, loop, n) => {
   return texts.reduce((s, t) => s + t.length, 0);
 };
 
-/** A 75 kB text document (30 paragraphs of 2.5 kB) uploaded, waited for (polled every 250 ms) and downloaded. */
-const documentRequest: ARequest = async (server, _agent, loop, n) => {
-  const text = Array.from({ length: 30 }, (_, i) => longText(loop * 1000 + n * 30 + i)).join('\n\n');
+/**
+ * A text document uploaded, waited for (polled every 250 ms) and downloaded; counts its characters. The document's
+ * status `error` (with its message) or a result under half the text's size is an error.
+ */
+async function translateDocument(server: Server, text: string): Promise<number> {
   const base = new URL('/v2/document', server.url);
   const auth = { authorization: `DeepL-Auth-Key ${server.keys.a}` };
   const form = new FormData();
@@ -153,15 +164,65 @@ const documentRequest: ARequest = async (server, _agent, loop, n) => {
   const json = { ...auth, 'content-type': 'application/json' };
   for (;;) {
     const res = await fetch(`${base}/${id}`, { method: 'POST', headers: json, body: JSON.stringify({ document_key: documentKey }) });
-    const { status } = (await res.json()) as { status?: string };
+    const { status, error_message: message } = (await res.json()) as { status?: string; error_message?: string };
     if (status === 'done') break;
-    if (status === 'error' || res.status !== 200) throw new Error(`document ${status ?? res.status}`);
+    if (status === 'error' || res.status !== 200) throw new Error(`document ${status ?? res.status}${message ? `: ${message}` : ''}`);
     await new Promise((r) => setTimeout(r, 250));
   }
   const result = await fetch(`${base}/${id}/result`, { method: 'POST', headers: json, body: JSON.stringify({ document_key: documentKey }) });
   if (result.status !== 200) throw new Error(`result ${result.status}`);
-  await result.arrayBuffer();
+  const translated = (await result.arrayBuffer()).byteLength;
+  if (translated < text.length / 2) throw new Error(`result of ${translated} bytes for ${text.length}`);
   return text.length;
+}
+
+/** A 75 kB text document: 30 paragraphs of 2.5 kB. */
+const documentRequest: ARequest = (server, _agent, loop, n) =>
+  translateDocument(server, Array.from({ length: 30 }, (_, i) => longText(loop * 1000 + n * 30 + i)).join('\n\n'));
+
+/** A text document of LONG_LINE_MB with no sentence break (`the house 0 and the house 1 and …`); its outcome is printed. */
+const longLineRequest: ARequest = async (server) => {
+  const parts: string[] = [];
+  for (let i = 0, size = 0; size < LONG_LINE_MB * 1e6; i++) size += (parts[i] = `the house ${i} and `).length;
+  const text = parts.join('');
+  const t0 = performance.now();
+  const seconds = () => ((performance.now() - t0) / 1000).toFixed(1);
+  try {
+    const characters = await translateDocument(server, text);
+    console.error(`A's one-line document of ${text.length} characters: translated in ${seconds()} s`);
+    return characters;
+  } catch (err) {
+    console.error(`A's one-line document of ${text.length} characters: ${(err as Error).message} after ${seconds()} s`);
+    throw err;
+  }
+};
+
+let voiceAudio: ReturnType<typeof buildAudio> | undefined;
+
+/**
+ * One voice session of A: five English utterances with pauses (~19 s) streamed in 100 ms chunks at real-time pace,
+ * transcribed and translated into Spanish text and speech; counts the transcript's characters. An error message on the
+ * stream, or an utterance never concluded, is an error.
+ */
+const voiceRequest: ARequest = async (server) => {
+  voiceAudio ??= buildAudio();
+  const res = await fetch(new URL('/v3/voice/realtime', server.url), {
+    method: 'POST',
+    headers: { authorization: `DeepL-Auth-Key ${server.keys.a}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      source_media_content_type: 'audio/pcm;encoding=s16le;rate=16000',
+      source_language: 'en',
+      target_languages: ['es'],
+      target_media_languages: ['es'],
+      target_media_content_type: 'audio/ogg;codecs=opus',
+    }),
+  });
+  if (res.status !== 200) throw new Error(`session ${res.status}`);
+  const { token } = (await res.json()) as { token: string };
+  const stream = await runStream(`ws://${server.url.host}/v3/voice/realtime/connect?token=${encodeURIComponent(token)}`, voiceAudio.pcm, voiceAudio.ends);
+  if (stream.errors.length > 0) throw new Error(`voice error ${stream.errors[0]!.slice(0, 80)}`);
+  if (stream.transcriptLatency.some(Number.isNaN)) throw new Error('utterance not concluded');
+  return stream.text.length;
 };
 
 /** B every 150 ms (open loop: a slow answer does not delay the next request) beside `aLoops` loops of A's `request`. */
@@ -223,6 +284,8 @@ async function run(name: string, root: string): Promise<void> {
       ['B alone', 0, textRequest],
       ...LOADS.map((n): [string, number, ARequest] => [`beside ${n} × A`, n, textRequest]),
       ...(DOCUMENT_LOOPS > 0 ? [[`beside ${DOCUMENT_LOOPS} × A's documents`, DOCUMENT_LOOPS, documentRequest] as [string, number, ARequest]] : []),
+      ...(VOICE_LOOPS > 0 ? [[`beside ${VOICE_LOOPS} × A's voice sessions`, VOICE_LOOPS, voiceRequest] as [string, number, ARequest]] : []),
+      ...(LONG_LINE_MB > 0 ? [[`beside A's ${LONG_LINE_MB} MB one-line document`, 1, longLineRequest] as [string, number, ARequest]] : []),
     ];
     for (const [label, loads, request] of phases) {
       if (loads > 0 && before === undefined) mem('before the bursts (after B alone)', (before = server.memory()));

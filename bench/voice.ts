@@ -3,117 +3,19 @@
 // utterance → its concluded transcript, → its first translated audio chunk; p50/p90) and how many real-time streams
 // one machine holds, against a batch baseline (decoding the whole utterance after it ended, which is what a
 // non-streaming recogniser would have to do).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import WebSocket from 'ws';
 import { loadConfig } from '../src/config.js';
 import { buildServices } from '../src/services.js';
 import { buildApp } from '../src/app.js';
 import { ApertiumEngine } from '../src/engines/apertium/index.js';
-import { parseWav, resample } from '../src/voice/audio/pcm.js';
 import { PocketSphinxEngine } from '../src/voice/stt/pocketsphinx.js';
 import { atRate, wordErrorRate } from '../test/voice/voice-helpers.js';
 import { tinyShapedSherpaWhisper } from './sherpa-whisper-engine.js';
 import { measureEngine, tinyShapedWhisper } from './voice-engines.js';
-
-const UTTERANCES = [
-  'The weather is nice today.',
-  'I would like to visit the old city with my friends.',
-  'Please send me the report before the meeting tomorrow.',
-  'Our train leaves from the central station at nine in the morning.',
-  'Can you tell me where the nearest pharmacy is?',
-];
-const GAP_MS = 1200;
-const CHUNK_MS = 100;
-
-function synth(text: string): Int16Array {
-  const dir = mkdtempSync(join(tmpdir(), 'tolk-bench-'));
-  try {
-    spawnSync('flite', ['-voice', 'slt', '-o', join(dir, 'a.wav'), '-t', text]);
-    const wav = parseWav(readFileSync(join(dir, 'a.wav')));
-    return resample(wav.samples, wav.sampleRate, 16000);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/** The utterances with silence between them, and where each utterance's speech ends (ms). */
-function buildAudio(): { pcm: Buffer; ends: number[] } {
-  const parts: Int16Array[] = [];
-  const ends: number[] = [];
-  let ms = 0;
-  for (const u of UTTERANCES) {
-    const s = synth(u);
-    parts.push(s);
-    ms += (s.length / 16000) * 1000;
-    ends.push(ms);
-    parts.push(new Int16Array((GAP_MS * 16000) / 1000));
-    ms += GAP_MS;
-  }
-  const total = parts.reduce((n, p) => n + p.length, 0);
-  const all = new Int16Array(total);
-  let o = 0;
-  for (const p of parts) (all.set(p, o), (o += p.length));
-  return { pcm: Buffer.from(all.buffer), ends };
-}
-
-interface StreamResult {
-  transcriptLatency: number[];
-  audioLatency: number[];
-  text: string;
-}
-
-async function runStream(url: string, pcm: Buffer, ends: number[], rate = 16000): Promise<StreamResult> {
-  const ws = new WebSocket(url);
-  await new Promise((r, j) => (ws.once('open', r), ws.once('error', j)));
-  const endSentAt: number[] = [];
-  const transcriptAt = new Map<number, number>();
-  const audioAt = new Map<number, number>();
-  const texts: string[] = [];
-  let lastConcluded = -1;
-  const closed = new Promise<void>((r) => ws.on('close', () => r()));
-  ws.on('message', (data: Buffer) => {
-    const now = performance.now();
-    const m = JSON.parse(data.toString());
-    for (const seg of m.source_transcript_update?.concluded ?? []) {
-      texts.push(seg.text);
-      if (process.env.TOLK_BENCH_VOICE_DEBUG) console.log('concluded', seg.start_time, seg.end_time, seg.text, ends);
-      const u = ends.findIndex((e) => seg.end_time <= e + 600);
-      if (u >= 0) (transcriptAt.set(u, now), (lastConcluded = u));
-    }
-    if (m.target_media_chunk && lastConcluded >= 0 && !audioAt.has(lastConcluded)) audioAt.set(lastConcluded, now);
-    if (m.error) console.error('stream error', m.error);
-  });
-  const bytesPerChunk = (rate * 2 * CHUNK_MS) / 1000;
-  const start = performance.now();
-  for (let i = 0, n = 0; i < pcm.length; i += bytesPerChunk, n++) {
-    ws.send(JSON.stringify({ source_media_chunk: { data: pcm.subarray(i, i + bytesPerChunk).toString('base64') } }));
-    const sentMs = ((i + bytesPerChunk) / (rate * 2)) * 1000;
-    ends.forEach((e, u) => {
-      if (endSentAt[u] === undefined && sentMs >= e) endSentAt[u] = performance.now();
-    });
-    const wait = start + (n + 1) * CHUNK_MS - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-  }
-  ws.send(JSON.stringify({ end_of_source_media: {} }));
-  await closed;
-  return {
-    transcriptLatency: ends.map((_, u) => (transcriptAt.get(u) ?? NaN) - endSentAt[u]!),
-    audioLatency: ends.map((_, u) => (audioAt.get(u) ?? NaN) - endSentAt[u]!),
-    text: texts.join(''),
-  };
-}
-
-/** The q-quantile (nearest rank); a missing value (NaN: never concluded) counts as infinitely late. */
-const quantile = (xs: number[], q: number) => {
-  const s = xs.map((x) => (Number.isNaN(x) ? Infinity : x)).sort((a, b) => a - b);
-  return s.length ? s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]! : NaN;
-};
-const p50 = (xs: number[]) => quantile(xs, 0.5);
-const p90 = (xs: number[]) => quantile(xs, 0.9);
+import { CHUNK_MS, UTTERANCES, buildAudio, p50, p90, runStream, synth } from './voice-stream.js';
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'tolk-bench-voice-'));
@@ -191,11 +93,13 @@ async function main(): Promise<void> {
   await runStream(await session(), pcm.subarray(0, 32000), []); // warm-up: decoder pool, Apertium, TTS
   const rates = [16000, 44100, 48000];
   const byRate = await Promise.all(rates.map(async (rate) => runStream(await session(rate), rate === 16000 ? pcm : atRate(pcm, rate), ends, rate)));
+  for (const e of byRate.flatMap((r) => r.errors)) console.error('stream error', e);
   rates.forEach((rate, i) => console.log(`WER at ${rate / 1000} kHz: ${(wordErrorRate(reference, byRate[i]!.text) * 100).toFixed(1)}%  "${byRate[i]!.text}"`));
   // TOLK_BENCH_VOICE_STREAMS=0: the engines alone
   for (const n of (process.env.TOLK_BENCH_VOICE_STREAMS ?? '1,4').split(',').map(Number).filter((n) => n > 0)) {
     const urls = await Promise.all(Array.from({ length: n }, () => session()));
     const results = await Promise.all(urls.map((u) => runStream(u, pcm, ends)));
+    for (const e of results.flatMap((r) => r.errors)) console.error('stream error', e);
     const tl = results.flatMap((r) => r.transcriptLatency);
     const al = results.flatMap((r) => r.audioLatency);
     const wer = results.reduce((sum, r) => sum + wordErrorRate(reference, r.text), 0) / n;

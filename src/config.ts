@@ -79,7 +79,7 @@ export interface Config {
   engineTimeoutMs: number;
   /** Source language assumed for texts too short or ambiguous to detect (when it can reach the target). */
   defaultSourceLang: string;
-  /** When the language detector's tables (~150 MiB) load: at start, or on the first detection (which then holds the event loop ~1 s once). */
+  /** When the language detector's thread (~150 MiB) starts: with the first detection (which waits ~1 s for it), or at start. */
   detectorLoad: 'start' | 'first-use';
   /** "en-es=apertium,*=apertium": which engine serves which pair. */
   engineRoutes: { pair: string; engine: string }[];
@@ -206,7 +206,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     engineTimeoutMs: e.TOLK_ENGINE_TIMEOUT_MS ?? 10_000,
     engineRoutes: parseRoutes(e.TOLK_ENGINE_ROUTES),
     defaultSourceLang: e.TOLK_DEFAULT_SOURCE_LANG ?? 'en',
-    detectorLoad: e.TOLK_DETECTOR_LOAD ?? 'start',
+    detectorLoad: e.TOLK_DETECTOR_LOAD ?? 'first-use',
     apertium: {
       modesDir: e.TOLK_APERTIUM_MODES_DIR ?? '/usr/share/apertium/modes',
       memoryBudgetMb: e.TOLK_APERTIUM_MEMORY_MB,

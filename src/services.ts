@@ -19,7 +19,7 @@ import { DocumentService, type DocumentServiceOptions } from './documents/docume
 import { createDocumentStore } from './documents/document-files.js';
 import { join } from 'node:path';
 import type { LanguageDetection } from './detect/language-detector.js';
-import { LazyLanguageDetector } from './detect/lazy-language-detector.js';
+import { WorkerLanguageDetector } from './detect/worker-language-detector.js';
 import { silentLogger, type Logger } from './lib/logger.js';
 import { DEFAULT_TARGET_VARIANT } from './translate/languages.js';
 import { UrlSigner } from './lib/url-signer.js';
@@ -207,9 +207,9 @@ export async function buildServices(config: Config, options: BuildServicesOption
   const postEdits: PostEditCounts = { used: 0, refused: 0 };
   const routed = localEditor ? engines.map((e) => new PostEditedEngine(e, localEditor, postEdits, logger)) : engines;
   const router = new EngineRouter(routed.map((e) => metrics.meter(e)), { routing: config.engineRoutes, logger, defaultVariants: DEFAULT_TARGET_VARIANT });
-  // Loading the tables holds the event loop ~1 s, so by default it happens before the server listens; `first-use`
-  // saves ~150 MiB on a server whose requests all name their source, at the price of that pause once.
-  const detector = new LazyLanguageDetector();
+  // The detector's thread holds ~150 MiB: by default it starts with the first detection (which waits ~1 s for it, the
+  // event loop free meanwhile), so a server whose requests all name their source never pays it; `start` loads it here.
+  const detector = new WorkerLanguageDetector();
   if (config.detectorLoad === 'start') await detector.preload();
   const now = options.now ?? Date.now;
   const urlSigningSecret = await repositories.serverSecrets.serverSecret('url_signing');
@@ -311,6 +311,7 @@ export async function buildServices(config: Config, options: BuildServicesOption
       await Promise.all(engines.map((e) => e.close().catch((err) => logger.error({ err }, 'engine close failed'))));
       await localModel?.close().catch((err) => logger.error({ err }, 'language model close failed'));
       hunspell.close();
+      detector.close();
       await voice.close();
       await rateWindows.close();
       await store.close(closeOptions);

@@ -136,12 +136,10 @@ export class TranslateService {
     // With tag handling, a malformed XML text is a 400 before any work; detection and billing see text content only.
     const markup = options.tagHandling !== undefined ? texts.map((t) => this.parseMarkup(spec, t)) : undefined;
     const sources: string[] = [];
-    for (const [i, text] of texts.entries()) {
-      if (sourceLang !== undefined) {
-        sources.push(sourceLang);
-        continue;
-      }
-      const choice = await detector.detectSource(markup ? markup[i]!.plainText : text, targetLang);
+    if (sourceLang !== undefined) sources.push(...texts.map(() => sourceLang));
+    // asked together, the texts reach the detector's thread as one message
+    const choices = sourceLang === undefined ? await Promise.all(texts.map((text, i) => detector.detectSource(markup ? markup[i]!.plainText : text, targetLang))) : [];
+    for (const choice of choices) {
       if (choice.source !== undefined) sources.push(choice.source);
       else if (choice.detected) sources.push(targetBase);
       // An unsure guess is never named: the user is told what can be done about it.

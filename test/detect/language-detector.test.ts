@@ -10,7 +10,6 @@ import {
 } from '../../src/detect/language-detector.js';
 import { hasSignatureLetter } from '../../src/detect/alphabet-hints.js';
 import { distinctContent } from '../../src/detect/distinct-content.js';
-import { LazyLanguageDetector } from '../../src/detect/lazy-language-detector.js';
 import { NgramModel } from '../../src/detect/ngram-model.js';
 import { FLORES_DIR, floresLines, truncateAtWord } from '../helpers/flores.js';
 
@@ -35,26 +34,6 @@ function assertSuccess(outcome: DetectionOutcome, lang: string, text: string): v
   assert.equal(outcome.rawLanguage, lang);
   assert.ok(outcome.confidence >= 0.5 && outcome.confidence <= 1, `confidence ${outcome.confidence}`);
 }
-
-describe('LazyLanguageDetector', () => {
-  it('loads once for concurrent first detections, knows its languages before, and retries a failed load', async () => {
-    let loads = 0;
-    let fail = true;
-    const lazy = new LazyLanguageDetector(async () => {
-      loads++;
-      if (fail) throw new Error('tables unreadable');
-      return detector;
-    });
-    assert.deepEqual(lazy.languages, detector.languages);
-    await assert.rejects(lazy.detect('The weather is nice today.'), /tables unreadable/);
-    fail = false;
-    const text = 'Das Wetter ist heute schön und der Hund schläft im Garten.';
-    const outcomes = await Promise.all([lazy.detect(text), lazy.detect(text), lazy.detect('The weather is nice today.')]);
-    assert.deepEqual(outcomes.map((o) => o.language), ['de', 'de', 'en']);
-    assert.deepEqual(outcomes[0], detector.detect(text));
-    assert.equal(loads, 2);
-  });
-});
 
 describe('DETECTION_LANGUAGES', () => {
   it('lists the 33 codes of the detection endpoint, lower-case and unique', () => {

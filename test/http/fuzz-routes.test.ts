@@ -5,6 +5,7 @@
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { InjectOptions } from 'fastify';
+import { WorkerLanguageDetector } from '../../src/detect/worker-language-detector.js';
 import { LoopStallMonitor } from '../helpers/loop-stall.js';
 import { createAccount, createTestApp, testEngines, type TestAccount, type TestContext } from '../helpers/harness.js';
 import { prng } from '../helpers/prng.js';
@@ -114,6 +115,19 @@ it('the stall monitor sees a busy event loop (so the checks below can fail)', ()
 });
 
 const routesOfApp = () => routesOf(ctx.app.printRoutes({ commonPrefix: false }));
+
+it('the first detection starts the detector (by default on first use) without stalling the event loop', async () => {
+  const detector = ctx.services.detector;
+  assert.ok(detector instanceof WorkerLanguageDetector && !detector.started, 'the detector was started before the first detection');
+  const headers = { authorization: `Service-Auth-Key ${account.key}`, host: account.host, 'content-type': 'application/json' };
+  const payload = JSON.stringify({ text: ['The weather is nice today and the dog sleeps in the garden.', 'Das Wetter ist heute schön und der Hund schläft.'] });
+  stalls.reset();
+  const res = await ctx.app.inject({ method: 'POST', url: '/v3/detect/language', headers, payload });
+  const stall = stalls.worst();
+  assert.equal(stall, undefined, `the first detection stalled the event loop ${stall?.lagMs} ms (${stall?.cpuMs} ms CPU)`);
+  assert.equal(res.statusCode, 200, res.body);
+  assert.deepEqual(res.json<{ results: { detected_language?: string }[] }>().results.map((r) => r.detected_language), ['en', 'de']);
+});
 
 it('no route answers 5xx to random parameters, bodies and path values', async () => {
   // the OpenAPI document is built on its first request, once per process, whatever the input: not a stall a request

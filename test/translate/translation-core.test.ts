@@ -3,7 +3,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AuthContext } from '../../src/accounts/accounts-service.js';
-import { LazyLanguageDetector } from '../../src/detect/lazy-language-detector.js';
+import { WorkerLanguageDetector } from '../../src/detect/worker-language-detector.js';
 import { EngineError, type EngineTranslateOptions, type TranslationEngine } from '../../src/engines/engine.js';
 import { ServiceError } from '../../src/lib/errors.js';
 import { engineErrorToServiceError } from '../../src/translate/engine-errors.js';
@@ -37,16 +37,16 @@ function recorded(engine: TranslationEngine): TranslationEngine {
 }
 
 before(async () => {
-  ctx = await createTestApp({ engines: testEngines().map(recorded), env: { TOLK_DETECTOR_LOAD: 'first-use' } });
+  ctx = await createTestApp({ engines: testEngines().map(recorded) });
   const account = await createAccount(ctx);
   caller = (await ctx.services.accounts.authenticate(account.key))!;
 });
 after(() => ctx.close());
 
 describe('TranslationCore.translateText', () => {
-  it('with TOLK_DETECTOR_LOAD=first-use, loads the language detector on the first text without a source, not at start, and detects that text', async () => {
+  it('by default (TOLK_DETECTOR_LOAD=first-use), starts the language detector on the first text without a source, not at start, and detects that text', async () => {
     const detector = ctx.services.detector;
-    assert.ok(detector instanceof LazyLanguageDetector);
+    assert.ok(detector instanceof WorkerLanguageDetector);
     await ctx.services.translate.translateText(job(['The dog sleeps.']));
     assert.equal(detector.started, false, 'a request naming its source loaded the detector');
     const outcome = await ctx.services.translate.translateText(job(['The weather is nice today and the dog sleeps in the garden.'], { sourceLang: undefined }));
