@@ -49,6 +49,7 @@ const EnvSchema = Type.Object({
   TOLK_WHISPER_MODELS_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   TOLK_LLM_MODELS_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   TOLK_STT_ENGINE: Type.Optional(Type.Union(['auto', 'pocketsphinx', 'whisper'].map((l) => Type.Literal(l)))),
+  TOLK_STT_DECODER_IDLE_SECONDS: Type.Optional(Positive),
   TOLK_HUNSPELL_PROCESSES: Type.Optional(Type.Integer({ minimum: 1, maximum: 32 })),
   TOLK_TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
   TOLK_KEEP_ALIVE_TIMEOUT_MS: Type.Optional(Positive),
@@ -128,6 +129,8 @@ export interface Config {
   modelsDir: string;
   /** Speech-to-text engine: auto = Whisper when a model is installed, else PocketSphinx. */
   sttEngine: 'auto' | 'pocketsphinx' | 'whisper';
+  /** How long an idle PocketSphinx decoder (~95 MiB) is kept for the next voice session, ms. */
+  sttDecoderIdleMs: number;
   /** Where `tolk models install whisper-NAME` downloads ggml-NAME.bin from (default: whisper.cpp's Hugging Face repository). */
   whisperModelsUrl: string | undefined;
   /** Where `tolk models install llm-NAME` downloads the curated language models from (default: Hugging Face). */
@@ -251,6 +254,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     modelsDir: resolve(e.TOLK_MODELS_DIR ?? resolve(dataDir, 'models')),
     sttEngine: (e.TOLK_STT_ENGINE ?? 'auto') as 'auto' | 'pocketsphinx' | 'whisper',
+    sttDecoderIdleMs: (e.TOLK_STT_DECODER_IDLE_SECONDS ?? 30) * 1000,
     whisperModelsUrl: e.TOLK_WHISPER_MODELS_URL,
     llmModelsUrl: e.TOLK_LLM_MODELS_URL,
     hunspellProcesses: e.TOLK_HUNSPELL_PROCESSES ?? 2,

@@ -273,7 +273,7 @@ export async function buildServices(config: Config, options: BuildServicesOption
     usage,
     translation: translate,
     spokenTerms,
-    stt: { engine: config.sttEngine, modelsDir: config.modelsDir },
+    stt: { engine: config.sttEngine, modelsDir: config.modelsDir, decoderIdleMs: config.sttDecoderIdleMs },
     sessionStore: { repository: store.repositories.voiceSessions, changes: store.changes },
     keyContext: (keyId) => accounts.contextForKey(keyId),
     logger,

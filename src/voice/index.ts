@@ -16,8 +16,8 @@ export interface VoiceBuildOptions {
   /** The translation core: the pairs, glossaries and formality rules of /v2/translate. */
   translation: TranslationCore;
   spokenTerms: SpokenTermsService;
-  /** TOLK_STT_ENGINE and TOLK_MODELS_DIR. */
-  stt: { engine: 'auto' | 'pocketsphinx' | 'whisper'; modelsDir: string };
+  /** TOLK_STT_ENGINE, TOLK_MODELS_DIR and TOLK_STT_DECODER_IDLE_SECONDS (as ms). */
+  stt: { engine: 'auto' | 'pocketsphinx' | 'whisper'; modelsDir: string; decoderIdleMs?: number };
   sessionStore: VoiceServiceOptions['sessionStore'];
   keyContext: VoiceServiceOptions['keyContext'];
   logger: Logger;
@@ -29,8 +29,9 @@ export interface VoiceBuildOptions {
  * followed while running; auto falls back to PocketSphinx while there is none).
  */
 export function sttEngine(config: VoiceBuildOptions['stt'], logger: Logger): SpeechToTextEngine {
-  if (config.engine === 'pocketsphinx') return new PocketSphinxEngine();
-  return new InstalledSpeechEngine({ mode: config.engine, dir: join(config.modelsDir, 'whisper'), logger });
+  const pocketSphinx = () => new PocketSphinxEngine(config.decoderIdleMs === undefined ? {} : { decoderIdleMs: config.decoderIdleMs });
+  if (config.engine === 'pocketsphinx') return pocketSphinx();
+  return new InstalledSpeechEngine({ mode: config.engine, dir: join(config.modelsDir, 'whisper'), logger, ...(config.engine === 'auto' ? { fallback: pocketSphinx } : {}) });
 }
 
 export function buildVoiceService(options: VoiceBuildOptions): VoiceService {

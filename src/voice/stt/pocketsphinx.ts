@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import type { RecognizedSegment, RecognizerEvent, RecognizerOptions, SpeechRecognizer, SpeechToTextEngine } from './engine.js';
 import { STT_SAMPLE_RATE } from './engine.js';
 import { KeywordSpotter, type SpottableTerm } from './keyword-spotter.js';
-import { callAsync, pocketSphinxLib, type PocketSphinxLib as Lib } from './pocketsphinx-lib.js';
+import { callAsync, pocketSphinxLib, trimCHeap, type PocketSphinxLib as Lib } from './pocketsphinx-lib.js';
 import { PronunciationDictionary, pronounceTerm } from './pronunciation.js';
 import { correctWithTerms, type TermDetection, type TimedWord } from './term-correction.js';
 
@@ -20,6 +20,11 @@ export interface PocketSphinxOptions {
   vadThreshold?: number;
   /** Idle decoders kept for reuse. */
   poolSize?: number;
+  /**
+   * How long an idle decoder is kept, ms (default 30 s): each holds ~95 MiB, which a burst of sessions would otherwise
+   * keep for good; a new one costs a ~300 ms ps_init.
+   */
+  decoderIdleMs?: number;
   /** More decoder arguments, e.g. ['-cmn', 'live']. */
   extraArgs?: string[];
   /** Keyword-spotting threshold for spoken terms (see keyword-spotter.ts). */
@@ -27,6 +32,13 @@ export interface PocketSphinxOptions {
 }
 
 const DEFAULT_MODEL_DIR = '/usr/share/pocketsphinx/model/en-us';
+export const DEFAULT_DECODER_IDLE_MS = 30_000;
+
+/** A decoder in the pool, and the (unref'd) timer that frees it once it has been idle for decoderIdleMs. */
+interface IdleDecoder {
+  decoder: unknown;
+  expiry: NodeJS.Timeout;
+}
 /** Samples per decoder call: 100 ms, which is also the partial-result cadence. */
 const BLOCK = STT_SAMPLE_RATE / 10;
 
@@ -157,7 +169,7 @@ export class PocketSphinxEngine implements SpeechToTextEngine {
   readonly detectsLanguage = false;
   readonly languages: ReadonlySet<string>;
   private lib: Lib | null = null;
-  private readonly idle: unknown[] = [];
+  private readonly idle: IdleDecoder[] = [];
   private dictionary: Promise<PronunciationDictionary> | null = null;
   /** Pronunciations of recently used terms (letter-to-sound runs a process per unknown word). */
   private readonly pronunciations = new Map<string, string[] | null>();
@@ -217,20 +229,51 @@ export class PocketSphinxEngine implements SpeechToTextEngine {
     return { spotter, dictionary };
   }
 
-  /** Creates decoders ahead of the first sessions so they do not wait for ps_init. */
+  /** Creates decoders ahead of the first sessions so they do not wait for ps_init (they expire like any idle one). */
   async warm(count = 1): Promise<void> {
-    while (this.idle.length < count) this.idle.push(await this.newDecoder());
+    for (let n = count - this.idle.length; n > 0; n--) this.keepIdle(await this.newDecoder());
+  }
+
+  /** Decoders in the pool now. */
+  get idleDecoders(): number {
+    return this.idle.length;
+  }
+
+  /** Pools a decoder until it is taken or has been idle for decoderIdleMs; frees it now when the pool is full. */
+  private keepIdle(decoder: unknown): void {
+    if (this.idle.length >= (this.options.poolSize ?? 4)) {
+      this.freeDecoders([decoder]);
+      return;
+    }
+    const entry: IdleDecoder = {
+      decoder,
+      expiry: setTimeout(() => {
+        const at = this.idle.indexOf(entry);
+        if (at >= 0) this.freeDecoders(this.idle.splice(at, 1).map((e) => e.decoder));
+      }, this.options.decoderIdleMs ?? DEFAULT_DECODER_IDLE_MS).unref(),
+    };
+    this.idle.push(entry);
+  }
+
+  private takeIdle(): unknown {
+    const entry = this.idle.pop();
+    if (entry) clearTimeout(entry.expiry);
+    return entry?.decoder;
+  }
+
+  private freeDecoders(decoders: unknown[]): void {
+    for (const d of decoders) this.lib?.free(d);
+    if (decoders.length > 0) trimCHeap();
   }
 
   async createRecognizer(language: string, options: RecognizerOptions = {}): Promise<SpeechRecognizer> {
     if (!this.languages.has(language)) throw new Error(`no PocketSphinx model for ${language}`);
     const spotting = options.spokenTerms && options.spokenTerms.length > 0 ? this.spotting(options.spokenTerms) : Promise.resolve(null);
     spotting.catch(() => {});
-    const decoder = this.idle.pop() ?? (await this.newDecoder());
+    const decoder = this.takeIdle() ?? (await this.newDecoder());
     const release = (d: unknown) => {
       this.lib!.endUtt(d);
-      if (this.idle.length < (this.options.poolSize ?? 4)) this.idle.push(d);
-      else this.lib!.free(d);
+      this.keepIdle(d);
     };
     let spotter;
     try {
@@ -243,6 +286,8 @@ export class PocketSphinxEngine implements SpeechToTextEngine {
   }
 
   async close(): Promise<void> {
-    for (const d of this.idle.splice(0)) this.lib?.free(d);
+    const idle = this.idle.splice(0);
+    for (const e of idle) clearTimeout(e.expiry);
+    this.freeDecoders(idle.map((e) => e.decoder));
   }
 }
