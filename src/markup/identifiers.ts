@@ -1,6 +1,7 @@
 // Identifiers (URLs, e-mail addresses, file names and paths, code spans, product codes, hashes) never reach the
 // engine: each is cut out of its unit and travels as an empty inline tag, the markup layer's own way of carrying
 // something through the engine untouched, then is written back where the engine put that tag.
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { translateTagged, type InlineStrategy, type SegmentTranslator } from './inline-translate.js';
 import type { TaggedText, TagMark } from './tagged-text.js';
 
@@ -49,13 +50,24 @@ const MAX_TOKEN = 512;
 const TOKEN = new RegExp(`\\S{1,${MAX_TOKEN}}(?!\\S)`, 'gu');
 
 /**
+ * Text whose tokens are matched in one go, then the event loop gets a turn (~10–20 ms of work). A 10 MB one-line
+ * document took 2.5 s of main-thread CPU in one piece here, and its 2.5 million token matches alive at once cost
+ * seconds of garbage collection (docs/benchmarks.md, issue 31).
+ */
+const WINDOW_CHARS = 64 * 1024;
+const BLANK = /\s/gu;
+
+type Span = { start: number; end: number };
+
+/**
  * Identifier spans of a text, in order and not overlapping. Code spans are found in the text; the other patterns run
  * on its blank-free tokens of at most MAX_TOKEN characters, so that no pattern backtracks over a long run: the work
- * stays linear in the text.
+ * stays linear in the text. Tokens are matched window by window (windows end at a blank, so no token crosses one, and
+ * spans of different tokens never overlap: the result is the same as over the whole text), yielding in between.
  */
-export function identifierSpans(text: string): { start: number; end: number }[] {
+export async function identifierSpans(text: string): Promise<Span[]> {
   const taken = new Uint8Array(text.length);
-  const spans: { start: number; end: number }[] = [];
+  const spans: Span[] = [];
   const take = (start: number, end: number) => {
     for (let k = start; k < end; k++) if (taken[k]) return;
     taken.fill(1, start, end);
@@ -63,17 +75,30 @@ export function identifierSpans(text: string): { start: number; end: number }[] 
   };
   for (const m of text.matchAll(CODE_SPAN)) take(m.index, m.index + m[0].length);
   if (!ANY_NEED.test(text)) return spans;
-  const tokens = [...text.matchAll(TOKEN)].filter((t) => t.index === 0 || /\s/u.test(text[t.index - 1]!));
+  for (let from = 0; from < text.length; ) {
+    if (from > 0) await yieldToLoop();
+    BLANK.lastIndex = Math.min(from + WINDOW_CHARS, text.length);
+    const to = BLANK.exec(text)?.index ?? text.length;
+    takeTokenIdentifiers(text.slice(from, to), from, take);
+    from = to;
+  }
+  return spans.sort((a, b) => a.start - b.start);
+}
+
+/** Runs the patterns on the blank-free tokens of `window` (which starts at a blank or the text's start, at `offset`). */
+function takeTokenIdentifiers(window: string, offset: number, take: (start: number, end: number) => void): void {
+  if (!ANY_NEED.test(window)) return;
+  const tokens = [...window.matchAll(TOKEN)].filter((t) => (offset === 0 && t.index === 0) || /\s/u.test(window[t.index - 1] ?? ''));
   for (const { re, needs, trim, check } of PATTERNS) {
     for (const t of tokens) {
       if (!needs(t[0])) continue;
       for (const m of t[0].matchAll(re)) {
         const token = trim ? m[0].replace(TRAILING, '') : m[0];
-        if (token !== '' && (!check || check(token))) take(t.index + m.index, t.index + m.index + token.length);
+        const start = offset + t.index + m.index;
+        if (token !== '' && (!check || check(token))) take(start, start + token.length);
       }
     }
   }
-  return spans.sort((a, b) => a.start - b.start);
 }
 
 interface Cut {
@@ -83,10 +108,10 @@ interface Cut {
 }
 
 /** The unit without its identifiers, each replaced by an empty mark; undefined when it has none besides placeholders. */
-function cutIdentifiers(u: TaggedText): Cut | undefined {
+async function cutIdentifiers(u: TaggedText): Promise<Cut | undefined> {
   // A span with a tag inside is not one identifier (the tag stays where it is); spans and marks are both in order.
   let k = 0;
-  const spans = identifierSpans(u.text).filter((s) => {
+  const spans = (await identifierSpans(u.text)).filter((s) => {
     while (k < u.marks.length && u.marks[k]!.pos <= s.start) k++;
     return !(k < u.marks.length && u.marks[k]!.pos < s.end);
   });
@@ -132,7 +157,17 @@ function pasteIdentifiers(u: TaggedText, identifiers: Map<number, string>): Tagg
 
 /** translateTagged, with the identifiers of every unit kept from the engine and given back as written. */
 export async function translateKeepingIdentifiers(units: TaggedText[], translate: SegmentTranslator, strategy: InlineStrategy): Promise<TaggedText[]> {
-  const cuts = units.map(cutIdentifiers);
+  // Unit by unit, the loop getting a turn every WINDOW_CHARS of text, so that a request of many units holds it no longer.
+  const cuts: (Cut | undefined)[] = [];
+  let sinceYield = 0;
+  for (const u of units) {
+    cuts.push(await cutIdentifiers(u));
+    sinceYield += u.text.length;
+    if (sinceYield >= WINDOW_CHARS) {
+      sinceYield = 0;
+      await yieldToLoop();
+    }
+  }
   const out = await translateTagged(
     units.map((u, i) => cuts[i]?.unit ?? u),
     translate,
