@@ -97,9 +97,8 @@ class PocketSphinxRecognizer implements SpeechRecognizer {
           events.push({ kind: 'partial', segment: { text: partial, startMs: this.msOf(this.uttStartSample), endMs: this.msOf(this.samplesIn) } });
         }
       } else if (this.inSpeech) {
-        const final = this.conclude();
+        const final = await this.conclude();
         if (final) events.push({ kind: 'final', segment: final });
-        this.lib.startUtt(this.decoder);
       }
     }
     this.pending = joined.slice(offset);
@@ -115,8 +114,7 @@ class PocketSphinxRecognizer implements SpeechRecognizer {
       this.samplesIn += this.pending.length;
       this.pending = new Int16Array(0);
     }
-    const final = this.conclude();
-    this.lib.startUtt(this.decoder);
+    const final = await this.conclude();
     return final ? [{ kind: 'final', segment: final }] : [];
   }
 
@@ -139,9 +137,18 @@ class PocketSphinxRecognizer implements SpeechRecognizer {
     return (hyp ?? '').trim();
   }
 
-  /** Ends the utterance; word times come from the segment iterator (10 ms frames counted from the stream start). */
-  private conclude(): RecognizedSegment | null {
-    this.lib.endUtt(this.decoder);
+  /**
+   * Ends the utterance and starts the next; word times come from the segment iterator (10 ms frames counted from the
+   * stream start). ps_end_utt runs the decoder's final passes over the whole utterance (150–420 ms of CPU for 4 s of
+   * speech on a loaded machine), so it runs on a worker thread like decoding: on the main thread it held every other
+   * request up that long (docs/benchmarks.md, issue 31).
+   */
+  private async conclude(): Promise<RecognizedSegment | null> {
+    if (this.released) return null;
+    this.inflight = callAsync(this.lib.endUtt, this.decoder);
+    await this.inflight;
+    // released meanwhile: the decoder goes back to the pool once this call is over; it is no longer this one's
+    if (this.released) return null;
     this.uttStartSample = this.samplesIn;
     this.inSpeech = false;
     this.lastPartial = '';
@@ -156,6 +163,8 @@ class PocketSphinxRecognizer implements SpeechRecognizer {
       // The alternative the decoder chose ("to(2)") is the pronunciation it heard.
       words.push({ text: word, phones: this.spotting?.dictionary.phones(raw) ?? null, startMs: sf[0]! * 10, endMs: (ef[0]! + 1) * 10 });
     }
+    // after the segments: they are the ended utterance's
+    this.lib.startUtt(this.decoder);
     const detections = this.detections.concat(this.spotting?.spotter.restart(this.msOf(this.samplesIn)) ?? []);
     this.detections = [];
     if (words.length === 0) return null;
@@ -271,10 +280,8 @@ export class PocketSphinxEngine implements SpeechToTextEngine {
     const spotting = options.spokenTerms && options.spokenTerms.length > 0 ? this.spotting(options.spokenTerms) : Promise.resolve(null);
     spotting.catch(() => {});
     const decoder = this.takeIdle() ?? (await this.newDecoder());
-    const release = (d: unknown) => {
-      this.lib!.endUtt(d);
-      this.keepIdle(d);
-    };
+    // ps_end_utt off the main thread here too: a session released mid-utterance ends it with the final passes
+    const release = (d: unknown) => void callAsync(this.lib!.endUtt, d).catch(() => {}).then(() => this.keepIdle(d));
     let spotter;
     try {
       spotter = await spotting;
