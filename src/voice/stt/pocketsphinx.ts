@@ -32,7 +32,7 @@ export interface PocketSphinxOptions {
 }
 
 const DEFAULT_MODEL_DIR = '/usr/share/pocketsphinx/model/en-us';
-export const DEFAULT_DECODER_IDLE_MS = 30_000;
+const DEFAULT_DECODER_IDLE_MS = 30_000;
 
 /** A decoder in the pool, and the (unref'd) timer that frees it once it has been idle for decoderIdleMs. */
 interface IdleDecoder {
