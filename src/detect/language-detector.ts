@@ -6,6 +6,7 @@ import { profileScripts } from './script-profile.js';
 import { confidenceFeatures, confidenceLogit, type ShortTextCalibration, type ShortTextEvidence } from './short-text-confidence.js';
 import { distinctContent } from './distinct-content.js';
 import type { EldLanguageDetectorOptions } from './detector-options.js';
+import type { DetectionOutcome, LanguageDetector } from './detection-types.js';
 
 export type { EldLanguageDetectorOptions };
 
@@ -17,44 +18,7 @@ export const DETECTION_LANGUAGES = [
 
 export type DetectionLanguage = (typeof DETECTION_LANGUAGES)[number];
 
-export type DetectionStatus = 'success' | 'insufficient_confidence' | 'unsupported_language' | 'no_language_detected';
-
-export interface DetectionOutcome {
-  status: DetectionStatus;
-  /** Tolk lower-case code; only set when status is `success` (always one of DETECTION_LANGUAGES). */
-  language?: string;
-  /**
-   * Best guess (Tolk lower-case code) whenever the text had letters the model recognised, even when
-   * it is outside DETECTION_LANGUAGES (e.g. `ca`) or confidence was too low. Translation with an
-   * omitted source_lang uses this.
-   */
-  rawLanguage?: string;
-  /**
-   * 0–1. For n-gram decisions, 1 − exp(−evidence / 0.1) where evidence = relative margin of the best
-   * language over the runner-up ((top − second) / top of eld's scores) × letters analysed, so it
-   * grows with both separation and length; below 0.5 (insufficient_confidence) on short text whose
-   * margin misses SHORT_MARGINS. 1 for script-decided languages, 0 when nothing was detected.
-   */
-  confidence: number;
-  /**
-   * For `insufficient_confidence`: the languages (Tolk codes, among DETECTION_LANGUAGES) the text may be in, best
-   * first, within CANDIDATE_WINDOW of the best by the n-gram model with eld's scores; absent without the model.
-   */
-  candidates?: readonly string[];
-}
-
-export interface LanguageDetector {
-  detect(text: string): DetectionOutcome;
-  /** Languages (Tolk codes) the model can recognise, inside or outside DETECTION_LANGUAGES. */
-  readonly languages: ReadonlySet<string>;
-}
-
-/** The detector as the services use it: a detection may first wait for the detector's tables to load. */
-export interface LanguageDetection {
-  detect(text: string): Promise<DetectionOutcome>;
-  /** Languages (Tolk codes) the model can recognise, known without loading it. */
-  readonly languages: ReadonlySet<string>;
-}
+export type { DetectionOutcome, DetectionStatus, LanguageDetection, LanguageDetector } from './detection-types.js';
 
 /** Minimal shape of an eld instance (the package's own interfaces are not exported). */
 interface EldInstance {
@@ -83,7 +47,8 @@ const SHORTCUT_SHARE = 0.6;
 const EVIDENCE_SCALE = 0.1;
 
 /**
- * Short alphabetic text (under 20 letters) is a success only when the n-gram winner both fits its language well
+ * Without the n-gram model (or its short-text calibration), short alphabetic text (under 20 letters) is a success
+ * only when eld's winner both fits its language well
  * (best score ≥ SHORT_FIT × eld's average for it: snippets of names and numbers score low for every language) and
  * leads the runner-up by the relative margin (best − runner-up) / best below; eld is confidently wrong between
  * neighbours (da/nb, ru/bg/uk, cs/sk) on a few words. Fit on FLORES dev sentences 0–499 cut to 20 and 50
