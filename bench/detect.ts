@@ -182,7 +182,7 @@ log();
 log(`| Variant | ${BUCKETS.map((b) => b.name).join(' | ')} |`);
 log(`|---|${BUCKETS.map(() => '---:').join('|')}|`);
 const variants: Array<[string, EldLanguageDetectorOptions]> = [
-  ['default (small, foreignPenalty 0.05, short margins, n-gram model, minConfidence 0.5, minLetters 3, minFit 0.6)', {}],
+  ['default (small, foreignPenalty 0.05, n-gram model with its short-text confidence, minConfidence 0.5, minLetters 3, minFit 0.6)', {}],
   ['large database', { database: 'large' }],
   ['medium database', { database: 'medium' }],
   ['no n-gram model (eld and the short-text rules alone)', { ngramModel: false }],

@@ -1,6 +1,7 @@
 // A character n-gram naive-Bayes model of the 33 detection languages, for short and mid-length text, where eld's
 // scores alone are too close to call between neighbours. Trained by scripts/train-detect-ngrams.mjs on FLORES dev
-// sentences 0–499, its margins cross-fitted on them (assets/detect-ngrams.tsv); never trained at run time.
+// sentences 0–499, its short-text confidence and mid-length margin cross-fitted on them (assets/detect-ngrams.tsv);
+// never trained at run time.
 
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
