@@ -213,11 +213,12 @@ function threshold(rows, calibration, few, target) {
   }
   band.sort((a, b) => b[0] - a[0]);
   let chosen = Infinity;
-  for (const [logit, isRight] of band) {
+  band.forEach(([logit, isRight], i) => {
     success++;
     if (isRight) right++;
-    if (right / success >= target) chosen = logit;
-  }
+    // a cut inside a run of equal logits (the same short text in several languages) would answer the whole run
+    if (band[i + 1]?.[0] !== logit && right / success >= target) chosen = logit;
+  });
   return chosen;
 }
 

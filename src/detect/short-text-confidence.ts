@@ -29,11 +29,14 @@ export interface ShortTextEvidence {
   names: NamesAndNumbers;
 }
 
-/** Short prefixes are often names and numbers, which fit every language: how much of a text looks like them. */
+/**
+ * Short prefixes are often names and numbers, which fit every language: how much of a text looks like them. The first
+ * word does not count (every FLORES sentence starts with a capital, typed snippets often do not: the same either way).
+ */
 export interface NamesAndNumbers {
-  /** Share of the words (not counting numbers) that start with a capital. */
+  /** Share of the words after the first (not counting numbers) that start with a capital. */
   capitalShare: number;
-  /** Words after the first that start with a capital (a sentence's first word is capitalised anyway), at most 3. */
+  /** Words after the first that start with a capital, at most 3. */
   capitalisedAfterFirst: number;
   /** Whether the text has a digit. */
   digits: boolean;
@@ -45,14 +48,9 @@ const CAPITAL = /^\p{Lu}/u;
 
 export function namesAndNumbers(text: string): NamesAndNumbers {
   const words = (text.match(WORD) ?? []).filter((w) => !NUMBER.test(w));
-  let capitalised = 0;
   let afterFirst = 0;
-  words.forEach((w, i) => {
-    if (!CAPITAL.test(w)) return;
-    capitalised++;
-    if (i > 0) afterFirst++;
-  });
-  return { capitalShare: capitalised / Math.max(1, words.length), capitalisedAfterFirst: Math.min(3, afterFirst), digits: /\p{N}/u.test(text) };
+  for (let i = 1; i < words.length; i++) if (CAPITAL.test(words[i]!)) afterFirst++;
+  return { capitalShare: afterFirst / Math.max(1, words.length - 1), capitalisedAfterFirst: Math.min(3, afterFirst), digits: /\p{N}/u.test(text) };
 }
 
 /** The logistic model's features, in the order of `ShortTextCalibration.weights`. */
@@ -71,7 +69,7 @@ export const CONFIDENCE_FEATURES = [
   'vote posterior (temperature 3)',
   'vote posterior (temperature 10)',
   'vote posterior (temperature 30)',
-  'capitalised word share',
+  'capitalised share of the words after the first',
   'capitalised words after the first',
   'digits',
 ] as const;
