@@ -3,7 +3,7 @@ import { danishOrNorwegian, hasSignatureLetter, isCompatible, nonAsciiLetterCoun
 import { ELD_AVERAGE_SCORES } from './eld-average-scores.js';
 import { FEW_LETTERS, NgramModel } from './ngram-model.js';
 import { profileScripts } from './script-profile.js';
-import { confidenceFeatures, confidenceLogit, namesAndNumbers, type ShortTextCalibration, type ShortTextEvidence } from './short-text-confidence.js';
+import { confidenceFeatures, confidenceLogit, type ShortTextCalibration, type ShortTextEvidence } from './short-text-confidence.js';
 import { distinctContent } from './distinct-content.js';
 import type { EldLanguageDetectorOptions } from './detector-options.js';
 import type { DetectionOutcome, LanguageDetector } from './detection-types.js';
@@ -227,7 +227,6 @@ export class EldLanguageDetector implements LanguageDetector {
         signature: hasSignatureLetter(vote.language, lowerText),
         foreignUnpenalised: vote.foreignUnpenalised,
         foreignFirst: vote.foreignFirst,
-        names: namesAndNumbers(capped),
       };
       const decided = this.decideShort(this.calibration, evidence, vote.language, raw);
       return { outcome: this.withCandidates(decided, cleaned, profile.letters, ranked, alphabetic, vote.scores), evidence };

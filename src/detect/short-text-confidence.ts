@@ -25,32 +25,6 @@ export interface ShortTextEvidence {
   foreignUnpenalised: boolean;
   /** Whether eld ranks a language outside the 33 first: never a success then (the model knows only the 33). */
   foreignFirst: boolean;
-  /** Names and numbers in the text as written (namesAndNumbers). */
-  names: NamesAndNumbers;
-}
-
-/**
- * Short prefixes are often names and numbers, which fit every language: how much of a text looks like them. The first
- * word does not count (every FLORES sentence starts with a capital, typed snippets often do not: the same either way).
- */
-export interface NamesAndNumbers {
-  /** Share of the words after the first (not counting numbers) that start with a capital. */
-  capitalShare: number;
-  /** Words after the first that start with a capital, at most 3. */
-  capitalisedAfterFirst: number;
-  /** Whether the text has a digit. */
-  digits: boolean;
-}
-
-const WORD = /[\p{L}\p{N}_]+/gu;
-const NUMBER = /^\p{N}+$/u;
-const CAPITAL = /^\p{Lu}/u;
-
-export function namesAndNumbers(text: string): NamesAndNumbers {
-  const words = (text.match(WORD) ?? []).filter((w) => !NUMBER.test(w));
-  let afterFirst = 0;
-  for (let i = 1; i < words.length; i++) if (CAPITAL.test(words[i]!)) afterFirst++;
-  return { capitalShare: afterFirst / Math.max(1, words.length - 1), capitalisedAfterFirst: Math.min(3, afterFirst), digits: /\p{N}/u.test(text) };
 }
 
 /** The logistic model's features, in the order of `ShortTextCalibration.weights`. */
@@ -69,9 +43,6 @@ export const CONFIDENCE_FEATURES = [
   'vote posterior (temperature 3)',
   'vote posterior (temperature 10)',
   'vote posterior (temperature 30)',
-  'capitalised share of the words after the first',
-  'capitalised words after the first',
-  'digits',
 ] as const;
 
 /** Temperatures of the vote's softmax posteriors (log-likelihood leads are over-confident on a few letters). */
@@ -128,9 +99,6 @@ export function confidenceFeatures(e: ShortTextEvidence): number[] {
     modelBest === e.guess ? 1 : 0,
     Math.log1p(Math.max(0, leadOf(e.model, modelBest))),
     ...POSTERIOR_TEMPERATURES.map((t) => logPosterior(e.vote, e.guess, t)),
-    e.names.capitalShare,
-    e.names.capitalisedAfterFirst,
-    e.names.digits ? 1 : 0,
   ];
 }
 
