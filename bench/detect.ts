@@ -9,6 +9,13 @@ import {
   type LanguageDetector,
 } from '../src/detect/language-detector.js';
 import { floresLines, truncateAtWord } from '../test/helpers/flores.js';
+import { benchArgs } from './args.js';
+
+/**
+ * `--before=DIR`: another build's dist (e.g. main's) whose EldLanguageDetector (with that build's assets) is measured
+ * in the same run, as the "before" of a change.
+ */
+const beforeDir = benchArgs().get('before');
 
 
 /** Languages in flores-dev outside the 33: eld knows some (expect unsupported_language), not others. */
@@ -122,21 +129,28 @@ const tolk = await EldLanguageDetector.create();
 const loadMs = performance.now() - loadStart;
 const loadMb = (process.memoryUsage().rss - rssBefore) / 2 ** 20;
 const baseline = await RawEldDetector.create();
+const before: LanguageDetector | undefined = beforeDir
+  ? await ((await import(`${beforeDir}/src/detect/language-detector.js`)) as { EldLanguageDetector: typeof EldLanguageDetector }).EldLanguageDetector.create()
+  : undefined;
 
 const tolkRes = evaluate(tolk);
 const baseRes = evaluate(baseline);
+const beforeRes = before ? evaluate(before) : undefined;
 
 log(`Node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'}, single thread. Data: FLORES-200 dev, sentences 500–996 (held out from tuning) × 33 languages; prefixes cut at a word boundary (hard cut for zh/ja/th). Detector load: ${loadMs.toFixed(0)} ms, +${loadMb.toFixed(0)} MB RSS.`);
 log();
 log('"Accuracy" counts only `success` with the right language (insufficient_confidence counts as a miss); "precision" is accuracy among `success` answers. Baseline: raw `eld` small database (codes mapped ms→id, no→nb; no script shortcuts, hints or thresholds).');
 log();
-log('| Length | Tolk accuracy | Tolk precision | Baseline (raw eld small) accuracy |');
-log('|---|---:|---:|---:|');
+log(`| Length | Tolk accuracy | Tolk precision | Baseline (raw eld small) accuracy |${beforeRes ? ' Before accuracy | Before precision |' : ''}`);
+log(`|---|---:|---:|---:|${beforeRes ? '---:|---:|' : ''}`);
 for (const b of BUCKETS) {
   const t = sum(tolkRes.get(b.name) ?? new Map());
   const r = sum(baseRes.get(b.name) ?? new Map());
-  log(`| ${b.name} | ${pct(t.correct, t.n)}% | ${pct(t.correct, t.statuses.success ?? 0)}% | ${pct(r.correct, r.n)}% |`);
+  const p = beforeRes ? sum(beforeRes.get(b.name) ?? new Map()) : undefined;
+  const beforeCells = p ? ` ${pct(p.correct, p.n)}% | ${pct(p.correct, p.statuses.success ?? 0)}% |` : '';
+  log(`| ${b.name} | ${pct(t.correct, t.n)}% | ${pct(t.correct, t.statuses.success ?? 0)}% | ${pct(r.correct, r.n)}% |${beforeCells}`);
 }
+if (beforeDir) log(`\nBefore: \`EldLanguageDetector\` of ${beforeDir} (its own assets), same run.`);
 log();
 log('Status rates (Tolk):');
 log();
@@ -168,12 +182,12 @@ log();
 log(`| Variant | ${BUCKETS.map((b) => b.name).join(' | ')} |`);
 log(`|---|${BUCKETS.map(() => '---:').join('|')}|`);
 const variants: Array<[string, EldLanguageDetectorOptions]> = [
-  ['default (small, foreignPenalty 0.05, short margins, n-gram model, minConfidence 0.5, minLetters 3, minFit 0.6)', {}],
+  ['default (small, foreignPenalty 0.05, n-gram model with its short-text confidence, minConfidence 0.5, minLetters 3, minFit 0.6)', {}],
   ['large database', { database: 'large' }],
   ['medium database', { database: 'medium' }],
   ['no n-gram model (eld and the short-text rules alone)', { ngramModel: false }],
   ['n-gram model for short text only (no mid-length vote)', { ngramMaxLetters: 0 }],
-  ['no short-text margins', { shortMargins: false }],
+  ['no short-text rules (no learned confidence or margins under 20 letters)', { shortMargins: false }],
   ['no foreign penalty', { foreignPenalty: 0 }],
   ['no script shortcuts', { scriptShortcuts: false }],
   ['no neighbour hints', { neighbourHints: false }],
@@ -227,9 +241,11 @@ for (const lang of DETECTION_LANGUAGES) for (const t of (inputs.get('full')?.get
 log();
 log('Throughput (detections per second, one core):');
 log();
-log('| Input | Tolk | Baseline (raw eld small) |');
-log('|---|---:|---:|');
-log(`| short (≤20 chars, ${shortTexts.length} texts) | ${throughput(tolk, shortTexts).toFixed(0)} | ${throughput(baseline, shortTexts).toFixed(0)} |`);
-log(`| full sentences (${fullTexts.length} texts) | ${throughput(tolk, fullTexts).toFixed(0)} | ${throughput(baseline, fullTexts).toFixed(0)} |`);
+log(`| Input | Tolk | Baseline (raw eld small) |${before ? ' Before |' : ''}`);
+log(`|---|---:|---:|${before ? '---:|' : ''}`);
+for (const [name, texts] of [[`short (≤20 chars, ${shortTexts.length} texts)`, shortTexts], [`full sentences (${fullTexts.length} texts)`, fullTexts]] as const) {
+  const beforeCell = before ? ` ${throughput(before, texts).toFixed(0)} |` : '';
+  log(`| ${name} | ${throughput(tolk, texts).toFixed(0)} | ${throughput(baseline, texts).toFixed(0)} |${beforeCell}`);
+}
 
 console.log(out.join('\n'));

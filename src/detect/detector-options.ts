@@ -1,6 +1,7 @@
 // The knobs of EldLanguageDetector: defaults were calibrated on FLORES-200 dev (docs/benchmarks.md); the training
 // and benchmark scripts override them.
 import type { NgramModel } from './ngram-model.js';
+import type { ShortTextCalibration } from './short-text-confidence.js';
 
 export interface EldLanguageDetectorOptions {
   /** Characters of the input analysed (eld itself stops after ~380 UTF-8 bytes). Default 1000. */
@@ -19,7 +20,10 @@ export interface EldLanguageDetectorOptions {
   scriptShortcuts?: boolean;
   /** Re-rank close candidates by alphabet compatibility and da/nb function words. Default true. */
   neighbourHints?: boolean;
-  /** Apply SHORT_MARGINS below 20 letters. Default true. */
+  /**
+   * Judge text under 20 letters by its own rules: the n-gram model's learned confidence (or, without the model, the
+   * SHORT_MARGINS rules). Default true; false leaves it to eld's confidence alone.
+   */
   shortMargins?: boolean;
   /** eld database size. Default 'small': the large one adds ≈300 MB and 2 s of start-up for no measurable gain (docs/benchmarks.md). */
   database?: 'extrasmall' | 'small' | 'medium' | 'large';
@@ -40,7 +44,6 @@ export interface EldLanguageDetectorOptions {
   ngramMinMarginMid?: number;
   /** Override the weight of eld's log score in the model's vote. */
   ngramEldWeight?: number;
-  /** Override the model's calibrated leads for short-text success (the training script sweeps them). */
-  ngramMinMargin?: number;
-  ngramMinMarginFew?: number;
+  /** Override the model's short-text calibration (the training script fits it). */
+  shortTextCalibration?: ShortTextCalibration;
 }

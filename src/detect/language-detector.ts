@@ -3,8 +3,10 @@ import { danishOrNorwegian, hasSignatureLetter, isCompatible, nonAsciiLetterCoun
 import { ELD_AVERAGE_SCORES } from './eld-average-scores.js';
 import { FEW_LETTERS, NgramModel } from './ngram-model.js';
 import { profileScripts } from './script-profile.js';
+import { confidenceFeatures, confidenceLogit, type ShortTextCalibration, type ShortTextEvidence } from './short-text-confidence.js';
 import { distinctContent } from './distinct-content.js';
 import type { EldLanguageDetectorOptions } from './detector-options.js';
+import type { DetectionOutcome, LanguageDetector } from './detection-types.js';
 
 export type { EldLanguageDetectorOptions };
 
@@ -16,44 +18,7 @@ export const DETECTION_LANGUAGES = [
 
 export type DetectionLanguage = (typeof DETECTION_LANGUAGES)[number];
 
-export type DetectionStatus = 'success' | 'insufficient_confidence' | 'unsupported_language' | 'no_language_detected';
-
-export interface DetectionOutcome {
-  status: DetectionStatus;
-  /** Tolk lower-case code; only set when status is `success` (always one of DETECTION_LANGUAGES). */
-  language?: string;
-  /**
-   * Best guess (Tolk lower-case code) whenever the text had letters the model recognised, even when
-   * it is outside DETECTION_LANGUAGES (e.g. `ca`) or confidence was too low. Translation with an
-   * omitted source_lang uses this.
-   */
-  rawLanguage?: string;
-  /**
-   * 0–1. For n-gram decisions, 1 − exp(−evidence / 0.1) where evidence = relative margin of the best
-   * language over the runner-up ((top − second) / top of eld's scores) × letters analysed, so it
-   * grows with both separation and length; below 0.5 (insufficient_confidence) on short text whose
-   * margin misses SHORT_MARGINS. 1 for script-decided languages, 0 when nothing was detected.
-   */
-  confidence: number;
-  /**
-   * For `insufficient_confidence`: the languages (Tolk codes, among DETECTION_LANGUAGES) the text may be in, best
-   * first, within CANDIDATE_WINDOW of the best by the n-gram model with eld's scores; absent without the model.
-   */
-  candidates?: readonly string[];
-}
-
-export interface LanguageDetector {
-  detect(text: string): DetectionOutcome;
-  /** Languages (Tolk codes) the model can recognise, inside or outside DETECTION_LANGUAGES. */
-  readonly languages: ReadonlySet<string>;
-}
-
-/** The detector as the services use it: a detection may first wait for the detector's tables to load. */
-export interface LanguageDetection {
-  detect(text: string): Promise<DetectionOutcome>;
-  /** Languages (Tolk codes) the model can recognise, known without loading it. */
-  readonly languages: ReadonlySet<string>;
-}
+export type { DetectionOutcome, DetectionStatus, LanguageDetection, LanguageDetector } from './detection-types.js';
 
 /** Minimal shape of an eld instance (the package's own interfaces are not exported). */
 interface EldInstance {
@@ -82,7 +47,8 @@ const SHORTCUT_SHARE = 0.6;
 const EVIDENCE_SCALE = 0.1;
 
 /**
- * Short alphabetic text (under 20 letters) is a success only when the n-gram winner both fits its language well
+ * Without the n-gram model (or its short-text calibration), short alphabetic text (under 20 letters) is a success
+ * only when eld's winner both fits its language well
  * (best score ≥ SHORT_FIT × eld's average for it: snippets of names and numbers score low for every language) and
  * leads the runner-up by the relative margin (best − runner-up) / best below; eld is confidently wrong between
  * neighbours (da/nb, ru/bg/uk, cs/sk) on a few words. Fit on FLORES dev sentences 0–499 cut to 20 and 50
@@ -150,8 +116,7 @@ export class EldLanguageDetector implements LanguageDetector {
   private readonly neighbourHints: boolean;
   private readonly foreignPenalty: number;
   private readonly shortMargins: boolean;
-  private readonly ngramMinMargin: number;
-  private readonly ngramMinMarginFew: number;
+  private readonly calibration: ShortTextCalibration | undefined;
   private readonly ngramMinMarginMid: number;
   private readonly ngramMaxLetters: number;
   private readonly ngramEldWeight: number;
@@ -163,8 +128,7 @@ export class EldLanguageDetector implements LanguageDetector {
     options: EldLanguageDetectorOptions,
     private readonly ngram: NgramModel | undefined,
   ) {
-    this.ngramMinMargin = options.ngramMinMargin ?? ngram?.minMargin ?? Infinity;
-    this.ngramMinMarginFew = options.ngramMinMarginFew ?? ngram?.minMarginFew ?? this.ngramMinMargin;
+    this.calibration = options.shortTextCalibration ?? ngram?.shortTextCalibration;
     this.ngramMinMarginMid = options.ngramMinMarginMid ?? ngram?.minMarginMid ?? Infinity;
     this.ngramMaxLetters = options.ngramMaxLetters ?? MID_MAX_LETTERS;
     this.ngramEldWeight = options.ngramEldWeight ?? ngram?.eldWeight ?? 1;
@@ -191,26 +155,34 @@ export class EldLanguageDetector implements LanguageDetector {
   }
 
   detect(text: string): DetectionOutcome {
+    return this.analyse(text).outcome;
+  }
+
+  /**
+   * The detection and, for short alphabetic text the n-gram model voted on, the evidence its confidence came from
+   * (scripts/train-detect-ngrams.mjs fits the confidence on it).
+   */
+  analyse(text: string): { outcome: DetectionOutcome; evidence?: ShortTextEvidence } {
     // Repeated text ("Hello world. " × 2000) is judged on its distinct content: repeats add letters, not evidence.
     const capped = distinctContent(text).slice(0, this.maxChars);
     const cleaned = capped.replace(URL_OR_EMAIL, ' ').replace(CODE_TOKEN, ' ');
     const profile = profileScripts(cleaned);
     if (profile.letters === 0 || profile.dominant === undefined) {
-      return { status: 'no_language_detected', confidence: 0 };
+      return { outcome: { status: 'no_language_detected', confidence: 0 } };
     }
     const { dominant, counts } = profile;
 
     if (this.scriptShortcuts && profile.dominantShare >= SHORTCUT_SHARE) {
       if (dominant === 'han' || dominant === 'kana') {
-        if (counts.kana > 0) return outcome('ja', 1, false);
+        if (counts.kana > 0) return { outcome: outcome('ja', 1, false) };
         // A lone ideograph is as likely Japanese as Chinese.
-        return outcome('zh', counts.han >= 2 ? 1 : 0, counts.han < 2);
+        return { outcome: outcome('zh', counts.han >= 2 ? 1 : 0, counts.han < 2) };
       }
       if (dominant in SCRIPT_LANGUAGE) {
         const lang = SCRIPT_LANGUAGE[dominant as keyof typeof SCRIPT_LANGUAGE];
         // A lone Greek or Hebrew letter is more often a symbol (α, ℵ) than language.
         const enough = DENSE_SCRIPTS.has(dominant) || counts[dominant] >= 2;
-        return outcome(lang, enough ? 1 : 0, !enough);
+        return { outcome: outcome(lang, enough ? 1 : 0, !enough) };
       }
     }
 
@@ -222,7 +194,8 @@ export class EldLanguageDetector implements LanguageDetector {
     const first = ranked[0];
     if (first === undefined) {
       // Letters, but not a single n-gram eld knows (eld scores nothing under a few letters: "Hola").
-      return this.withCandidates({ status: 'insufficient_confidence', confidence: 0 }, cleaned, profile.letters, ranked, !DENSE_SCRIPTS.has(dominant));
+      const unsure: DetectionOutcome = { status: 'insufficient_confidence', confidence: 0 };
+      return { outcome: this.withCandidates(unsure, cleaned, profile.letters, ranked, !DENSE_SCRIPTS.has(dominant)) };
     }
 
     let bestIndex = 0;
@@ -239,21 +212,24 @@ export class EldLanguageDetector implements LanguageDetector {
     const poorFit = profile.letters >= FIT_MIN_LETTERS && top < this.minFit * average;
     const shortNeed = this.shortMargins && alphabetic ? shortMargin(profile.letters) : undefined;
     const raw = fromEldCode(best[0]);
-    const ambiguous =
-      shortNeed !== undefined &&
-      (margin < shortNeed || top < SHORT_FIT * average) &&
-      !(profile.letters >= SIGNATURE_MIN_LETTERS && hasSignatureLetter(raw, lowerText));
-    const low = fewLetters || poorFit || ambiguous || confidence < this.minConfidence;
-    // Short text the rules above leave undecided is decided by the n-gram model with eld's scores, when it leads by
-    // the calibrated margin (the rules' own successes are 99.5 % right: they stand).
-    let scores: Float64Array | undefined;
-    if (shortNeed !== undefined && this.ngram && !fewLetters && low) {
+    const low = fewLetters || poorFit || confidence < this.minConfidence;
+    // Short text with the model: the learned confidence of the vote's guess decides (issue 36).
+    if (shortNeed !== undefined && this.ngram && this.calibration && !fewLetters) {
       const vote = this.ngramVote(cleaned, profile.letters, ranked);
-      scores = vote.scores;
-      const need = profile.letters <= FEW_LETTERS ? this.ngramMinMarginFew : this.ngramMinMargin;
-      if (vote.margin >= need && !vote.foreignFirst) {
-        return outcome(vote.language, Math.min(0.99, 1 - 0.5 * (need / vote.margin)), false);
-      }
+      const evidence: ShortTextEvidence = {
+        letters: profile.letters,
+        vote: vote.scores,
+        model: vote.modelScores,
+        guess: this.ngramIndex.get(vote.language)!,
+        eldAgrees: raw === vote.language,
+        eldMargin: margin,
+        eldFit: top / average,
+        signature: hasSignatureLetter(vote.language, lowerText),
+        foreignUnpenalised: vote.foreignUnpenalised,
+        foreignFirst: vote.foreignFirst,
+      };
+      const decided = this.decideShort(this.calibration, evidence, vote.language, raw);
+      return { outcome: this.withCandidates(decided, cleaned, profile.letters, ranked, alphabetic, vote.scores), evidence };
     }
     // Mid-length text: the model (with eld) settles close neighbours eld confuses (da/nb, cs/sk, ru/bg); text that fits
     // no language well (poorFit: Welsh, Maltese…) stays undecided whatever the model, which knows only the 33, says.
@@ -264,13 +240,32 @@ export class EldLanguageDetector implements LanguageDetector {
         const sure = vote.margin >= this.ngramMinMarginMid;
         const success = sure || (vote.language === raw && !low);
         const decided = outcome(sure ? vote.language : raw, success ? Math.max(0.5, confidence) : Math.min(0.49, confidence), !success);
-        return this.withCandidates(decided, cleaned, profile.letters, ranked, alphabetic, vote.scores);
+        return { outcome: this.withCandidates(decided, cleaned, profile.letters, ranked, alphabetic, vote.scores) };
       }
     }
+    // Without the model (or its calibration), short text is decided by the short-text rules.
+    const ambiguous =
+      shortNeed !== undefined &&
+      (margin < shortNeed || top < SHORT_FIT * average) &&
+      !(profile.letters >= SIGNATURE_MIN_LETTERS && hasSignatureLetter(raw, lowerText));
     // Reported confidence stays below the success line when the short-text margin is not met.
     const shortShare = shortNeed === undefined ? 1 : Math.min(1, margin / shortNeed, top / (SHORT_FIT * average));
     const calibrated = ambiguous ? Math.min(confidence, 0.5 * shortShare) : confidence;
-    return this.withCandidates(outcome(raw, calibrated, low), cleaned, profile.letters, ranked, alphabetic, scores);
+    return { outcome: this.withCandidates(outcome(raw, calibrated, low || ambiguous), cleaned, profile.letters, ranked, alphabetic) };
+  }
+
+  /**
+   * A short text's outcome from the learned confidence that the vote's guess is right: a success at the calibrated
+   * logit (never when eld ranks a language outside the 33 first: the model knows only the 33). The reported confidence
+   * maps that logit to 0.5, keeping the probability's order on either side.
+   */
+  private decideShort(calibration: ShortTextCalibration, evidence: ShortTextEvidence, guess: string, raw: string): DetectionOutcome {
+    const logit = confidenceLogit(calibration, confidenceFeatures(evidence), guess);
+    const need = evidence.letters <= FEW_LETTERS ? calibration.minLogitFew : calibration.minLogit;
+    const p = 1 / (1 + Math.exp(-logit));
+    const pNeed = 1 / (1 + Math.exp(-need));
+    if (logit >= need && !evidence.foreignFirst) return outcome(guess, Math.min(0.99, 0.5 + (0.5 * (p - pNeed)) / (1 - pNeed)), false);
+    return outcome(raw, Math.min(0.49, (0.5 * p) / pNeed), true);
   }
 
   /**
@@ -299,7 +294,11 @@ export class EldLanguageDetector implements LanguageDetector {
 
   /** Per model language, the n-gram log-likelihood plus eld's log score weighted by length (the model's vote). */
   private voteScores(text: string, letters: number, ranked: ReadonlyArray<readonly [string, number]>): Float64Array {
-    const scores = this.ngram!.logLikelihoods(text);
+    return this.withEld(this.ngram!.logLikelihoods(text), letters, ranked);
+  }
+
+  /** Adds eld's log scores, weighted by length, to the model's log-likelihoods (in place). */
+  private withEld(scores: Float64Array, letters: number, ranked: ReadonlyArray<readonly [string, number]>): Float64Array {
     const eldScores = new Float64Array(scores.length).fill(1e-3);
     for (const [code, score] of ranked) {
       const i = this.ngramIndex.get(fromEldCode(code));
@@ -317,9 +316,10 @@ export class EldLanguageDetector implements LanguageDetector {
     text: string,
     letters: number,
     ranked: ReadonlyArray<readonly [string, number]>,
-  ): { language: string; margin: number; foreignFirst: boolean; foreignUnpenalised: boolean; scores: Float64Array } {
+  ): { language: string; margin: number; foreignFirst: boolean; foreignUnpenalised: boolean; scores: Float64Array; modelScores: Float64Array } {
     const model = this.ngram!;
-    const scores = this.voteScores(text, letters, ranked);
+    const modelScores = model.logLikelihoods(text);
+    const scores = this.withEld(Float64Array.from(modelScores), letters, ranked);
     let best = 0;
     let second = -Infinity;
     let top = -Infinity;
@@ -347,6 +347,7 @@ export class EldLanguageDetector implements LanguageDetector {
       foreignFirst: first !== undefined && !SUPPORTED.has(fromEldCode(first)),
       foreignUnpenalised: foreignTop >= supportedTop,
       scores,
+      modelScores,
     };
   }
 

@@ -1,9 +1,11 @@
 // A character n-gram naive-Bayes model of the 33 detection languages, for short and mid-length text, where eld's
 // scores alone are too close to call between neighbours. Trained by scripts/train-detect-ngrams.mjs on FLORES dev
-// sentences 0–499, its margins cross-fitted on them (assets/detect-ngrams.tsv); never trained at run time.
+// sentences 0–499, its short-text confidence and mid-length margin cross-fitted on them (assets/detect-ngrams.tsv);
+// never trained at run time.
 
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import type { ShortTextCalibration } from './short-text-confidence.js';
 
 /**
  * The model as the training script writes it: a first line of JSON with everything but `grams`, then one line per
@@ -24,17 +26,15 @@ export interface NgramModelData {
   grams: Map<string, number[]>;
   /** Weight of eld's log score (× letters) added to the model's log-likelihood. */
   eldWeight: number;
-  /** Lead (in log-likelihood) of the best language over the runner-up that makes short text a success (null: never). */
-  minMargin: number | null;
-  /** The same for text of at most FEW_LETTERS letters (calibrated on 10-character prefixes). */
-  minMarginFew: number | null;
+  /** When short text (under 20 letters) is a success: the learned confidence (short-text-confidence.ts); null: never. */
+  shortTextCalibration: ShortTextCalibration | null;
   /** Lead that lets the model overrule eld on mid-length text (20 letters and up; calibrated on 50-character prefixes). */
   minMarginMid?: number | null;
 }
 
 export const NGRAM_MODEL_FILE = fileURLToPath(new URL('../../../assets/detect-ngrams.tsv', import.meta.url));
 
-/** Text of at most this many letters has its own success margin (minMarginFew). */
+/** Text of at most this many letters has its own success threshold (ShortTextCalibration.minLogitFew). */
 export const FEW_LETTERS = 10;
 
 /** Characters of a text the model looks at (only short text is asked about). */
@@ -101,8 +101,7 @@ export function parseNgramModel(text: string): NgramModelData {
 export class NgramModel {
   readonly langs: readonly string[];
   readonly eldWeight: number;
-  readonly minMargin: number;
-  readonly minMarginFew: number;
+  readonly shortTextCalibration: ShortTextCalibration | undefined;
   readonly minMarginMid: number;
   private readonly maxN: number;
   /** Feature → its slice of `langOf`/`deltas`, as offset × 64 + length (a feature has at most 33 languages). */
@@ -120,8 +119,11 @@ export class NgramModel {
   constructor(data: NgramModelData) {
     this.langs = data.langs;
     this.eldWeight = data.eldWeight;
-    this.minMargin = data.minMargin ?? Infinity;
-    this.minMarginFew = data.minMarginFew ?? Infinity;
+    const calibration = data.shortTextCalibration;
+    // JSON writes an unreachable threshold (Infinity) as null
+    this.shortTextCalibration = calibration
+      ? { ...calibration, minLogit: calibration.minLogit ?? Infinity, minLogitFew: calibration.minLogitFew ?? Infinity }
+      : undefined;
     this.minMarginMid = data.minMarginMid ?? Infinity;
     this.maxN = data.maxN;
     const { alpha } = data;

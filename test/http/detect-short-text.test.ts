@@ -19,7 +19,10 @@ describe('short texts', () => {
   it('/v3/detect/language answers insufficient_confidence, not a wrong language', async () => {
     const res = await post('/v3/detect/language', { text: ['proton beam', 'Protonenstrahl', 'haz de protones'] });
     assert.equal(res.statusCode, 200);
-    for (const r of res.json().results) assert.deepEqual(r, { detection_status: 'insufficient_confidence' });
+    const [beam, strahl, haz] = res.json().results;
+    for (const r of [beam, strahl]) assert.deepEqual(r, { detection_status: 'insufficient_confidence' });
+    // Spanish indeed: the learned short-text confidence (issue 36) may answer it, but never as another language
+    assert.ok(haz.detection_status === 'insufficient_confidence' || haz.detected_language === 'es', JSON.stringify(haz));
   });
 
   it('/v2/translate falls back to the default source (EN) instead of refusing a wrong guess', async () => {
@@ -38,7 +41,10 @@ describe('short texts', () => {
 
   it('an unsure Spanish snippet uses its likeliest language when the default source cannot serve the target', async () => {
     // The default (EN) equals the target, so the likeliest language an engine translates decides, as README documents.
-    const res = await post('/v2/translate', { text: ['haz de protones'], target_lang: 'EN' });
+    const text = 'de protones';
+    const detected = (await post('/v3/detect/language', { text: [text] })).json().results[0];
+    assert.deepEqual(detected, { detection_status: 'insufficient_confidence' });
+    const res = await post('/v2/translate', { text: [text], target_lang: 'EN' });
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.json().translations[0].detected_source_language, 'ES');
   });
