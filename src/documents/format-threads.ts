@@ -123,7 +123,7 @@ export class FormatThreads {
       if (at >= 0) this.idle.splice(at, 1);
       clearTimeout(this.idleTimers.get(w));
       this.idleTimers.delete(w);
-      // What the thread freed stays in its glibc arena (buffers of a large document: ~60 MiB after a 10 MB one).
+      // What the thread freed stays in its glibc arena until trimmed (docs/benchmarks.md, issue 31).
       trimCHeap();
     });
     this.all.add(w);
