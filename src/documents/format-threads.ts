@@ -3,6 +3,7 @@
 // budget for its format work (time spent waiting for translations on the main thread is not counted): past it the
 // thread is terminated and the job ends with a clear error, once. Threads are reused between jobs and ended when idle.
 import { Worker } from 'node:worker_threads';
+import { trimCHeap } from '../lib/c-heap.js';
 import type { FromThread, ToThread } from './format-thread.js';
 import { DocumentFormatError, type ExtractedDocument, type ExtractOptions } from './formats/index.js';
 
@@ -122,6 +123,8 @@ export class FormatThreads {
       if (at >= 0) this.idle.splice(at, 1);
       clearTimeout(this.idleTimers.get(w));
       this.idleTimers.delete(w);
+      // What the thread freed stays in its glibc arena until trimmed (docs/benchmarks.md, issue 31).
+      trimCHeap();
     });
     this.all.add(w);
     return w;

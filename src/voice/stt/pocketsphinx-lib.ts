@@ -51,26 +51,6 @@ export function pocketSphinxLib(): PocketSphinxLib {
   return loaded;
 }
 
-/**
- * Hands the C heap's free pages back to the system (glibc's malloc_trim). ps_init runs on koffi's worker threads, so a
- * decoder's ~95 MiB lives in glibc arenas that free() keeps for reuse: freeing four idle decoders returned 214 of
- * 391 MiB, trimming after it the rest (docs/benchmarks.md, issue 31). A no-op where the C library has no malloc_trim.
- */
-export const trimCHeap: () => void = (() => {
-  let trim: Fn | null | undefined;
-  return () => {
-    if (trim === undefined) {
-      try {
-        const koffi = require('koffi') as { load(name: string): { func(signature: string): Fn } };
-        trim = koffi.load('libc.so.6').func('int malloc_trim(size_t)');
-      } catch {
-        trim = null;
-      }
-    }
-    trim?.(0);
-  };
-})();
-
 export function callAsync(fn: Fn, ...args: unknown[]): Promise<unknown> {
   return new Promise((resolve, reject) => fn.async(...args, (err: unknown, res: unknown) => (err ? reject(err) : resolve(res))));
 }

@@ -4,7 +4,8 @@ import { existsSync } from 'node:fs';
 import type { RecognizedSegment, RecognizerEvent, RecognizerOptions, SpeechRecognizer, SpeechToTextEngine } from './engine.js';
 import { STT_SAMPLE_RATE } from './engine.js';
 import { KeywordSpotter, type SpottableTerm } from './keyword-spotter.js';
-import { callAsync, pocketSphinxLib, trimCHeap, type PocketSphinxLib as Lib } from './pocketsphinx-lib.js';
+import { trimCHeap } from '../../lib/c-heap.js';
+import { callAsync, pocketSphinxLib, type PocketSphinxLib as Lib } from './pocketsphinx-lib.js';
 import { PronunciationDictionary, pronounceTerm } from './pronunciation.js';
 import { correctWithTerms, type TermDetection, type TimedWord } from './term-correction.js';
 
