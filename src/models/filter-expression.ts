@@ -53,7 +53,8 @@ export function evaluateFilterExpression(source: string, env: FilterEnvironment)
   const value = (): string | undefined => {
     const t = tokens[pos++] ?? fail('ends too early');
     if (t.kind === 'str') return t.text;
-    if (t.kind === 'ident') return env[t.text];
+    // own properties only: `constructor`, `toString` or `__proto__` must not reach Object.prototype
+    if (t.kind === 'ident') return Object.hasOwn(env, t.text) ? env[t.text] : undefined;
     return fail(`unexpected ${t.text}`);
   };
   let depth = 0;

@@ -88,6 +88,16 @@ describe('filter expressions, fuzzed', () => {
     assert.ok(refused > 1000 && refused < 3000, `${refused} refused`);
   });
 
+  it('reads prototype names as absent properties, not as what Object.prototype holds', () => {
+    for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf']) {
+      assert.equal(evaluateFilterExpression(name, env), false, name);
+      assert.equal(evaluateFilterExpression(`${name} != 'x'`, env), true, name);
+      assert.equal(evaluateFilterExpression(`!${name}`, env), true, name);
+    }
+    // a repeated property reads the same value each time
+    assert.equal(evaluateFilterExpression("env.channel == 'release' && env.channel == 'release' && env.channel != 'x'", env), true);
+  });
+
   it('refuses deep nesting and oversized expressions with FilterExpressionError instead of overflowing the stack', () => {
     const deep = MAX_FILTER_DEPTH + 1;
     assert.equal(outcome(`${'('.repeat(deep)}env.channel${')'.repeat(deep)}`), 'refused');
