@@ -1,6 +1,6 @@
 // Self-made images with the features that went wrong in real screenshots and scans (issue 34), each with the
 // translation an engine would give: shared by test/documents/image-layout.test.ts and bench/image-layout.ts.
-import { GlobalFonts, createCanvas } from '@napi-rs/canvas';
+import { GlobalFonts, createCanvas, type Canvas } from '@napi-rs/canvas';
 import type { Box } from '../../src/documents/formats/image/paragraphs.js';
 
 GlobalFonts.registerFromPath('/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf', 'DejaVu Sans');
@@ -27,30 +27,49 @@ export function screenshotBesideShortWord(): LayoutImage {
   return { png: c.toBuffer('image/png'), translate: (s) => (s === LONG_LABEL ? long : s) };
 }
 
-/** A table of short cells, two of which the engine keeps ("No", "Yes"); `cells` are the cells' boxes, row by row. */
-export function shortCellTable(): LayoutImage & { rows: string[][]; cells: Box[] } {
-  const rows = [['Ballot:', 'Incomplete', 'No'], ['Vote', 'Counted', 'Yes']];
-  const widths = [112, 150, 60];
-  const c = createCanvas(360, 110);
-  const x = c.getContext('2d');
+/** Where and how a test table's cells are drawn: `inset`/`baseline` place each cell's text from its top left corner. */
+export interface CellTableLayout {
+  left: number;
+  top: number;
+  widths: number[];
+  height: number;
+  font: string;
+  inset: number;
+  baseline: number;
+}
+
+/** A canvas of cells with black borders on white, each cell's text inside it; `cells` are their boxes, row by row. */
+export function cellTableCanvas(width: number, height: number, rows: string[][], layout: CellTableLayout): { canvas: Canvas; cells: Box[] } {
+  const canvas = createCanvas(width, height);
+  const x = canvas.getContext('2d');
   x.fillStyle = '#fff';
-  x.fillRect(0, 0, 360, 110);
+  x.fillRect(0, 0, width, height);
   x.strokeStyle = '#000';
   x.lineWidth = 2;
   x.fillStyle = '#000';
-  x.font = '20px "DejaVu Sans"';
+  x.font = layout.font;
   const cells: Box[] = [];
   rows.forEach((r, i) => {
-    let left = 10;
+    let left = layout.left;
+    const top = layout.top + i * layout.height;
     r.forEach((cell, j) => {
-      cells.push({ left, top: 10 + i * 44, width: widths[j]!, height: 44 });
-      x.strokeRect(left, 10 + i * 44, widths[j]!, 44);
-      x.fillText(cell, left + 5, 39 + i * 44);
-      left += widths[j]!;
+      const cellWidth = layout.widths[j]!;
+      cells.push({ left, top, width: cellWidth, height: layout.height });
+      x.strokeRect(left, top, cellWidth, layout.height);
+      x.fillText(cell, left + layout.inset, top + layout.baseline);
+      left += cellWidth;
     });
   });
+  return { canvas, cells };
+}
+
+/** A table of short cells, two of which the engine keeps ("No", "Yes"); `cells` are the cells' boxes, row by row. */
+export function shortCellTable(): LayoutImage & { rows: string[][]; cells: Box[] } {
+  const rows = [['Ballot:', 'Incomplete', 'No'], ['Vote', 'Counted', 'Yes']];
+  const layout = { left: 10, top: 10, widths: [112, 150, 60], height: 44, font: '20px "DejaVu Sans"', inset: 5, baseline: 29 };
+  const { canvas, cells } = cellTableCanvas(360, 110, rows, layout);
   const spanish: Record<string, string> = { 'Ballot:': 'Papeleta:', Incomplete: 'Incompleta', Vote: 'Voto', Counted: 'Contado' };
-  return { png: c.toBuffer('image/png'), translate: (s) => spanish[s] ?? s, rows, cells };
+  return { png: canvas.toBuffer('image/png'), translate: (s) => spanish[s] ?? s, rows, cells };
 }
 
 /** A screenshot with a commit hash, a build number and an archive stamp up the right margin (left unread). */

@@ -8,7 +8,7 @@ import { createImageFormat } from '../../src/documents/formats/image/image-forma
 import { paragraphsOf, type Box } from '../../src/documents/formats/image/paragraphs.js';
 import type { RecognizedWord, RgbImage, TextRecognizer } from '../../src/documents/formats/image/text-recognizer.js';
 import { TesseractRecognizer } from '../../src/documents/ocr/tesseract-recognizer.js';
-import { LONG_LABEL, screenshotBesideShortWord, screenshotWithIdentifiers, shortCellTable } from './image-layout-images.js';
+import { cellTableCanvas, LONG_LABEL, screenshotBesideShortWord, screenshotWithIdentifiers, shortCellTable } from './image-layout-images.js';
 
 const tesseract = new TesseractRecognizer();
 const png = createImageFormat('png', tesseract);
@@ -63,22 +63,8 @@ async function translate(canvas: Canvas, format = png) {
 describe('image layout (Tesseract)', () => {
   it('table cells are translated one by one and painted inside their cells; the grid stays', async () => {
     const rows = [['Fruit', 'Colour', 'Season'], ['Apples', 'Red', 'Autumn'], ['Lemons', 'Yellow', 'Winter'], ['Green pears', 'Green', 'Summer']];
-    const c = createCanvas(700, 260);
-    const x = c.getContext('2d');
-    x.fillStyle = '#fff';
-    x.fillRect(0, 0, 700, 260);
-    x.strokeStyle = '#000';
-    x.lineWidth = 2;
-    x.fillStyle = '#000';
-    x.font = '22px "DejaVu Sans"';
-    const cells: Box[] = [];
-    rows.forEach((r, i) =>
-      r.forEach((cell, j) => {
-        cells.push({ left: 20 + j * 220, top: 20 + i * 55, width: 220, height: 55 });
-        x.strokeRect(20 + j * 220, 20 + i * 55, 220, 55);
-        x.fillText(cell, 34 + j * 220, 56 + i * 55);
-      }),
-    );
+    const layout = { left: 20, top: 20, widths: [220, 220, 220], height: 55, font: '22px "DejaVu Sans"', inset: 14, baseline: 36 };
+    const { canvas: c, cells } = cellTableCanvas(700, 260, rows, layout);
     const { input, out, segments } = await translate(c);
     assert.deepEqual([...segments].sort(), rows.flat().sort());
     const [before, after] = [await pixelsOf(input), await pixelsOf(out)];
