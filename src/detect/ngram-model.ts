@@ -37,6 +37,9 @@ export const NGRAM_MODEL_FILE = fileURLToPath(new URL('../../../assets/detect-ng
 /** Text of at most this many letters has its own success threshold (ShortTextCalibration.minLogitFew). */
 export const FEW_LETTERS = 10;
 
+/** Int32 fields per trie transition (NgramModel.edges). */
+const EDGE_FIELDS = 4;
+
 /** Characters of a text the model looks at (only short text is asked about). */
 const MAX_INPUT = 200;
 
@@ -95,8 +98,9 @@ export function parseNgramModel(text: string): NgramModelData {
 }
 
 /**
- * Looked up per feature of every short text, so character n-grams are keyed by numbers, not strings: each character
- * the model knows has an index from 1, and an n-gram is its indices as digits in base `base` (unique across lengths).
+ * Looked up per feature of every short text, so character n-grams are found by walking a trie whose transitions are an
+ * open-addressing table of small-integer keys (parent node × base + character index), not by hashing strings: each
+ * character the model knows has an index from 1, and every prefix of a known n-gram is a node.
  */
 export class NgramModel {
   readonly langs: readonly string[];
@@ -104,15 +108,23 @@ export class NgramModel {
   readonly shortTextCalibration: ShortTextCalibration | undefined;
   readonly minMarginMid: number;
   private readonly maxN: number;
-  /** Feature → its slice of `langOf`/`deltas`, as offset × 64 + length (a feature has at most 33 languages). */
+  /** Word → its slice of `features`, as offset × 64 + length (a feature has at most 33 languages). */
   private readonly words = new Map<string, number>();
-  private readonly grams = new Map<number, number>();
-  /** Per (feature, language that had it): the language's index and log((count + α) / α), what the feature adds for
-   *  that language over one that never had it. Flat arrays: one object per feature cost ~100 MB. */
-  private readonly langOf: Uint8Array;
-  private readonly deltas: Float32Array;
-  private readonly charIndex = new Map<number, number>();
+  /** Per (feature, language that had it), side by side: the language's index and log((count + α) / α), what the
+   *  feature adds for that language over one that never had it. Flat: one object per feature cost ~100 MB; side by
+   *  side: one cache miss per entry, not two. */
+  private readonly features: Float32Array;
+  /** Character index of each UTF-16 code unit below 0x10000 (0: unknown); `astralIndex` for the rest. */
+  private readonly bmpIndex = new Uint16Array(0x10000);
+  private readonly astralIndex = new Map<number, number>();
   private readonly base: number;
+  /**
+   * Trie transitions, EDGE_FIELDS per slot (one cache line per lookup): key (node × base + character index, −1: free),
+   * child node (node 0 is the root), and the child's feature: its offset in `features` and its number of languages
+   * (0: the prefix is not a feature itself).
+   */
+  private readonly edges: Int32Array;
+  private readonly edgeMask: number;
   /** Per order, per language: log(α / (total + α·V)), the log-probability of a feature the language never had. */
   private readonly unseen: Float64Array[];
 
@@ -128,35 +140,53 @@ export class NgramModel {
     this.maxN = data.maxN;
     const { alpha } = data;
     this.unseen = data.vocab.map((v, order) => Float64Array.from(data.langs, (_, li) => Math.log(alpha / ((data.totals[li]?.[order] ?? 0) + alpha * v))));
+    let characters = 0;
+    const distinctPrefixes = new Set<string>();
     for (const f of data.grams.keys()) {
       if (f.startsWith('W:')) continue;
+      let prefix = '';
       for (const ch of f) {
-        const cp = ch.codePointAt(0)!;
-        if (!this.charIndex.has(cp)) this.charIndex.set(cp, this.charIndex.size + 1);
+        prefix += ch;
+        distinctPrefixes.add(prefix);
+        if (this.indexOf(ch.codePointAt(0)!) === 0) this.setIndex(ch.codePointAt(0)!, ++characters);
       }
     }
-    this.base = this.charIndex.size + 1;
-    if (this.base ** this.maxN > Number.MAX_SAFE_INTEGER) throw new Error('n-gram model: too many characters for numeric keys');
+    const prefixes = distinctPrefixes.size;
+    distinctPrefixes.clear();
+    this.base = characters + 1;
+    let capacity = 1;
+    while (capacity < prefixes * 2) capacity *= 2;
+    if ((prefixes + 1) * this.base >= 2 ** 31) throw new Error('n-gram model: too many characters or n-grams for the trie');
+    this.edges = new Int32Array(capacity * EDGE_FIELDS);
+    for (let h = 0; h < capacity; h++) this.edges[h * EDGE_FIELDS] = -1;
+    this.edgeMask = capacity - 1;
+    let nodes = 1;
     let total = 0;
     for (const pairs of data.grams.values()) total += pairs.length / 2;
-    this.langOf = new Uint8Array(total);
-    this.deltas = new Float32Array(total);
+    this.features = new Float32Array(total * 2);
     let offset = 0;
     for (const [f, pairs] of data.grams) {
       const n = pairs.length / 2;
       for (let k = 0; k < n; k++) {
-        this.langOf[offset + k] = pairs[2 * k]!;
-        this.deltas[offset + k] = Math.log((pairs[2 * k + 1]! + alpha) / alpha);
+        this.features[2 * (offset + k)] = pairs[2 * k]!;
+        this.features[2 * (offset + k) + 1] = Math.log((pairs[2 * k + 1]! + alpha) / alpha);
       }
-      const slot = offset * 64 + n;
+      const start = offset;
       offset += n;
       if (f.startsWith('W:')) {
-        this.words.set(f.slice(2), slot);
+        this.words.set(f.slice(2), start * 64 + n);
         continue;
       }
-      let key = 0;
-      for (const ch of f) key = key * this.base + this.charIndex.get(ch.codePointAt(0)!)!;
-      this.grams.set(key, slot);
+      let node = 0;
+      let slot = -1;
+      for (const ch of f) {
+        const key = node * this.base + this.indexOf(ch.codePointAt(0)!);
+        slot = this.edgeSlot(key);
+        if (slot < 0) slot = this.addEdge(key, nodes++);
+        node = this.edges[slot + 1]!;
+      }
+      this.edges[slot + 2] = start;
+      this.edges[slot + 3] = n;
     }
   }
 
@@ -170,30 +200,42 @@ export class NgramModel {
   /** Log-likelihood of the text per language (in `langs` order); features the model never saw are left out. */
   logLikelihoods(text: string): Float64Array {
     const scores = new Float64Array(this.langs.length);
-    const known = new Array<number>(this.maxN + 1).fill(0);
-    const add = (slot: number | undefined, order: number): void => {
-      if (slot === undefined) return;
-      known[order]!++;
-      const start = Math.floor(slot / 64);
-      const end = start + (slot % 64);
-      for (let k = start; k < end; k++) scores[this.langOf[k]!]! += this.deltas[k]!;
-    };
+    const known = new Int32Array(this.maxN + 1);
     const words = normalise(text);
     if (words !== '') {
-      for (const w of words.split(' ')) add(this.words.get(w), 0);
+      for (const w of words.split(' ')) {
+        const slot = this.words.get(w);
+        if (slot === undefined) continue;
+        known[0]!++;
+        this.addFeature(scores, Math.floor(slot / 64), slot % 64);
+      }
       const padded = ` ${words} `;
-      const space = this.charIndex.get(0x20) ?? -1;
-      const chars: number[] = [];
-      for (const ch of padded) chars.push(this.charIndex.get(ch.codePointAt(0)!) ?? 0);
-      for (let i = 0; i < chars.length; i++) {
-        let key = 0;
-        for (let n = 1; n <= this.maxN && i + n <= chars.length; n++) {
+      const chars = new Int32Array(padded.length);
+      let count = 0;
+      for (let i = 0; i < padded.length; i++) {
+        const unit = padded.charCodeAt(i);
+        const next = padded.charCodeAt(i + 1);
+        if (unit >= 0xd800 && unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+          chars[count++] = this.astralIndex.get(padded.codePointAt(i)!) ?? 0;
+          i++;
+        } else chars[count++] = this.bmpIndex[unit]!;
+      }
+      const space = this.bmpIndex[0x20]!;
+      const { edges } = this;
+      for (let i = 0; i < count; i++) {
+        let node = 0;
+        for (let n = 1; n <= this.maxN && i + n <= count; n++) {
           const c = chars[i + n - 1]!;
-          // a character the model never saw: no longer n-gram from here is known either
+          // a character the model never saw, or an n-gram no known one starts with: nothing longer from here is known
           if (c === 0) break;
-          key = key * this.base + c;
+          const slot = this.edgeSlot(node * this.base + c);
+          if (slot < 0) break;
+          node = edges[slot + 1]!;
           if (n === 1 && c === space) continue;
-          add(this.grams.get(key), n);
+          const length = edges[slot + 3]!;
+          if (length === 0) continue;
+          known[n]!++;
+          this.addFeature(scores, edges[slot + 2]!, length);
         }
       }
     }
@@ -205,5 +247,38 @@ export class NgramModel {
       for (let li = 0; li < scores.length; li++) scores[li]! += n * unseen[li]!;
     }
     return scores;
+  }
+
+  private addFeature(scores: Float64Array, start: number, length: number): void {
+    const { features } = this;
+    for (let k = 2 * start; k < 2 * (start + length); k += 2) scores[features[k]!]! += features[k + 1]!;
+  }
+
+  /** The offset in `edges` of the transition with this key, −1 if there is none. */
+  private edgeSlot(key: number): number {
+    const { edges, edgeMask } = this;
+    for (let h = (Math.imul(key, 0x9e3779b1) >>> 0) & edgeMask; ; h = (h + 1) & edgeMask) {
+      const k = edges[h * EDGE_FIELDS]!;
+      if (k === key) return h * EDGE_FIELDS;
+      if (k === -1) return -1;
+    }
+  }
+
+  private addEdge(key: number, child: number): number {
+    const { edges, edgeMask } = this;
+    let h = (Math.imul(key, 0x9e3779b1) >>> 0) & edgeMask;
+    while (edges[h * EDGE_FIELDS] !== -1) h = (h + 1) & edgeMask;
+    edges[h * EDGE_FIELDS] = key;
+    edges[h * EDGE_FIELDS + 1] = child;
+    return h * EDGE_FIELDS;
+  }
+
+  private indexOf(cp: number): number {
+    return cp < 0x10000 ? this.bmpIndex[cp]! : (this.astralIndex.get(cp) ?? 0);
+  }
+
+  private setIndex(cp: number, index: number): void {
+    if (cp < 0x10000) this.bmpIndex[cp] = index;
+    else this.astralIndex.set(cp, index);
   }
 }

@@ -1,0 +1,91 @@
+// Why: the model's log-likelihoods come from a trie of typed arrays (for speed); this pins them to the plain definition
+// (sum over the text's known features of log P(feature | language)) computed here from the model's data by string keys.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { featureOrder, forEachNgramFeature, NgramModel, type NgramModelData } from '../../src/detect/ngram-model.js';
+import { floresLines, truncateAtWord } from '../helpers/flores.js';
+
+const langs = ['en', 'de', 'da', 'ru'];
+
+/** A small model trained the way scripts/train-detect-ngrams.mjs trains (all features kept). */
+function train(maxN: number): NgramModelData {
+  const grams = new Map<string, Map<number, number>>();
+  const totals = langs.map(() => new Array<number>(maxN + 1).fill(0));
+  const texts: Array<[number, string]> = langs.flatMap((lang, li) => floresLines(lang).slice(0, 60).map((line): [number, string] => [li, line]));
+  // astral and lone-surrogate characters the model must key like any other
+  texts.push([0, 'the 𝔘𝔫𝔦 code'], [1, 'ein 𝔘𝔫𝔦 Wort'], [2, 'en \ud800x streng']);
+  for (const [li, text] of texts) {
+    forEachNgramFeature(text, maxN, (f, order) => {
+      let perLang = grams.get(f);
+      if (!perLang) grams.set(f, (perLang = new Map()));
+      perLang.set(li, (perLang.get(li) ?? 0) + 1);
+      totals[li]![order]!++;
+    });
+  }
+  const vocab = new Array<number>(maxN + 1).fill(0);
+  for (const f of grams.keys()) vocab[featureOrder(f)]!++;
+  return {
+    maxN,
+    alpha: 0.5,
+    langs,
+    totals,
+    vocab,
+    grams: new Map([...grams].map(([f, perLang]) => [f, [...perLang].flat()])),
+    eldWeight: 1,
+    shortTextCalibration: null,
+  };
+}
+
+/** log P(text | language) over the features the model knows, straight from the counts. */
+function reference(data: NgramModelData, text: string): number[] {
+  const scores = data.langs.map(() => 0);
+  forEachNgramFeature(text, data.maxN, (f, order) => {
+    const pairs = data.grams.get(f);
+    if (!pairs) return;
+    data.langs.forEach((_, li) => {
+      let count = 0;
+      for (let k = 0; k < pairs.length; k += 2) if (pairs[k] === li) count = pairs[k + 1]!;
+      scores[li]! += Math.log((count + data.alpha) / (data.totals[li]![order]! + data.alpha * data.vocab[order]!));
+    });
+  });
+  return scores;
+}
+
+describe('NgramModel', () => {
+  for (const maxN of [2, 4]) {
+    it(`log-likelihoods equal the counts' definition (n-grams up to ${maxN})`, () => {
+      const data = train(maxN);
+      const model = new NgramModel(data);
+      const texts = [
+        '',
+        '   ',
+        'a',
+        'Hello, world!',
+        'the 𝔘𝔫𝔦 code',
+        'x\ud800 y',
+        '\ud800x',
+        'İstanbul',
+        'über 42 straße',
+        ...langs.flatMap((lang) => floresLines(lang).slice(100, 130).flatMap((line) => [truncateAtWord(line, 10), truncateAtWord(line, 20), line])),
+      ];
+      let features = 0;
+      for (const text of texts) {
+        forEachNgramFeature(text, maxN, (f) => {
+          if (data.grams.has(f)) features++;
+        });
+        const got = model.logLikelihoods(text);
+        const want = reference(data, text);
+        want.forEach((w, li) => assert.ok(Math.abs(got[li]! - w) < 1e-6 * Math.max(1, Math.abs(w)), `${JSON.stringify(text)} ${langs[li]}: ${got[li]} ≠ ${w}`));
+      }
+      // the texts do meet the model: unseen sentences of its languages share most of their features with it
+      assert.ok(features > 1000, `only ${features} known features met`);
+    });
+  }
+
+  it('a language that saw a text scores it above one that did not', () => {
+    const model = new NgramModel(train(4));
+    const text = 'the 𝔘𝔫𝔦 code';
+    const scores = model.logLikelihoods(text);
+    assert.ok(scores[0]! > scores[3]!, `en ${scores[0]} vs ru ${scores[3]}`);
+  });
+});
