@@ -92,6 +92,9 @@ export function fromEldCode(code: string): string {
 /** Languages (Tolk codes) eld's databases recognise. */
 export const DETECTOR_LANGUAGES: ReadonlySet<string> = new Set(Object.keys(ELD_AVERAGE_SCORES).map(fromEldCode));
 
+/** eld codes of the languages Tolk reports (looked up per eld score of every text, so by eld's own code). */
+const SUPPORTED_ELD: ReadonlySet<string> = new Set(Object.keys(ELD_AVERAGE_SCORES).filter((code) => SUPPORTED.has(fromEldCode(code))));
+
 function outcome(raw: string, confidence: number, lowConfidence: boolean): DetectionOutcome {
   if (lowConfidence) return { status: 'insufficient_confidence', rawLanguage: raw, confidence };
   if (SUPPORTED.has(raw)) return { status: 'success', language: raw, rawLanguage: raw, confidence };
@@ -122,6 +125,8 @@ export class EldLanguageDetector implements LanguageDetector {
   private readonly ngramEldWeight: number;
   /** Index of each model language in the model's order. */
   private readonly ngramIndex: ReadonlyMap<string, number>;
+  /** The same by eld code. */
+  private readonly eldModelIndex: ReadonlyMap<string, number>;
 
   private constructor(
     private readonly eld: EldInstance,
@@ -133,6 +138,7 @@ export class EldLanguageDetector implements LanguageDetector {
     this.ngramMaxLetters = options.ngramMaxLetters ?? MID_MAX_LETTERS;
     this.ngramEldWeight = options.ngramEldWeight ?? ngram?.eldWeight ?? 1;
     this.ngramIndex = new Map(ngram?.langs.map((l, i) => [l, i]));
+    this.eldModelIndex = new Map(Object.keys(ELD_AVERAGE_SCORES).flatMap((code) => (this.ngramIndex.has(fromEldCode(code)) ? [[code, this.ngramIndex.get(fromEldCode(code))!]] : [])));
     this.maxChars = options.maxChars ?? 1000;
     this.minLetters = options.minLetters ?? 3;
     this.minConfidence = options.minConfidence ?? 0.5;
@@ -189,7 +195,7 @@ export class EldLanguageDetector implements LanguageDetector {
     const result = this.eld.detect(cleaned);
     const keep = 1 - this.foreignPenalty;
     const ranked = Object.entries(result.getScores())
-      .map(([lang, score]): [string, number] => [lang, SUPPORTED.has(fromEldCode(lang)) ? score : score * keep])
+      .map(([lang, score]): [string, number] => [lang, SUPPORTED_ELD.has(lang) ? score : score * keep])
       .sort((a, b) => b[1] - a[1]);
     const first = ranked[0];
     if (first === undefined) {
@@ -301,7 +307,7 @@ export class EldLanguageDetector implements LanguageDetector {
   private withEld(scores: Float64Array, letters: number, ranked: ReadonlyArray<readonly [string, number]>): Float64Array {
     const eldScores = new Float64Array(scores.length).fill(1e-3);
     for (const [code, score] of ranked) {
-      const i = this.ngramIndex.get(fromEldCode(code));
+      const i = this.eldModelIndex.get(code);
       if (i !== undefined) eldScores[i] = Math.max(eldScores[i]!, score);
     }
     for (let i = 0; i < scores.length; i++) scores[i]! += this.ngramEldWeight * letters * Math.log(eldScores[i]!);
@@ -319,7 +325,7 @@ export class EldLanguageDetector implements LanguageDetector {
   ): { language: string; margin: number; foreignFirst: boolean; foreignUnpenalised: boolean; scores: Float64Array; modelScores: Float64Array } {
     const model = this.ngram!;
     const modelScores = model.logLikelihoods(text);
-    const scores = this.withEld(Float64Array.from(modelScores), letters, ranked);
+    const scores = this.withEld(modelScores.slice(), letters, ranked);
     let best = 0;
     let second = -Infinity;
     let top = -Infinity;
@@ -338,13 +344,13 @@ export class EldLanguageDetector implements LanguageDetector {
     let foreignTop = 0;
     let supportedTop = 0;
     for (const [code, score] of ranked) {
-      if (SUPPORTED.has(fromEldCode(code))) supportedTop = Math.max(supportedTop, score);
+      if (SUPPORTED_ELD.has(code)) supportedTop = Math.max(supportedTop, score);
       else foreignTop = Math.max(foreignTop, keep > 0 ? score / keep : score);
     }
     return {
       language: model.langs[best]!,
       margin: top - second,
-      foreignFirst: first !== undefined && !SUPPORTED.has(fromEldCode(first)),
+      foreignFirst: first !== undefined && !SUPPORTED_ELD.has(first),
       foreignUnpenalised: foreignTop >= supportedTop,
       scores,
       modelScores,
