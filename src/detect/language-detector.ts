@@ -194,9 +194,9 @@ export class EldLanguageDetector implements LanguageDetector {
 
     const result = this.eld.detect(cleaned);
     const keep = 1 - this.foreignPenalty;
-    const ranked = Object.entries(result.getScores())
-      .map(([lang, score]): [string, number] => [lang, SUPPORTED_ELD.has(lang) ? score : score * keep])
-      .sort((a, b) => b[1] - a[1]);
+    const ranked = Object.entries(result.getScores());
+    for (const entry of ranked) if (!SUPPORTED_ELD.has(entry[0])) entry[1] *= keep;
+    ranked.sort((a, b) => b[1] - a[1]);
     const first = ranked[0];
     if (first === undefined) {
       // Letters, but not a single n-gram eld knows (eld scores nothing under a few letters: "Hola").

@@ -125,6 +125,9 @@ export class NgramModel {
    */
   private readonly edges: Int32Array;
   private readonly edgeMask: number;
+  /** Reused by every call (detection is synchronous): per order, the known features met; the text's character indices. */
+  private readonly knownScratch: Int32Array;
+  private charsScratch = new Int32Array(2 * MAX_INPUT + 2);
   /** Per order, per language: log(α / (total + α·V)), the log-probability of a feature the language never had. */
   private readonly unseen: Float64Array[];
 
@@ -138,6 +141,7 @@ export class NgramModel {
       : undefined;
     this.minMarginMid = data.minMarginMid ?? Infinity;
     this.maxN = data.maxN;
+    this.knownScratch = new Int32Array(data.maxN + 1);
     const { alpha } = data;
     this.unseen = data.vocab.map((v, order) => Float64Array.from(data.langs, (_, li) => Math.log(alpha / ((data.totals[li]?.[order] ?? 0) + alpha * v))));
     let characters = 0;
@@ -200,7 +204,7 @@ export class NgramModel {
   /** Log-likelihood of the text per language (in `langs` order); features the model never saw are left out. */
   logLikelihoods(text: string): Float64Array {
     const scores = new Float64Array(this.langs.length);
-    const known = new Int32Array(this.maxN + 1);
+    const known = this.knownScratch.fill(0);
     const words = normalise(text);
     if (words !== '') {
       for (const w of words.split(' ')) {
@@ -210,7 +214,8 @@ export class NgramModel {
         this.addFeature(scores, Math.floor(slot / 64), slot % 64);
       }
       const padded = ` ${words} `;
-      const chars = new Int32Array(padded.length);
+      if (this.charsScratch.length < padded.length) this.charsScratch = new Int32Array(padded.length);
+      const chars = this.charsScratch;
       let count = 0;
       for (let i = 0; i < padded.length; i++) {
         const unit = padded.charCodeAt(i);
