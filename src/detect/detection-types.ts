@@ -21,7 +21,7 @@ export interface DetectionOutcome {
   confidence: number;
   /**
    * For `insufficient_confidence`: the languages (Tolk codes, among DETECTION_LANGUAGES) the text may be in, best
-   * first, within the detector's CANDIDATE_WINDOW of the best by the n-gram model with eld's scores; absent without the model.
+   * first, within the model's candidateWindow of the best by the n-gram model with eld's scores; absent without the model.
    */
   candidates?: readonly string[];
 }

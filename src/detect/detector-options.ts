@@ -42,8 +42,10 @@ export interface EldLanguageDetectorOptions {
   ngramMaxLetters?: number;
   /** Override the model's lead for mid-length text (20 letters up to ngramMaxLetters). */
   ngramMinMarginMid?: number;
-  /** Override the weight of eld's log score in the model's vote. */
+  /** Override the weight of eld's log score in the model's vote on short text (under 20 letters). */
   ngramEldWeight?: number;
+  /** Override the weight of eld's log score in the model's vote on mid-length text. */
+  ngramEldWeightMid?: number;
   /** Override the model's short-text calibration (the training script fits it). */
   shortTextCalibration?: ShortTextCalibration;
 }

@@ -1,7 +1,7 @@
 // Why: one place turns raw text into a detection status + language for both /v3/detect/language and source-less translation, wrapping eld with script shortcuts, neighbour tie-breaks and measured confidence thresholds.
 import { danishOrNorwegian, hasSignatureLetter, isCompatible, nonAsciiLetterCounts } from './alphabet-hints.js';
 import { ELD_AVERAGE_SCORES } from './eld-average-scores.js';
-import { FEW_LETTERS, NgramModel } from './ngram-model.js';
+import { FEW_LETTERS, MIN_SURE_LETTERS, NgramModel } from './ngram-model.js';
 import { profileScripts } from './script-profile.js';
 import { confidenceFeatures, confidenceLogit, type ShortTextCalibration, type ShortTextEvidence } from './short-text-confidence.js';
 import { distinctContent } from './distinct-content.js';
@@ -72,9 +72,6 @@ function shortMargin(letters: number): number | undefined {
   return SHORT_MARGINS.find(([below]) => letters < below)?.[1];
 }
 
-/** Log-likelihood (n-gram vote) behind the best within which an unsure text's other languages are candidates. */
-const CANDIDATE_WINDOW = 10;
-
 /** The model-fit check needs this many letters; shorter text scores low for every language. */
 const FIT_MIN_LETTERS = 30;
 
@@ -123,6 +120,7 @@ export class EldLanguageDetector implements LanguageDetector {
   private readonly ngramMinMarginMid: number;
   private readonly ngramMaxLetters: number;
   private readonly ngramEldWeight: number;
+  private readonly ngramEldWeightMid: number;
   /** Index of each model language in the model's order. */
   private readonly ngramIndex: ReadonlyMap<string, number>;
   /** The same by eld code. */
@@ -137,6 +135,7 @@ export class EldLanguageDetector implements LanguageDetector {
     this.ngramMinMarginMid = options.ngramMinMarginMid ?? ngram?.minMarginMid ?? Infinity;
     this.ngramMaxLetters = options.ngramMaxLetters ?? MID_MAX_LETTERS;
     this.ngramEldWeight = options.ngramEldWeight ?? ngram?.eldWeight ?? 1;
+    this.ngramEldWeightMid = options.ngramEldWeightMid ?? ngram?.eldWeightMid ?? this.ngramEldWeight;
     this.ngramIndex = new Map(ngram?.langs.map((l, i) => [l, i]));
     this.eldModelIndex = new Map(Object.keys(ELD_AVERAGE_SCORES).flatMap((code) => (this.ngramIndex.has(fromEldCode(code)) ? [[code, this.ngramIndex.get(fromEldCode(code))!]] : [])));
     this.maxChars = options.maxChars ?? 1000;
@@ -262,15 +261,16 @@ export class EldLanguageDetector implements LanguageDetector {
 
   /**
    * A short text's outcome from the learned confidence that the vote's guess is right: a success at the calibrated
-   * logit (never when eld ranks a language outside the 33 first: the model knows only the 33). The reported confidence
-   * maps that logit to 0.5, keeping the probability's order on either side.
+   * logit (never when eld ranks a language outside the 33 first: the model knows only the 33; never under
+   * MIN_SURE_LETTERS letters). The reported confidence maps that logit to 0.5, keeping the probability's order on
+   * either side.
    */
   private decideShort(calibration: ShortTextCalibration, evidence: ShortTextEvidence, guess: string, raw: string): DetectionOutcome {
     const logit = confidenceLogit(calibration, confidenceFeatures(evidence), guess);
     const need = evidence.letters <= FEW_LETTERS ? calibration.minLogitFew : calibration.minLogit;
     const p = 1 / (1 + Math.exp(-logit));
     const pNeed = 1 / (1 + Math.exp(-need));
-    if (logit >= need && !evidence.foreignFirst) return outcome(guess, Math.min(0.99, 0.5 + (0.5 * (p - pNeed)) / (1 - pNeed)), false);
+    if (logit >= need && !evidence.foreignFirst && evidence.letters >= MIN_SURE_LETTERS) return outcome(guess, Math.min(0.99, 0.5 + (0.5 * (p - pNeed)) / (1 - pNeed)), false);
     return outcome(raw, Math.min(0.49, (0.5 * p) / pNeed), true);
   }
 
@@ -291,7 +291,7 @@ export class EldLanguageDetector implements LanguageDetector {
     let best = -Infinity;
     for (const score of scores) best = Math.max(best, score);
     const near: number[] = [];
-    for (let i = 0; i < scores.length; i++) if (best - scores[i]! <= CANDIDATE_WINDOW) near.push(i);
+    for (let i = 0; i < scores.length; i++) if (best - scores[i]! <= this.ngram.candidateWindow) near.push(i);
     const langs = this.ngram.langs;
     const candidates = near.sort((a, b) => scores[b]! - scores[a]!).map((i) => langs[i]!);
     decided.candidates = candidates;
@@ -303,14 +303,19 @@ export class EldLanguageDetector implements LanguageDetector {
     return this.withEld(this.ngram!.logLikelihoods(text), letters, ranked);
   }
 
-  /** Adds eld's log scores, weighted by length, to the model's log-likelihoods (in place). */
+  /** Adds eld's log scores, weighted by length, and the vote's biases to the model's log-likelihoods (in place). */
   private withEld(scores: Float64Array, letters: number, ranked: ReadonlyArray<readonly [string, number]>): Float64Array {
     const eldScores = new Float64Array(scores.length).fill(1e-3);
     for (const [code, score] of ranked) {
       const i = this.eldModelIndex.get(code);
       if (i !== undefined) eldScores[i] = Math.max(eldScores[i]!, score);
     }
-    for (let i = 0; i < scores.length; i++) scores[i]! += this.ngramEldWeight * letters * Math.log(eldScores[i]!);
+    // short text (under 20 letters, SHORT_MARGINS) and mid-length text have their own weight
+    const weight = letters < 20 ? this.ngramEldWeight : this.ngramEldWeightMid;
+    for (let i = 0; i < scores.length; i++) scores[i]! += weight * letters * Math.log(eldScores[i]!);
+    // the vote's biases were fit beside eld's scores: without them ("Hola": eld scores nothing) they would decide alone
+    const bias = this.ngram!.voteBias;
+    if (bias && ranked.length > 0) for (let i = 0; i < scores.length; i++) scores[i]! += bias[i]!;
     return scores;
   }
 

@@ -24,18 +24,35 @@ export interface NgramModelData {
   vocab: number[];
   /** feature → [language index, count, language index, count, …]. */
   grams: Map<string, number[]>;
-  /** Weight of eld's log score (× letters) added to the model's log-likelihood. */
+  /** Weight of eld's log score (× letters) added to the model's log-likelihood on short text (under 20 letters). */
   eldWeight: number;
+  /** The same on mid-length text (20 letters and up); absent: eldWeight. */
+  eldWeightMid?: number | null;
+  /** Vote score behind the best within which an unsure text's other languages are candidates; absent: 10. */
+  candidateWindow?: number | null;
   /** When short text (under 20 letters) is a success: the learned confidence (short-text-confidence.ts); null: never. */
   shortTextCalibration: ShortTextCalibration | null;
   /** Lead that lets the model overrule eld on mid-length text (20 letters and up; calibrated on 50-character prefixes). */
   minMarginMid?: number | null;
+  /**
+   * Weight of each order's log-likelihood (0 = words, 1..maxN) in the vote, fit discriminatively: naive Bayes counts
+   * overlapping n-grams as independent evidence. Baked into the features at load. Absent: all 1.
+   */
+  orderWeights?: number[];
+  /** Per language (in `langs` order), added to the vote when eld scored the text: its learned prior. Absent: none. */
+  voteBias?: number[];
 }
 
 export const NGRAM_MODEL_FILE = fileURLToPath(new URL('../../../assets/detect-ngrams.tsv', import.meta.url));
 
 /** Text of at most this many letters has its own success threshold (ShortTextCalibration.minLogitFew). */
 export const FEW_LETTERS = 10;
+
+/**
+ * Short text of fewer letters is never a success: a lone word of two or three letters ("die": German, Dutch,
+ * Afrikaans) is too rare in the prefixes the confidence is fit on for its logit to be trusted there.
+ */
+export const MIN_SURE_LETTERS = 4;
 
 /** Int32 fields per trie transition (NgramModel.edges). */
 const EDGE_FIELDS = 4;
@@ -105,6 +122,10 @@ export function parseNgramModel(text: string): NgramModelData {
 export class NgramModel {
   readonly langs: readonly string[];
   readonly eldWeight: number;
+  readonly eldWeightMid: number | undefined;
+  readonly candidateWindow: number;
+  /** Per language, added to the vote (model + eld) when eld scored the text: it was fit with eld's scores. */
+  readonly voteBias: Float64Array | undefined;
   readonly shortTextCalibration: ShortTextCalibration | undefined;
   readonly minMarginMid: number;
   private readonly maxN: number;
@@ -134,6 +155,8 @@ export class NgramModel {
   constructor(data: NgramModelData) {
     this.langs = data.langs;
     this.eldWeight = data.eldWeight;
+    this.eldWeightMid = data.eldWeightMid ?? undefined;
+    this.candidateWindow = data.candidateWindow ?? 10;
     const calibration = data.shortTextCalibration;
     // JSON writes an unreachable threshold (Infinity) as null
     this.shortTextCalibration = calibration
@@ -143,7 +166,11 @@ export class NgramModel {
     this.maxN = data.maxN;
     this.knownScratch = new Int32Array(data.maxN + 1);
     const { alpha } = data;
-    this.unseen = data.vocab.map((v, order) => Float64Array.from(data.langs, (_, li) => Math.log(alpha / ((data.totals[li]?.[order] ?? 0) + alpha * v))));
+    const weight = (order: number): number => data.orderWeights?.[order] ?? 1;
+    this.unseen = data.vocab.map((v, order) =>
+      Float64Array.from(data.langs, (_, li) => weight(order) * Math.log(alpha / ((data.totals[li]?.[order] ?? 0) + alpha * v))),
+    );
+    this.voteBias = data.voteBias ? Float64Array.from(data.voteBias) : undefined;
     let characters = 0;
     const distinctPrefixes = new Set<string>();
     for (const f of data.grams.keys()) {
@@ -171,9 +198,10 @@ export class NgramModel {
     let offset = 0;
     for (const [f, pairs] of data.grams) {
       const n = pairs.length / 2;
+      const w = weight(featureOrder(f));
       for (let k = 0; k < n; k++) {
         this.features[2 * (offset + k)] = pairs[2 * k]!;
-        this.features[2 * (offset + k) + 1] = Math.log((pairs[2 * k + 1]! + alpha) / alpha);
+        this.features[2 * (offset + k) + 1] = w * Math.log((pairs[2 * k + 1]! + alpha) / alpha);
       }
       const start = offset;
       offset += n;
@@ -201,7 +229,10 @@ export class NgramModel {
     return new NgramModel(data);
   }
 
-  /** Log-likelihood of the text per language (in `langs` order); features the model never saw are left out. */
+  /**
+   * Log-likelihood of the text per language (in `langs` order), each order weighted by `orderWeights`; features the
+   * model never saw are left out.
+   */
   logLikelihoods(text: string): Float64Array {
     const scores = new Float64Array(this.langs.length);
     const known = this.knownScratch.fill(0);

@@ -82,6 +82,26 @@ describe('NgramModel', () => {
     });
   }
 
+  it('order weights weigh each order of the definition (the vote biases are left to the detector)', () => {
+    const plain = train(4);
+    const orderWeights = [0.9, 0.1, 0.08, 0.004, 0.2];
+    const voteBias = [0.5, -0.25, 0, 1.5];
+    const model = new NgramModel({ ...plain, orderWeights, voteBias });
+    // one order at a time: the reference with only that order's features, times its weight
+    const perOrder = orderWeights.map((_, order) => {
+      const grams = new Map([...plain.grams].filter(([f]) => featureOrder(f) === order));
+      return { ...plain, grams };
+    });
+    for (const line of langs.flatMap((lang) => floresLines(lang).slice(100, 110).map((l) => truncateAtWord(l, 20)))) {
+      const got = model.logLikelihoods(line);
+      const want = langs.map((_, li) => perOrder.reduce((sum, data, order) => sum + orderWeights[order]! * reference(data, line)[li]!, 0));
+      want.forEach((w, li) => assert.ok(Math.abs(got[li]! - w) < 1e-5 * Math.max(1, Math.abs(w)), `${JSON.stringify(line)} ${langs[li]}: ${got[li]} ≠ ${w}`));
+      // and the weights do change the scores: the plain model's differ
+      assert.notDeepEqual([...new NgramModel(plain).logLikelihoods(line)], [...got]);
+    }
+    assert.deepEqual([...(model.voteBias ?? [])], voteBias);
+  });
+
   it('a language that saw a text scores it above one that did not', () => {
     const model = new NgramModel(train(4));
     const text = 'the 𝔘𝔫𝔦 code';
