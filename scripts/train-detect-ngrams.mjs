@@ -15,7 +15,8 @@ import { CONFIDENCE_FEATURES, confidenceFeatures, confidenceLogit } from '../dis
 import { floresLines, truncateAtWord } from '../dist/test/helpers/flores.js';
 
 const MAX_N = 4;
-const ALPHA = 0.5;
+/** Additive smoothing: small, so a feature seen in one language and not its neighbour counts (0.02 and 0.05 gave the same cross-fitted ≤ 20 accuracy with the weighted vote, 86.28 % against 85.50 % at 0.5). */
+const ALPHA = 0.02;
 /** Features seen fewer times (all languages together) are dropped: half the file, no measurable loss. */
 const MIN_COUNT = 2;
 const SENTENCES = 500;
