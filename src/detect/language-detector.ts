@@ -68,6 +68,9 @@ const MID_MAX_LETTERS = 80;
 /** A signature letter (alphabet-hints) settles short text from this many letters on. */
 const SIGNATURE_MIN_LETTERS = 8;
 
+/** Alphabetic text under this many letters is short text (SHORT_MARGINS, the learned confidence, eld's short weight). */
+const SHORT_TEXT_LETTERS = SHORT_MARGINS.at(-1)![0];
+
 function shortMargin(letters: number): number | undefined {
   return SHORT_MARGINS.find(([below]) => letters < below)?.[1];
 }
@@ -310,8 +313,8 @@ export class EldLanguageDetector implements LanguageDetector {
       const i = this.eldModelIndex.get(code);
       if (i !== undefined) eldScores[i] = Math.max(eldScores[i]!, score);
     }
-    // short text (under 20 letters, SHORT_MARGINS) and mid-length text have their own weight
-    const weight = letters < 20 ? this.ngramEldWeight : this.ngramEldWeightMid;
+    // short and mid-length text have their own weight
+    const weight = letters < SHORT_TEXT_LETTERS ? this.ngramEldWeight : this.ngramEldWeightMid;
     for (let i = 0; i < scores.length; i++) scores[i]! += weight * letters * Math.log(eldScores[i]!);
     // the vote's biases were fit beside eld's scores: without them ("Hola": eld scores nothing) they would decide alone
     const bias = this.ngram!.voteBias;
