@@ -290,23 +290,26 @@ export class NgramModel {
     for (let k = 2 * start; k < 2 * (start + length); k += 2) scores[features[k]!]! += features[k + 1]!;
   }
 
-  /** The offset in `edges` of the transition with this key, −1 if there is none. */
-  private edgeSlot(key: number): number {
+  /** The offset in `edges` of the transition with this key, or else of the free slot where it would go. */
+  private probe(key: number): number {
     const { edges, edgeMask } = this;
     for (let h = (Math.imul(key, 0x9e3779b1) >>> 0) & edgeMask; ; h = (h + 1) & edgeMask) {
       const k = edges[h * EDGE_FIELDS]!;
-      if (k === key) return h * EDGE_FIELDS;
-      if (k === -1) return -1;
+      if (k === key || k === -1) return h * EDGE_FIELDS;
     }
   }
 
+  /** The offset in `edges` of the transition with this key, −1 if there is none. */
+  private edgeSlot(key: number): number {
+    const slot = this.probe(key);
+    return this.edges[slot] === key ? slot : -1;
+  }
+
   private addEdge(key: number, child: number): number {
-    const { edges, edgeMask } = this;
-    let h = (Math.imul(key, 0x9e3779b1) >>> 0) & edgeMask;
-    while (edges[h * EDGE_FIELDS] !== -1) h = (h + 1) & edgeMask;
-    edges[h * EDGE_FIELDS] = key;
-    edges[h * EDGE_FIELDS + 1] = child;
-    return h * EDGE_FIELDS;
+    const slot = this.probe(key);
+    this.edges[slot] = key;
+    this.edges[slot + 1] = child;
+    return slot;
   }
 
   private indexOf(cp: number): number {
