@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { clusterUnavailable, startCluster, type Cluster } from '../helpers/cluster-nodes.js';
 import { floresLines } from '../helpers/flores.js';
-import { waitFor } from '../helpers/wait.js';
+import { HUNG_TEST_MS, waitFor } from '../helpers/wait.js';
 
 const unavailable = await clusterUnavailable();
 /** Short, so the surviving node takes the dead node's job quickly; renewed every third of it. */
@@ -24,7 +24,7 @@ interface Uploaded {
   document_key: string;
 }
 
-describe('a cluster of two nodes behind HAProxy', { skip: unavailable, timeout: 300_000 }, () => {
+describe('a cluster of two nodes behind HAProxy', { skip: unavailable, timeout: 5 * HUNG_TEST_MS }, () => {
   let cluster: Cluster;
   let auth: Record<string, string>;
   /** Characters this test sent that must be billed: translated texts and downloaded documents. */
@@ -99,7 +99,7 @@ describe('a cluster of two nodes behind HAProxy', { skip: unavailable, timeout: 
   it('a document uploaded through one node is translated, polled and downloaded through the other', async () => {
     const [a, b] = cluster.nodes;
     const doc = await upload(a!.url, 'The dog sleeps in the house.\nThe cat is small.');
-    const billed = await waitDone(b!.url, doc, 60_000);
+    const billed = await waitDone(b!.url, doc, HUNG_TEST_MS);
     const result = await download(b!.url, doc, billed);
     assert.match(result.text, /perro/i);
     // its files are deleted from the database once the response has gone out (no node kept one on its disk)
@@ -117,7 +117,7 @@ describe('a cluster of two nodes behind HAProxy', { skip: unavailable, timeout: 
     assert.equal(new Set(docs.map((d) => d.node)).size, 2, `uploads taken by ${docs.map((d) => d.node).join(', ')}`);
     let crossed = 0;
     for (const doc of docs) {
-      const billed = await waitDone(cluster.url, doc, 60_000);
+      const billed = await waitDone(cluster.url, doc, HUNG_TEST_MS);
       const result = await download(cluster.url, doc, billed);
       assert.match(result.text, /casa/i);
       if (result.node !== doc.node) crossed++;

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { authHeaders, createAccount, type TestAccount, type TestContext } from '../helpers/harness.js';
 import { createTestCluster, type TestCluster } from '../helpers/cluster.js';
 import { concludedText, connectVoice, synthesize, wordErrorRate } from '../voice/voice-helpers.js';
+import { HUNG_TEST_MS } from '../helpers/wait.js';
 
 const SPEECH = 'The weather is nice today. I would like to visit the old city with my friends.';
 const PCM = 'audio/pcm;encoding=s16le;rate=16000';
@@ -37,11 +38,11 @@ describe('voice sessions across two nodes', () => {
   };
   const connect = (node: TestContext, token: string) => connectVoice(ws.get(node)! + encodeURIComponent(token));
 
-  it('streams on node B a session requested on node A: transcribed, translated and billed', { timeout: 120_000 }, async () => {
+  it('streams on node B a session requested on node A: transcribed, translated and billed', { timeout: 2 * HUNG_TEST_MS }, async () => {
     const { token } = await request(cluster.a);
     const client = await connect(cluster.b, token);
     await client.stream(synthesize(SPEECH), 3200, 60);
-    await client.waitFor((m) => m.end_of_stream !== undefined, 60_000).catch((err: Error) => assert.fail(`${err.message}: ${JSON.stringify(client.messages)}`));
+    await client.waitFor((m) => m.end_of_stream !== undefined, HUNG_TEST_MS).catch((err: Error) => assert.fail(`${err.message}: ${JSON.stringify(client.messages)}`));
     assert.ok(!client.messages.some((m) => m.error), JSON.stringify(client.messages.find((m) => m.error)));
     const source = concludedText(client.messages, 'source');
     assert.ok(wordErrorRate(SPEECH, source) < 0.5, source);
@@ -52,7 +53,7 @@ describe('voice sessions across two nodes', () => {
     assert.ok((billed.get('speech_to_text') ?? 0) > 0, JSON.stringify([...billed]));
   });
 
-  it('a reconnect through node A replaces the connection held by node B; a spent token ends the session on both', { timeout: 30_000 }, async () => {
+  it('a reconnect through node A replaces the connection held by node B; a spent token ends the session on both', { timeout: HUNG_TEST_MS }, async () => {
     const { token } = await request(cluster.a);
     const first = await connect(cluster.b, token);
     const next = await reconnect(cluster.a, token);
@@ -75,7 +76,7 @@ describe('voice sessions across two nodes', () => {
     }
   });
 
-  it('a token is used once, whichever nodes it is presented to at the same time', { timeout: 30_000 }, async () => {
+  it('a token is used once, whichever nodes it is presented to at the same time', { timeout: HUNG_TEST_MS }, async () => {
     const { token } = await request(cluster.a);
     const clients = await Promise.all([connect(cluster.a, token), connect(cluster.b, token)]);
     // one connection gets the session; the other presented a spent token, which ends it: both are told
@@ -85,7 +86,7 @@ describe('voice sessions across two nodes', () => {
     assert.equal(res.statusCode, 400);
   });
 
-  it('refuses on node B a session whose key was deactivated after the request on node A', { timeout: 30_000 }, async () => {
+  it('refuses on node B a session whose key was deactivated after the request on node A', { timeout: HUNG_TEST_MS }, async () => {
     const other = await createAccount(cluster.a);
     const res = await cluster.a.app.inject({
       method: 'POST',

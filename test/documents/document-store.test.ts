@@ -12,6 +12,7 @@ import { CHUNK_BYTES, StoredFileMissing } from '../../src/store/byte-store.js';
 import { createDocumentStore, type DocumentStore, type DocumentStoreKind } from '../../src/documents/document-files.js';
 import { authHeaders, createAccount, createTestApp, testStoreLocation, type TestDatabase } from '../helpers/harness.js';
 import { DocumentClient } from '../helpers/documents.js';
+import { waitFor } from '../helpers/wait.js';
 
 async function readAll(stream: Readable): Promise<{ data: Buffer; largestChunk: number; chunks: number }> {
   const parts: Buffer[] = [];
@@ -28,13 +29,6 @@ async function* pieces(data: Buffer, failAfter?: number): AsyncGenerator<Buffer>
   for (let at = 0, step = 1; at < data.length; at += step, step = (step * 7 + 13) % 100_000 + 1) {
     if (failAfter !== undefined && at >= failAfter) throw new Error('client went away');
     yield data.subarray(at, at + step);
-  }
-}
-
-async function until(what: string, check: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  for (const end = Date.now() + ms; !(await check()); ) {
-    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
   }
 }
 
@@ -160,12 +154,13 @@ describe('the document service behaves the same on each store', () => {
         assert.match(done.file!.data.toString(), /casa/);
         assert.equal((await client.download(done.id, done.key)).statusCode, 404, 'downloaded once');
         // deleted once the response has gone out, which may be just after the client has it
-        await until('the downloaded result to be deleted', async () => !(await ctx.services.documents.files.has(done.id, 'result')));
+        await waitFor('the downloaded result to be deleted', async () => !(await ctx.services.documents.files.has(done.id, 'result')));
 
         const up = (await client.upload(parts)).json() as { document_id: string; document_key: string };
         assert.equal((await client.waitFor(up.document_id, up.document_key)).status, 'done');
         const files = ctx.services.documents.files;
-        assert.equal(await files.has(up.document_id, 'upload'), false, 'the upload goes when the job is done');
+        // removed as the job finishes, which may land a moment after its status reads done
+        await waitFor('the upload to go once the job is done', async () => !(await files.has(up.document_id, 'upload')));
         const result = await readAll(await files.read(up.document_id, 'result'));
         await files.remove(up.document_id, ['result']);
         const missing = await client.download(up.document_id, up.document_key);

@@ -122,7 +122,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
         TOLK_TRUST_PROXY: '127.0.0.1',
         ...options.env,
       };
-      const serve = await startServe(env, 60_000);
+      const serve = await startServe(env);
       nodes.push({
         name,
         url: `http://127.0.0.1:${port}`,

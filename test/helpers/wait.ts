@@ -1,9 +1,16 @@
 // Waiting for a condition instead of for a fixed time. The deadline is generous on purpose: it only ends a test that
 // hung, so a slow or loaded machine never fails a test that would have passed.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { availableParallelism, loadavg } from 'node:os';
 
-/** Long enough for any condition a test waits for on a loaded machine; short of node:test's own timeouts. */
-export const HUNG_TEST_MS = 60_000;
+/**
+ * How much slower than idle this machine runs now: its load per core when the suite starts, between 1 and 5. A suite
+ * run beside other work (CI on a shared machine, a benchmark) gets proportionally longer deadlines.
+ */
+export const LOAD_FACTOR = Math.min(5, Math.max(1, (loadavg()[0] ?? 0) / availableParallelism()));
+
+/** Long enough for any condition a test waits for on a loaded machine (scaled by the load at start). */
+export const HUNG_TEST_MS = Math.round(60_000 * LOAD_FACTOR);
 
 type Truthy<T> = Exclude<T, false | 0 | '' | null | undefined>;
 

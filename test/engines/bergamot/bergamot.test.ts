@@ -9,6 +9,7 @@ import { BergamotEngine, inspectModelDir } from '../../../src/engines/bergamot/i
 import { EngineRouter } from '../../../src/translate/engine-router.js';
 import { makeModel, modelsDirWith, type ModelSpec } from '../../helpers/bergamot-models.js';
 import { runEngineContract } from '../engine.case.js';
+import { HUNG_TEST_MS } from '../../helpers/wait.js';
 
 // Generated models keep an architecture's layers, heads and embedding tying at a reduced width: a full-size
 // base-memory model takes seconds to write and to load on a shared machine (its size is checked in
@@ -134,7 +135,7 @@ describe('bergamot engine', () => {
     }
   });
 
-  it('notices a model renamed into the directory by itself (directory watch)', { timeout: 30_000 }, async () => {
+  it('notices a model renamed into the directory by itself (directory watch)', { timeout: HUNG_TEST_MS }, async () => {
     const watched = await modelsDirWith([]);
     const live = new BergamotEngine({ modelsDir: watched, workers: 1, rescanIntervalMs: 0 });
     try {
