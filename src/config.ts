@@ -58,6 +58,7 @@ const EnvSchema = Type.Object({
   TOLK_SHUTDOWN_TIMEOUT_MS: Type.Optional(Positive),
   TOLK_METRICS_PORT: Type.Optional(Port),
   TOLK_LIBRETRANSLATE: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
+  TOLK_LIBRETRANSLATE_CORS: Type.Optional(Type.String({ pattern: '^(true|false|https?://[^,\\s]+(,https?://[^,\\s]+)*)$' })),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -144,6 +145,11 @@ export interface Config {
    * DeepL-style one, for applications that only speak it; off unless TOLK_LIBRETRANSLATE=true.
    */
   libreTranslate: boolean;
+  /**
+   * Cross-origin calls of LibreTranslate's routes from browsers: `*` (LibreTranslate's own default), none, or the
+   * listed origins (TOLK_LIBRETRANSLATE_CORS: true, false or a comma-separated list of origins).
+   */
+  libreTranslateCors: '*' | 'none' | string[];
 }
 
 export class ConfigError extends Error {}
@@ -260,6 +266,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     hunspellProcesses: e.TOLK_HUNSPELL_PROCESSES ?? 2,
     metricsPort: e.TOLK_METRICS_PORT,
     libreTranslate: e.TOLK_LIBRETRANSLATE === 'true',
+    libreTranslateCors:
+      e.TOLK_LIBRETRANSLATE_CORS === undefined || e.TOLK_LIBRETRANSLATE_CORS === 'true' ? '*' : e.TOLK_LIBRETRANSLATE_CORS === 'false' ? 'none' : e.TOLK_LIBRETRANSLATE_CORS.split(','),
   };
 }
 

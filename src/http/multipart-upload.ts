@@ -43,14 +43,37 @@ export async function receiveMultipartUpload(request: FastifyRequest, documents:
         upload.file = await documents.receiveFile(part.file, maxUpload);
         if (part.file.truncated) throw new ServiceError('payload_too_large', 'Document too large.');
       } else {
-        const value = typeof part.value === 'string' ? part.value : String(part.value);
-        const prev = upload.fields[part.fieldname];
-        upload.fields[part.fieldname] = prev === undefined ? value : [...(Array.isArray(prev) ? prev : [prev]), value];
+        addField(upload.fields, part.fieldname, part.value);
       }
     }
     return upload;
   } catch (err) {
     if (upload.file) await documents.discard(upload.file);
+    throw multipartError(err);
+  }
+}
+
+/** A repeated field becomes a list, in order. */
+function addField(fields: Record<string, string | string[]>, name: string, raw: unknown): void {
+  const value = typeof raw === 'string' ? raw : String(raw);
+  const prev = fields[name];
+  fields[name] = prev === undefined ? value : [...(Array.isArray(prev) ? prev : [prev]), value];
+}
+
+/**
+ * The fields of a multipart body that carries no file (LibreTranslate's web page posts /translate and /detect so):
+ * at most `maxFields` fields of `maxFieldBytes` each; a file part is refused.
+ */
+export async function receiveMultipartFields(request: FastifyRequest, maxFields: number, maxFieldBytes: number): Promise<Record<string, string | string[]>> {
+  const fields: Record<string, string | string[]> = {};
+  try {
+    for await (const part of request.parts({ limits: { fieldSize: maxFieldBytes, fields: maxFields, files: 0, parts: maxFields } })) {
+      if (part.type === 'file') throw invalid(`Bad request. Unexpected file part '${part.fieldname}'.`);
+      if (part.valueTruncated) throw new ServiceError('payload_too_large', `Request body too large: field '${part.fieldname}' is over ${maxFieldBytes} bytes.`);
+      addField(fields, part.fieldname, part.value);
+    }
+    return fields;
+  } catch (err) {
     throw multipartError(err);
   }
 }

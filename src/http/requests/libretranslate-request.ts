@@ -51,6 +51,18 @@ export function libreBody(body: unknown): Body {
   return body as Body;
 }
 
+/**
+ * The parameters of a request as LibreTranslate reads them: a JSON body alone, or else the query string and the form
+ * (URL-encoded or multipart) together, the query string first (Flask's `request.values`).
+ */
+export function libreValues(body: unknown, query: unknown, json: boolean): Body {
+  const fields = libreBody(body);
+  if (json || query === null || typeof query !== 'object') return fields;
+  const merged: Body = { ...fields };
+  for (const [name, value] of Object.entries(query as Body)) if (present(value)) merged[name] = value;
+  return merged;
+}
+
 function stringParam(body: Body, name: string): string | undefined {
   const v = body[name];
   if (!present(v)) return undefined;
@@ -98,7 +110,9 @@ export function parseTranslateBody(raw: unknown): LibreTranslateRequest {
   if (format !== 'text' && format !== 'html') throw invalid(`${format} format is not supported`);
   let alternatives = 0;
   if (present(body.alternatives)) {
-    const n = typeof body.alternatives === 'number' ? body.alternatives : typeof body.alternatives === 'string' && /^\s*-?\d{1,9}\s*$/.test(body.alternatives) ? Number(body.alternatives) : NaN;
+    // As LibreTranslate's int(): a JSON number is truncated (2.5 → 2), a string must spell an integer ("2.5" is refused).
+    const v = body.alternatives;
+    const n = typeof v === 'number' && Number.isFinite(v) ? Math.trunc(v) : typeof v === 'string' && /^\s*[-+]?\d{1,9}\s*$/.test(v) ? Number(v) : NaN;
     if (!Number.isInteger(n)) throw invalid('Invalid request: alternatives parameter is not a number');
     alternatives = Math.max(0, n);
   }

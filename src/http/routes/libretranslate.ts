@@ -16,21 +16,29 @@ import { STATUS_BY_CODE, serviceErrorOf, setRetryAfter } from '../errors.js';
 import { authOf } from '../plugins/auth.js';
 import { onDelivered } from '../plugins/sockets.js';
 import { clientSignal } from '../client-signal.js';
-import { receiveMultipartUpload } from '../multipart-upload.js';
+import { receiveMultipartFields, receiveMultipartUpload } from '../multipart-upload.js';
 import { assertSigned, signedUrl } from '../signed-url.js';
 import { queryValue } from '../query.js';
 import { JSON_OR_FORM, OneOrMany, binaryResponse, handlerChecked } from '../schemas/common.js';
 import {
+  libreValues,
   missing,
   parseDetectBody,
   parseLanguages,
   parseTranslateBody,
   targetFromLibre,
   toLibreCode,
+  type LibreTranslateRequest,
 } from '../requests/libretranslate-request.js';
+import { MAX_TEXTS } from '../requests/translate-request.js';
+import { chineseScript } from '../../detect/chinese-script.js';
+import type { DetectionOutcome } from '../../detect/language-detector.js';
 import { TRANSLATE_BODY_LIMIT, reportingTagHeader } from './translate.js';
+import { allowCrossOrigin } from './libretranslate-cors.js';
 
 const LibreError = Type.Object({ error: Type.String() });
+/** LibreTranslate reads JSON, URL-encoded forms and multipart forms (its own web page posts the latter). */
+const LIBRE_BODIES = [...JSON_OR_FORM, 'multipart/form-data'];
 /** LibreTranslate answers 400, 403, 429 and 500; a signed download of a gone document is 404. */
 const libreErrors = { 400: LibreError, 403: LibreError, 404: LibreError, 429: LibreError, 500: LibreError };
 
@@ -43,7 +51,7 @@ const TranslateBody = handlerChecked({
   source: Type.String({ description: 'Source language code, or `auto`.' }),
   target: Type.String({ description: 'Target language code.' }),
   format: Type.Optional(Type.Union([Type.Literal('text'), Type.Literal('html')], { description: 'Default `text`.' })),
-  alternatives: Type.Optional(Type.Union([Type.Integer(), Type.String()], { description: 'Alternatives wanted; the engines give none, so the lists are empty.' })),
+  alternatives: Type.Optional(Type.Union([Type.Number(), Type.String()], { description: 'Alternatives wanted; the engines give none, so the lists are empty.' })),
   api_key: Type.Optional(Type.String({ description: 'The API key (or the Authorization header).' })),
 });
 const TranslateResponse = Type.Object({
@@ -114,17 +122,98 @@ export interface LibreTranslateOptions {
   config: Config;
 }
 
+/** An auto-detected text's source: what it is translated from, the language the answer names, and how sure. */
+interface DetectedSource {
+  source: string;
+  label: string;
+  confidence: number;
+}
+
 export async function libreTranslateRoutes(app: FastifyInstance, { services, config }: LibreTranslateOptions): Promise<void> {
   app.setErrorHandler(libreErrorHandler);
   await app.register(multipart);
+  if (config.libreTranslateCors !== 'none') allowCrossOrigin(app, config.libreTranslateCors);
   const documents = services.documents;
   const maxUpload = documents.formats.maxUploadBytes();
   const keyed = (scope: 'translate' | 'detect' | 'document') => ({ scope, apiKeyParam: true });
 
   /** The detector's confidence (0–100) that `text` is in `language`; 0 when it had guessed another language. */
-  const confidenceIn = async (language: string, text: string) => {
-    const outcome = await services.detector.detect(text);
-    return outcome.rawLanguage !== undefined && baseLang(outcome.rawLanguage) === baseLang(language) ? Math.round(outcome.confidence * 100) : 0;
+  const confidenceIn = (language: string, outcome: DetectionOutcome) =>
+    outcome.rawLanguage !== undefined && baseLang(outcome.rawLanguage) === baseLang(language) ? Math.round(outcome.confidence * 100) : 0;
+
+  /** A detected Tolk code in LibreTranslate's spelling; Chinese is named by the script the text is written in. */
+  const detectedCode = (language: string, text: string) =>
+    baseLang(language) === 'zh' && chineseScript(text) === 'hant' ? 'zh-Hant' : toLibreCode(language);
+
+  /**
+   * The request's parameters wherever LibreTranslate reads them (JSON; or query string and form, URL-encoded or
+   * multipart, as its own web page posts), and the key: a multipart body's `api_key` is known only once it is read.
+   */
+  const valuesOf = async (request: FastifyRequest): Promise<Record<string, unknown>> => {
+    const json = String(request.headers['content-type'] ?? '').toLowerCase().includes('json');
+    const body = request.isMultipart() ? await receiveMultipartFields(request, MAX_TEXTS + 8, TRANSLATE_BODY_LIMIT) : request.body;
+    const values = libreValues(body, request.query, json);
+    if (!request.auth) await app.admitKey(request, typeof values.api_key === 'string' ? values.api_key : undefined);
+    return values;
+  };
+
+  /**
+   * The source of each text of an auto-detected request. A text the detector is sure of keeps its language; the
+   * others (a poll's "Sí", "No") take the language of the whole request read as one text, as LibreTranslate detects a
+   * batch once; when even that is undecided, the default source language with confidence 0 (LibreTranslate: en, 0).
+   */
+  const detectSources = async (texts: string[], targetLang: string): Promise<(DetectedSource | undefined)[]> => {
+    const outcomes = await Promise.all(texts.map((t) => services.detector.detect(t)));
+    let whole: DetectedSource | undefined;
+    const wholeRequest = async (): Promise<DetectedSource> => {
+      if (whole) return whole;
+      const joined = texts.join('\n');
+      const source = await services.translate.detectSource(joined, targetLang).catch((err: unknown) => {
+        if (serviceErrorOf(err as Error)?.code === 'invalid_request') return config.defaultSourceLang ?? 'en';
+        throw err;
+      });
+      const outcome = await services.detector.detect(joined);
+      // nothing recognised (numbers, symbols): translated as the core decides, labelled as LibreTranslate labels it
+      whole = outcome.rawLanguage === undefined
+        ? { source, label: config.defaultSourceLang ?? 'en', confidence: 0 }
+        : { source, label: source, confidence: confidenceIn(source, outcome) };
+      return whole;
+    };
+    return Promise.all(
+      outcomes.map(async (outcome) => {
+        if (outcome.status === 'success' && outcome.language !== undefined) {
+          const language = baseLang(outcome.language);
+          return { source: language, label: language, confidence: Math.round(outcome.confidence * 100) };
+        }
+        return texts.length > 1 ? wholeRequest() : undefined;
+      }),
+    );
+  };
+
+  /** Translates texts from one source each, one core call per source, answers in the request's order. */
+  const translateGrouped = async (request: FastifyRequest, reply: FastifyReply, req: LibreTranslateRequest, sources: (string | undefined)[]) => {
+    const html = req.format === 'html';
+    const groups = new Map<string | undefined, number[]>();
+    sources.forEach((source, i) => groups.set(source, [...(groups.get(source) ?? []), i]));
+    const texts: string[] = [];
+    const detected: string[] = [];
+    for (const [sourceLang, indexes] of groups) {
+      const outcome = await services.translate.translateText({
+        sourceLang,
+        targetLang: req.targetLang,
+        options: textOptions(html ? { tagHandling: 'html', splitSentences: 'nonewlines' } : {}),
+        customization: NO_CUSTOMIZATION,
+        texts: indexes.map((i) => req.texts[i]!),
+        caller: authOf(request),
+        reportingTag: reportingTagHeader(request.headers),
+        signal: clientSignal(reply),
+      });
+      outcome.results.forEach((r, k) => {
+        texts[indexes[k]!] = r.text;
+        detected[indexes[k]!] = r.detectedSourceLanguage.toLowerCase();
+      });
+    }
+    return { texts, detected };
   };
 
   app.post(
@@ -132,38 +221,29 @@ export async function libreTranslateRoutes(app: FastifyInstance, { services, con
     {
       bodyLimit: TRANSLATE_BODY_LIMIT,
       config: keyed('translate'),
-      schema: { consumes: JSON_OR_FORM, body: TranslateBody, response: { 200: TranslateResponse, ...libreErrors } },
+      schema: { consumes: LIBRE_BODIES, body: TranslateBody, response: { 200: TranslateResponse, ...libreErrors } },
     },
     async (request, reply) => {
-      const caller = authOf(request);
-      const req = parseTranslateBody(request.body);
-      const html = req.format === 'html';
-      const outcome = await services.translate.translateText({
-        sourceLang: req.sourceLang,
-        targetLang: req.targetLang,
-        options: textOptions(html ? { tagHandling: 'html', splitSentences: 'nonewlines' } : {}),
-        customization: NO_CUSTOMIZATION,
-        texts: req.texts,
-        caller,
-        reportingTag: reportingTagHeader(request.headers),
-        signal: clientSignal(reply),
-      });
+      const req = parseTranslateBody(await valuesOf(request));
+      // markup is not language: the detector reads the text between the tags (no '<' inside a match keeps it linear
+      // on text full of unclosed '<')
+      const plain = req.format === 'html' ? req.texts.map((t) => t.replace(/<[^<>]*>/g, ' ')) : req.texts;
+      const auto = req.sourceLang === undefined;
+      const chosen = auto ? await detectSources(plain, req.targetLang) : req.texts.map(() => undefined);
+      const { texts, detected } = await translateGrouped(request, reply, req, auto ? chosen.map((c) => c?.source) : req.texts.map(() => req.sourceLang));
       const pick = <T>(items: T[]) => (req.batch ? items : items[0]!);
-      const detected =
-        req.sourceLang === undefined
-          ? await Promise.all(
-              outcome.results.map(async (r, i) => {
-                const language = r.detectedSourceLanguage.toLowerCase();
-                // markup is not language: the detector reads the text between the tags (no '<' inside a match keeps it
-                // linear on text full of unclosed '<')
-                const text = html ? req.texts[i]!.replace(/<[^<>]*>/g, ' ') : req.texts[i]!;
-                return { language: toLibreCode(language), confidence: await confidenceIn(language, text) };
-              }),
-            )
-          : undefined;
+      const detectedLanguage = auto
+        ? await Promise.all(
+            detected.map(async (language, i) => {
+              const chose = chosen[i];
+              if (chose) return { language: detectedCode(chose.label, plain[i]!), confidence: chose.confidence };
+              return { language: detectedCode(language, plain[i]!), confidence: confidenceIn(language, await services.detector.detect(plain[i]!)) };
+            }),
+          )
+        : undefined;
       return {
-        translatedText: pick(outcome.results.map((r) => r.text)),
-        ...(detected ? { detectedLanguage: pick(detected) } : {}),
+        translatedText: pick(texts),
+        ...(detectedLanguage ? { detectedLanguage: pick(detectedLanguage) } : {}),
         ...(req.alternatives > 0 ? { alternatives: pick(req.texts.map((): string[] => [])) } : {}),
       };
     },
@@ -171,14 +251,24 @@ export async function libreTranslateRoutes(app: FastifyInstance, { services, con
 
   app.post(
     '/detect',
-    { config: keyed('detect'), schema: { consumes: JSON_OR_FORM, body: DetectBody, response: { 200: Type.Array(DetectedLanguage), ...libreErrors } } },
+    { config: keyed('detect'), schema: { consumes: LIBRE_BODIES, body: DetectBody, response: { 200: Type.Array(DetectedLanguage), ...libreErrors } } },
     async (request) => {
-      authOf(request);
-      const outcome = await services.detector.detect(parseDetectBody(request.body));
+      const text = parseDetectBody(await valuesOf(request));
+      const outcome = await services.detector.detect(text);
       // As LibreTranslate: nothing recognised is the default language with confidence 0.
       if (outcome.rawLanguage === undefined) return [{ language: toLibreCode(config.defaultSourceLang), confidence: 0 }];
-      return [{ language: toLibreCode(outcome.rawLanguage), confidence: Math.round(outcome.confidence * 100) }];
+      return [{ language: detectedCode(outcome.rawLanguage, text), confidence: Math.round(outcome.confidence * 100) }];
     },
+  );
+
+  // LibreTranslate's liveness answer; Tolk's own probes are /health/live and /health/ready.
+  app.get('/health', { config: { auth: 'none' }, logLevel: 'warn', schema: { response: { 200: Type.Object({ status: Type.Literal('ok') }) } } }, async () => ({
+    status: 'ok' as const,
+  }));
+
+  // LibreTranslate's answer on a server with suggestions turned off: Tolk keeps no suggestion store.
+  app.post('/suggest', { config: { auth: 'none' }, schema: { response: { 403: LibreError } } }, async (_request, reply) =>
+    reply.status(403).send({ error: 'Suggestions are disabled on this server.' }),
   );
 
   // Public, as in LibreTranslate: Mastodon reads the languages without a key.
