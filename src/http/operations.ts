@@ -117,4 +117,6 @@ export const OPERATIONS: Record<string, Operation> = {
   'POST /translate_file': op('libretranslate', 'libreTranslateFile', 'LibreTranslate: translate a file'),
   'GET /download_file/:document_id/:filename': op('libretranslate', 'libreDownloadFile', 'LibreTranslate: download a translated file (signed URL)'),
   'GET /spec': op('libretranslate', 'libreSpec', "LibreTranslate: this API's OpenAPI description"),
+  'GET /health': op('libretranslate', 'libreHealth', 'LibreTranslate: liveness ({"status": "ok"})'),
+  'POST /suggest': op('libretranslate', 'libreSuggest', 'LibreTranslate: suggestions (disabled on Tolk: 403)'),
 };

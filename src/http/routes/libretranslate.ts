@@ -267,7 +267,7 @@ export async function libreTranslateRoutes(app: FastifyInstance, { services, con
   }));
 
   // LibreTranslate's answer on a server with suggestions turned off: Tolk keeps no suggestion store.
-  app.post('/suggest', { config: { auth: 'none' }, schema: { response: { 403: LibreError } } }, async (_request, reply) =>
+  app.post('/suggest', { config: { auth: 'none' }, schema: { response: { 200: Type.Object({ success: Type.Boolean() }, { description: 'LibreTranslate with suggestions on; Tolk never answers it.' }), 403: LibreError } } }, async (_request, reply) =>
     reply.status(403).send({ error: 'Suggestions are disabled on this server.' }),
   );
 
