@@ -58,7 +58,7 @@ const INDEX_FILE_NAME: NameShape = {
 
 /** A size the index declares: a whole number of bytes no larger than MAX_MODEL_FILE_BYTES, or an error naming it. */
 function checkDeclaredSize(label: string, what: string, size: number): void {
-  if (!Number.isSafeInteger(size) || size < 0) throw new ModelInstallError(`${label}: the index gives ${what} as ${JSON.stringify(size)}, not a number of bytes; nothing was installed`);
+  if (!Number.isSafeInteger(size) || size < 0) throw new ModelInstallError(`${label}: the index gives ${what} as ${Number.isNaN(size) ? 'something else than a number' : size}, not a number of bytes; nothing was installed`);
   if (size > MAX_MODEL_FILE_BYTES) throw new ModelInstallError(`${label}: the index gives ${what} as ${size} bytes, more than the ${MAX_MODEL_FILE_BYTES} a model file may be; nothing was installed`);
 }
 

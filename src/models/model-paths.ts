@@ -53,10 +53,12 @@ export function pathUnder(dir: string, name: string, what: string, shape?: NameS
  * a plain file name ("./" steps and doubled slashes aside), or an error as pathUnder's.
  */
 export function nestedPathUnder(dir: string, relative: string, what: string): string {
-  if (relative.startsWith('/')) throw new ModelInstallError(`${what}: refusing the path ${quoted(relative)} (it is absolute); nothing was installed`);
+  const where = `${what}, entry ${quoted(relative)}`;
   const steps = relative.split('/').filter((step) => step !== '.' && step !== '');
-  if (steps.length === 0) throw new ModelInstallError(`${what}: refusing the path ${quoted(relative)} (it names no file); nothing was installed`);
-  return steps.reduce((at, step) => pathUnder(at, step, `${what}, entry ${quoted(relative)}`), dir);
+  if (relative.startsWith('/') || steps.length === 0) {
+    throw new ModelInstallError(`${where}: refusing it (${steps.length === 0 ? 'it names no file' : 'it is an absolute path'}); nothing was installed`);
+  }
+  return steps.reduce((at, step) => pathUnder(at, step, where), dir);
 }
 
 /** This process as the owner of partial files: host (letters, digits, '-') and process id. */
