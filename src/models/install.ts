@@ -56,6 +56,12 @@ const INDEX_FILE_NAME: NameShape = {
   says: 'a model, shortlist or vocabulary file name (model.*.bin, lex.*.bin, vocab.*.spm)',
 };
 
+/** An installed direction's folder: `<source>-<target>` in lower case, language codes only. */
+const MODEL_DIR_NAME: NameShape = { pattern: /^[a-z]{2,3}(?:-[a-z0-9]{2,8}){1,4}$/, says: 'a direction of language codes (en-de, en-zh-hans)' };
+
+const modelDirPath = (modelsDir: string, m: { source: string; target: string }, what: string) =>
+  pathUnder(modelsDir, `${m.source}-${m.target}`.toLowerCase(), what, MODEL_DIR_NAME);
+
 /** A size the index declares: a whole number of bytes no larger than MAX_MODEL_FILE_BYTES, or an error naming it. */
 function checkDeclaredSize(label: string, what: string, size: number): void {
   if (!Number.isSafeInteger(size) || size < 0) throw new ModelInstallError(`${label}: the index gives ${what} as ${Number.isNaN(size) ? 'something else than a number' : size}, not a number of bytes; nothing was installed`);
@@ -130,7 +136,7 @@ async function commit(modelsDir: string, staging: string, meta: ModelMeta): Prom
   } catch (err) {
     throw new ModelInstallError(`refusing the model from ${meta.origin}: ${(err as Error).message}`);
   }
-  const final = join(modelsDir, `${meta.source}-${meta.target}`.toLowerCase());
+  const final = modelDirPath(modelsDir, meta, meta.origin);
   const old = `${staging}.old`;
   const hadOld = await stat(final).then(() => true, () => false);
   if (hadOld) await rename(final, old);
@@ -158,6 +164,7 @@ async function installFromIndex(direction: string, staging: string, opts: Instal
   const { model, note } = pickModel(opts.index ?? (await readModelIndex(indexUrl)), direction, { pre: opts.pre === true });
   if (note) opts.notice?.(note);
   // Every name checked before the first byte is fetched.
+  modelDirPath(opts.modelsDir, model, `the model index at ${indexUrl}`);
   const paths = model.files.map((file) => pathUnder(staging, file.filename, `the model index at ${indexUrl}`, INDEX_FILE_NAME));
   const duplicate = model.files.find((file, i) => model.files.findIndex((other) => other.filename === file.filename) !== i);
   if (duplicate) throw new ModelInstallError(`the model index at ${indexUrl} lists ${duplicate.filename} twice for ${directionOf(model)} ${model.version}; nothing was installed`);
@@ -247,7 +254,7 @@ export async function verifyModels(modelsDir: string, pair?: string): Promise<Ve
     try {
       const meta = JSON.parse(await readFile(join(m.dir, MODEL_META_FILE), 'utf8')) as ModelMeta;
       for (const [name, expected] of Object.entries(meta.sha256 ?? {})) {
-        const actual = await sha256File(join(m.dir, name)).catch(() => 'missing');
+        const actual = await sha256File(pathUnder(m.dir, name, MODEL_META_FILE)).catch((err: Error) => (err instanceof ModelInstallError ? err.message : 'missing'));
         if (actual !== expected) problems.push(`${name}: SHA-256 ${actual}, installed as ${expected}`);
       }
     } catch {

@@ -75,7 +75,7 @@ function rleFrame(windowLog: number, blockBytes: number, blocks: number): Buffer
 
 function indexRecords(): RealRecord[] {
   return realRecords.map((r) => {
-    const served = r.sourceLanguage === 'en' && r.targetLanguage === 'de' ? (enDe[r.fileType] ?? decent) : undefined;
+    const served = r.sourceLanguage === 'en' && r.targetLanguage.split('-')[0] === 'de' ? (enDe[r.fileType] ?? decent) : undefined;
     if (!served) return r;
     const location = `attachments/en-de/${r.fileType}.zst`;
     return {
@@ -173,6 +173,19 @@ describe('a hostile model index', () => {
       });
       assert.deepEqual(await tree(root), ['data', 'data/tolk', 'data/tolk/models'], `after ${JSON.stringify(name)}`);
     }
+  });
+
+  it('refuses language codes that would name a folder outside the models folder', async () => {
+    const { root, modelsDir } = await nestedModelsDir('codes');
+    enDe = {};
+    const records = realRecords;
+    realRecords = records.map((r) => (r.sourceLanguage === 'en' && r.targetLanguage === 'de' ? { ...r, targetLanguage: 'de-/../../../evil' } : r));
+    try {
+      await assert.rejects(installModel('en-de', { modelsDir, indexUrl }), /refusing the file name "en-de-\/\.\.\/\.\.\/\.\.\/evil" \(it holds a path separator\)/);
+    } finally {
+      realRecords = records;
+    }
+    assert.deepEqual(await tree(root), ['data', 'data/tolk', 'data/tolk/models']);
   });
 
   it('refuses model archives whose entries leave the folder they are unpacked in', async () => {
