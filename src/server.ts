@@ -7,6 +7,7 @@ import { buildApp, MAX_HEADER_BYTES, MAX_URI_LENGTH, serverTimeouts } from './ap
 import { clientErrorHandler } from './http/errors.js';
 import type { Config } from './config.js';
 import { buildServices } from './services.js';
+import { removeInstallLeftovers } from './models/model-paths.js';
 
 /** Shutdown: how long the listeners keep accepting after the signal, and how long the last accepted get to deliver their request. */
 const ACCEPT_GRACE_MS = 250;
@@ -35,6 +36,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const destination = pino.destination({ dest: 1, sync: false, minLength: 8 * 1024 });
   const flushTimer = setInterval(() => destination.flush(), 200).unref();
   const logger = pino({ level: config.logLevel }, destination);
+  // What a killed `tolk models install` left (staging folders, partial downloads) goes before the engines scan.
+  const leftovers = await removeInstallLeftovers(config.modelsDir);
+  if (leftovers.length > 0) logger.info({ removed: leftovers }, 'removed what interrupted model installs left');
   const services = await buildServices(config, { logger });
   const app = await buildApp({ config, services, loggerInstance: logger });
   await app.listen({ port: config.port, host: config.host });

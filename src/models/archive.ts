@@ -1,19 +1,16 @@
-// Model archives (.tar, .tar.gz/.tgz, .zip) unpacked into a directory, refusing paths that would leave it.
+// Model archives (.tar, .tar.gz/.tgz, .zip) unpacked into a directory, refusing entries whose path is not made of
+// plain names (model-paths.ts).
 import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join, normalize, sep } from 'node:path';
+import { dirname } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import { readZip } from '../documents/formats/idml/zip-package.js';
+import { MAX_MODEL_FILE_BYTES } from './model-install-error.js';
+import { nestedPathUnder } from './model-paths.js';
 
 const gunzipAsync = promisify(gunzip);
 
 export class ArchiveError extends Error {}
-
-function safePath(root: string, name: string): string | undefined {
-  const clean = normalize(name).replace(/^(\.\/)+/, '');
-  if (clean === '' || clean === '.' || clean.startsWith('..') || clean.startsWith(sep) || clean.includes(`${sep}..${sep}`)) return undefined;
-  return join(root, clean);
-}
 
 /** Regular files of a ustar/GNU tar image. */
 function* tarEntries(tar: Buffer): Generator<{ name: string; data: Buffer }> {
@@ -47,8 +44,9 @@ export async function unpackArchive(archive: Buffer, dir: string, what: string):
     let tar = archive;
     if (archive[0] === 0x1f && archive[1] === 0x8b) {
       try {
-        tar = await gunzipAsync(archive);
+        tar = await gunzipAsync(archive, { maxOutputLength: MAX_MODEL_FILE_BYTES });
       } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw new ArchiveError(`${what} unpacks to more than ${MAX_MODEL_FILE_BYTES} bytes; nothing was installed`);
         throw new ArchiveError(`${what}: damaged gzip data (${(err as Error).message})`);
       }
     }
@@ -57,8 +55,7 @@ export async function unpackArchive(archive: Buffer, dir: string, what: string):
   }
   let written = 0;
   for (const entry of entries) {
-    const path = safePath(dir, entry.name);
-    if (!path) throw new ArchiveError(`${what}: refusing the entry ${JSON.stringify(entry.name)} (outside the archive)`);
+    const path = nestedPathUnder(dir, entry.name, what);
     await mkdir(dirname(path), { recursive: true });
     await writeFile(path, entry.data);
     written++;

@@ -5,16 +5,16 @@ import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { Decompress } from 'fzstd';
 import { inspectModelDir, MODEL_META_FILE, ModelFormatError, scanModelsDir, type BadModelDir, type ModelInfo } from '../engines/bergamot/index.js';
 import { unpackArchive } from './archive.js';
-import { DEFAULT_INDEX_URL, DIRECTION_SYNTAX, namesDirection, pickModel, readModelIndex, type IndexModel } from './model-index.js';
+import { DEFAULT_INDEX_URL, DIRECTION_SYNTAX, directionOf, namesDirection, pickModel, readModelIndex, type IndexModel } from './model-index.js';
 
-import { ModelInstallError } from './model-install-error.js';
+import { MAX_MODEL_FILE_BYTES, ModelInstallError } from './model-install-error.js';
 import { openDownload } from './open-download.js';
 import { hashingMeter, sha256File } from './hashing-meter.js';
+import { zstdDecompressor } from './zstd-stream.js';
+import { partialPath, pathUnder, removeInstallLeftovers, type NameShape } from './model-paths.js';
 
 export { ModelInstallError };
 
@@ -50,58 +50,55 @@ interface Expected {
   zstd?: { size: number; sha256: string };
 }
 
-/** Decompresses a zstd stream as it flows (fzstd: pure JS, streaming); damaged data fails the stream and is reported. */
-function zstdDecompressor(onDamage: (err: Error) => void): Transform {
-  let decoder: Decompress;
-  return new Transform({
-    construct(callback) {
-      decoder = new Decompress((chunk) => this.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)));
-      callback();
-    },
-    transform(chunk: Buffer, _encoding, callback) {
-      try {
-        decoder.push(chunk, false);
-        callback();
-      } catch (err) {
-        onDamage(err as Error);
-        callback(err as Error);
-      }
-    },
-    flush(callback) {
-      try {
-        decoder.push(new Uint8Array(0), true);
-        callback();
-      } catch (err) {
-        onDamage(err as Error);
-        callback(err as Error);
-      }
-    },
-  });
+/** The files of a model in the index: the names the engine loads them by (model.*.bin, lex.*.bin, *vocab.*.spm). */
+const INDEX_FILE_NAME: NameShape = {
+  pattern: /^(model|lex)\..+\.bin$|^(src|trg)?vocab\..+\.spm$/,
+  says: 'a model, shortlist or vocabulary file name (model.*.bin, lex.*.bin, vocab.*.spm)',
+};
+
+/** An installed direction's folder: `<source>-<target>` in lower case, language codes only. */
+const MODEL_DIR_NAME: NameShape = { pattern: /^[a-z]{2,3}(?:-[a-z0-9]{2,8}){1,4}$/, says: 'a direction of language codes (en-de, en-zh-hans)' };
+
+const modelDirPath = (modelsDir: string, m: { source: string; target: string }, what: string) =>
+  pathUnder(modelsDir, `${m.source}-${m.target}`.toLowerCase(), what, MODEL_DIR_NAME);
+
+/** A size the index declares: a whole number of bytes no larger than MAX_MODEL_FILE_BYTES, or an error naming it. */
+function checkDeclaredSize(label: string, what: string, size: number): void {
+  if (!Number.isSafeInteger(size) || size < 0) throw new ModelInstallError(`${label}: the index gives ${what} as ${Number.isNaN(size) ? 'something else than a number' : size}, not a number of bytes; nothing was installed`);
+  if (size > MAX_MODEL_FILE_BYTES) throw new ModelInstallError(`${label}: the index gives ${what} as ${size} bytes, more than the ${MAX_MODEL_FILE_BYTES} a model file may be; nothing was installed`);
 }
 
 /**
  * Streams a URL to a file (decompressing zstd on the way when asked), checking size and SHA-256 of the bytes
- * received and of the file written; a short or broken transfer is an error naming the bytes received.
+ * received and of the file written; a short or broken transfer is an error naming the bytes received. More bytes than
+ * expected (or than MAX_MODEL_FILE_BYTES when the size is unknown), compressed or decompressed, stop the transfer the
+ * moment they arrive.
  */
 async function download(url: string, path: string, label: string, expected: Expected, progress?: Progress): Promise<string> {
+  checkDeclaredSize(label, 'its size', expected.size);
+  if (expected.zstd) checkDeclaredSize(label, 'its decompressed size', expected.zstd.size);
   const { body, contentLength } = await openDownload(url, label, 600_000);
   const total = expected.size || contentLength;
+  const limit = total || MAX_MODEL_FILE_BYTES;
   const hash = createHash('sha256');
   let received = 0;
-  body.on('data', (chunk: Buffer) => {
-    received += chunk.length;
-    hash.update(chunk);
-    progress?.(label, received, total);
-  });
+  async function* counted(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+    for await (const chunk of source) {
+      received += chunk.length;
+      if (received > limit) throw new ModelInstallError(`${label} from ${url} is longer than the ${limit} bytes ${total ? 'expected' : 'a model file may be'}; stopped there, nothing was installed`);
+      hash.update(chunk);
+      progress?.(label, received, total);
+      yield chunk;
+    }
+  }
   const written = hashingMeter();
   const corrupted = (why: string) => new ModelInstallError(`${label} from ${url} is corrupted: ${why}; nothing was installed`);
-  let damage: Error | undefined;
-  const decompressor = expected.zstd ? zstdDecompressor((err) => (damage = err)) : undefined;
   try {
-    await (decompressor ? pipeline(body, decompressor, written.stream, createWriteStream(path)) : pipeline(body, written.stream, createWriteStream(path)));
-  } catch {
-    // Data that does not decompress is damaged, not interrupted.
-    if (damage) throw corrupted(`not valid zstd data (${damage.message})`);
+    if (expected.zstd) await pipeline(body, counted, zstdDecompressor({ maxBytes: expected.zstd.size, label: `${label} from ${url}` }), written.stream, createWriteStream(path));
+    else await pipeline(body, counted, written.stream, createWriteStream(path));
+  } catch (err) {
+    // Too long or not zstd: said as such, not as an interruption.
+    if (err instanceof ModelInstallError) throw err;
     throw new ModelInstallError(`the download of ${label} from ${url} was interrupted after ${received} of ${total || '?'} bytes`);
   }
   if (total && received !== total) {
@@ -139,7 +136,7 @@ async function commit(modelsDir: string, staging: string, meta: ModelMeta): Prom
   } catch (err) {
     throw new ModelInstallError(`refusing the model from ${meta.origin}: ${(err as Error).message}`);
   }
-  const final = join(modelsDir, `${meta.source}-${meta.target}`.toLowerCase());
+  const final = modelDirPath(modelsDir, meta, meta.origin);
   const old = `${staging}.old`;
   const hadOld = await stat(final).then(() => true, () => false);
   if (hadOld) await rename(final, old);
@@ -158,7 +155,7 @@ async function stageFromDir(source: string, staging: string): Promise<{ source: 
     throw new ModelInstallError(`${dir} is not a usable model directory: ${(err as Error).message}`);
   }
   const { files } = info;
-  for (const path of new Set([files.model, files.shortlist, files.srcVocab, files.trgVocab])) await copyFile(path, join(staging, basename(path)));
+  for (const path of new Set([files.model, files.shortlist, files.srcVocab, files.trgVocab])) await copyFile(path, pathUnder(staging, basename(path), dir));
   return { source: info.source, target: info.target };
 }
 
@@ -166,9 +163,14 @@ async function installFromIndex(direction: string, staging: string, opts: Instal
   const indexUrl = opts.indexUrl ?? DEFAULT_INDEX_URL;
   const { model, note } = pickModel(opts.index ?? (await readModelIndex(indexUrl)), direction, { pre: opts.pre === true });
   if (note) opts.notice?.(note);
+  // Every name checked before the first byte is fetched.
+  modelDirPath(opts.modelsDir, model, `the model index at ${indexUrl}`);
+  const paths = model.files.map((file) => pathUnder(staging, file.filename, `the model index at ${indexUrl}`, INDEX_FILE_NAME));
+  const duplicate = model.files.find((file, i) => model.files.findIndex((other) => other.filename === file.filename) !== i);
+  if (duplicate) throw new ModelInstallError(`the model index at ${indexUrl} lists ${duplicate.filename} twice for ${directionOf(model)} ${model.version}; nothing was installed`);
   const sha256: Record<string, string> = {};
-  for (const file of model.files) {
-    sha256[file.filename] = await download(file.url, join(staging, file.filename), file.filename, file, opts.progress);
+  for (const [i, file] of model.files.entries()) {
+    sha256[file.filename] = await download(file.url, paths[i]!, file.filename, file, opts.progress);
   }
   return { source: model.source, target: model.target, version: model.version, architecture: model.architecture, origin: indexUrl, sha256 };
 }
@@ -179,7 +181,8 @@ async function installFromIndex(direction: string, staging: string, opts: Instal
  */
 export async function installModel(what: string, opts: InstallOptions): Promise<ModelInfo> {
   await mkdir(opts.modelsDir, { recursive: true });
-  const staging = await mkdtemp(join(opts.modelsDir, '.install-'));
+  await removeInstallLeftovers(opts.modelsDir);
+  const staging = await mkdtemp(partialPath(opts.modelsDir, 'install-'));
   const unpacked = `${staging}.unpacked`;
   try {
     const local = await stat(what).catch(() => undefined);
@@ -226,7 +229,7 @@ export async function removeModel(modelsDir: string, pair: string): Promise<stri
   ];
   if (dirs.length === 0) throw new ModelInstallError(`no ${pair} model is installed in ${modelsDir}`);
   for (const dir of dirs) {
-    const trash = join(modelsDir, `.remove-${basename(dir)}-${process.pid}`);
+    const trash = partialPath(modelsDir, `remove-${basename(dir)}`);
     await rename(dir, trash);
     await rm(trash, { recursive: true, force: true });
   }
@@ -251,7 +254,7 @@ export async function verifyModels(modelsDir: string, pair?: string): Promise<Ve
     try {
       const meta = JSON.parse(await readFile(join(m.dir, MODEL_META_FILE), 'utf8')) as ModelMeta;
       for (const [name, expected] of Object.entries(meta.sha256 ?? {})) {
-        const actual = await sha256File(join(m.dir, name)).catch(() => 'missing');
+        const actual = await sha256File(pathUnder(m.dir, name, MODEL_META_FILE)).catch((err: Error) => (err instanceof ModelInstallError ? err.message : 'missing'));
         if (actual !== expected) problems.push(`${name}: SHA-256 ${actual}, installed as ${expected}`);
       }
     } catch {

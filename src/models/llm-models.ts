@@ -12,6 +12,7 @@ import { pipeline } from 'node:stream/promises';
 import { llmModelsDir } from '../engines/llm/index.js';
 import { ModelInstallError, type Progress } from './install.js';
 import { openDownload } from './open-download.js';
+import { partialPath, pathUnder, removeInstallLeftovers, type NameShape } from './model-paths.js';
 import { hashingMeter, sha256File } from './hashing-meter.js';
 
 export const DEFAULT_LLM_MODELS_URL = 'https://huggingface.co/';
@@ -51,7 +52,8 @@ export const CURATED_LLM_MODELS: Readonly<Record<string, { licence: string; file
   },
 };
 
-const NAME = /^[a-z0-9][a-z0-9._-]{0,80}$/;
+/** An installed model's files: its name (lower case), then the part number when split, then .gguf. */
+const GGUF_FILE: NameShape = { pattern: /^[a-z0-9][a-z0-9._-]{0,80}\.gguf$/, says: "a lower-case name of letters, digits, '.', '-' and '_'" };
 const SPLIT_PART = /-(\d{5})-of-(\d{5})\.gguf$/;
 const HASH_FILE = (name: string) => `.${name}.sha256.json`;
 
@@ -135,12 +137,14 @@ const fileNames = (name: string, parts: number) =>
   parts === 1 ? [`${name}.gguf`] : Array.from({ length: parts }, (_, i) => `${name}-${String(i + 1).padStart(5, '0')}-of-${String(parts).padStart(5, '0')}.gguf`);
 
 export async function installLlmModel(name: string, opts: LlmInstallOptions): Promise<InstalledLlmModel> {
-  if (!NAME.test(name)) throw new ModelInstallError(`a language model's name is lower-case letters, digits, '.', '-' and '_': llm-${name}`);
-  const sources = sourcesOf(name, opts);
   const dir = llmModelsDir(opts.modelsDir);
-  await mkdir(dir, { recursive: true });
+  pathUnder(dir, `${name}.gguf`, `llm-${name}`, GGUF_FILE);
+  const sources = sourcesOf(name, opts);
   const names = fileNames(name, sources.length);
-  const staged = names.map((n) => join(dir, `.${n}.${process.pid}.part`));
+  const paths = names.map((n) => pathUnder(dir, n, `llm-${name}`, GGUF_FILE));
+  await mkdir(dir, { recursive: true });
+  await removeInstallLeftovers(opts.modelsDir);
+  const staged = names.map((n) => partialPath(dir, n));
   const hashes: Record<string, string> = {};
   let bytes = 0;
   try {
@@ -163,8 +167,8 @@ export async function installLlmModel(name: string, opts: LlmInstallOptions): Pr
     }
     await writeFile(join(dir, HASH_FILE(name)), JSON.stringify(hashes));
     // later parts first: the scanner only considers a model once its first file is there
-    for (let i = staged.length - 1; i >= 0; i--) await rename(staged[i]!, join(dir, names[i]!));
-    return { name, files: names.map((n) => join(dir, n)), bytes };
+    for (let i = staged.length - 1; i >= 0; i--) await rename(staged[i]!, paths[i]!);
+    return { name, files: paths, bytes };
   } finally {
     await Promise.all(staged.map((p) => rm(p, { force: true })));
   }

@@ -7,11 +7,12 @@ import { copyFile, mkdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { probeSherpaWhisperModel, sherpaWhisperFiles } from '../voice/stt/sherpa-whisper-files.js';
 import { ModelInstallError } from './install.js';
+import { partialPath, pathUnder, type NameShape } from './model-paths.js';
 
-/** Model names become directory names: no path separators, no hidden names. */
-const NAME = /^[a-z0-9][a-z0-9._-]*$/;
+/** Model names become directory names (onnx-NAME). */
+const ONNX_DIR: NameShape = { pattern: /^onnx-[a-z0-9][a-z0-9._-]*$/, says: "onnx- and a name of letters, digits, '.', '_' and '-'" };
 
-const onnxDir = (whisperDir: string, name: string) => join(whisperDir, `onnx-${name}`);
+const onnxDir = (whisperDir: string, name: string) => pathUnder(whisperDir, `onnx-${name}`, `whisper-onnx-${name}`, ONNX_DIR);
 
 /** What to do without --from: where the files come from, named as the public release names them. */
 function fromRequired(name: string): ModelInstallError {
@@ -36,7 +37,7 @@ export async function installOnnxSpeechModel(
   from: string | undefined,
   opts: OnnxInstallOptions = {},
 ): Promise<{ path: string; bytes: number }> {
-  if (!NAME.test(name)) throw new ModelInstallError(`whisper-onnx-${name}: a model name is letters, digits, '.', '_' and '-'`);
+  const path = onnxDir(whisperDir, name);
   if (!from) throw fromRequired(name);
   const files = sherpaWhisperFiles(from);
   if (!files) {
@@ -45,14 +46,14 @@ export async function installOnnxSpeechModel(
     );
   }
   await mkdir(whisperDir, { recursive: true });
-  const tmp = join(whisperDir, `.onnx-${name}.${process.pid}.tmp`);
-  const old = join(whisperDir, `.onnx-${name}.${process.pid}.old`);
+  const tmp = partialPath(whisperDir, `onnx-${name}`);
+  const old = partialPath(whisperDir, `onnx-${name}.old`);
   try {
     await mkdir(tmp);
     let bytes = 0;
     const copied = { encoder: '', decoder: '', tokens: '' };
     for (const part of ['encoder', 'decoder', 'tokens'] as const) {
-      copied[part] = join(tmp, basename(files[part]));
+      copied[part] = pathUnder(tmp, basename(files[part]), from);
       await copyFile(files[part], copied[part]);
       bytes += (await stat(copied[part])).size;
     }
@@ -61,7 +62,6 @@ export async function installOnnxSpeechModel(
     } catch (err) {
       throw new ModelInstallError(`${from} is refused: ${(err as Error).message}`);
     }
-    const path = onnxDir(whisperDir, name);
     // a model of that name already there: moved aside first, so the rename below is the only change a server sees
     const replacing = await stat(path).catch(() => null);
     if (replacing) await rename(path, old);
@@ -86,7 +86,7 @@ export async function onnxModelProblem(dir: string, loadTimeoutMs?: number): Pro
 /** Removes whisper/onnx-NAME; returns its path. */
 export async function removeOnnxSpeechModel(whisperDir: string, name: string): Promise<string> {
   const path = onnxDir(whisperDir, name);
-  if (!NAME.test(name) || !(await stat(path).catch(() => null))) throw new ModelInstallError(`no speech model whisper-onnx-${name} is installed in ${whisperDir}`);
+  if (!(await stat(path).catch(() => null))) throw new ModelInstallError(`no speech model whisper-onnx-${name} is installed in ${whisperDir}`);
   await rm(path, { recursive: true });
   return path;
 }

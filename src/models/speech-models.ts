@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { ModelInstallError, type Progress } from './install.js';
 import { openDownload } from './open-download.js';
+import { partialPath, pathUnder, removeInstallLeftovers } from './model-paths.js';
 import { listOnnxSpeechModels, onnxModelProblem, removeOnnxSpeechModel } from './onnx-speech-models.js';
 
 export const DEFAULT_WHISPER_BASE_URL = 'https://huggingface.co/ggerganov/whisper.cpp/resolve/main/';
@@ -70,10 +71,12 @@ export async function installSpeechModel(name: string, opts: SpeechInstallOption
   const expected = models[name];
   if (!expected) throw new ModelInstallError(`unknown speech model whisper-${name} (known: ${Object.keys(models).map((m) => `whisper-${m}`).join(', ')})`);
   const dir = whisperDir(opts.modelsDir);
-  await mkdir(dir, { recursive: true });
   const file = fileOf(name);
+  const path = pathUnder(dir, file, `whisper-${name}`);
+  await mkdir(dir, { recursive: true });
+  await removeInstallLeftovers(opts.modelsDir);
   const url = new URL(file, opts.baseUrl ?? DEFAULT_WHISPER_BASE_URL).href;
-  const part = join(dir, `.${file}.${process.pid}.part`);
+  const part = partialPath(dir, file);
   try {
     const { body, contentLength: total } = await openDownload(url, file, 1_800_000);
     const hash = createHash('sha1');
@@ -90,7 +93,6 @@ export async function installSpeechModel(name: string, opts: SpeechInstallOption
     }
     const actual = hash.digest('hex');
     if (actual !== expected) throw new ModelInstallError(`${file} from ${url} is corrupted: its SHA-1 is ${actual}, whisper.cpp publishes ${expected}`);
-    const path = join(dir, file);
     await rename(part, path);
     return { name, path, bytes: received };
   } finally {
@@ -116,7 +118,7 @@ export async function listSpeechModels(modelsDir: string): Promise<InstalledSpee
 export async function removeSpeechModel(modelsDir: string, name: string): Promise<string> {
   const onnx = onnxModelName(name);
   if (onnx !== null) return removeOnnxSpeechModel(whisperDir(modelsDir), onnx);
-  const path = join(whisperDir(modelsDir), fileOf(name));
+  const path = pathUnder(whisperDir(modelsDir), fileOf(name), `whisper-${name}`);
   if (!(await stat(path).catch(() => null))) throw new ModelInstallError(`no speech model whisper-${name} is installed in ${whisperDir(modelsDir)}`);
   await rm(path);
   return path;
