@@ -2,16 +2,20 @@
 import { EngineError } from '../engines/engine.js';
 import { ServiceError } from '../lib/errors.js';
 
-/** Maps engine failures to API errors: a timeout is 504, a full queue 529, anything else 500; other errors pass. */
-export function engineErrorToServiceError(err: unknown): unknown {
+/**
+ * Maps engine failures to API errors: a timeout is 504, a full queue 529, anything else 500; other errors pass.
+ * `engine` names what failed in the messages ("the language model" for text improvement).
+ */
+export function engineErrorToServiceError(err: unknown, engine = 'the translation engine'): unknown {
+  const Engine = engine.charAt(0).toUpperCase() + engine.slice(1);
   if (!(err instanceof EngineError)) return err;
   switch (err.kind) {
     case 'timeout':
-      return new ServiceError('engine_timeout', 'The translation engine did not answer in time. Please try again.', {
+      return new ServiceError('engine_timeout', `${Engine} did not answer in time. Please try again.`, {
         retryAfterSeconds: 1,
       });
     case 'overloaded':
-      return new ServiceError('overloaded', 'Too many requests: the translation engines are busy. Please try again later.', {
+      return new ServiceError('overloaded', `Too many requests: ${engine} is busy. Please try again later.`, {
         retryAfterSeconds: 1,
       });
     case 'unsupported_pair':
@@ -21,6 +25,6 @@ export function engineErrorToServiceError(err: unknown): unknown {
         retryAfterSeconds: 5,
       });
     default:
-      return new ServiceError('internal', 'The translation engine failed. Please try again.');
+      return new ServiceError('internal', `${Engine} failed. Please try again.`);
   }
 }

@@ -64,6 +64,9 @@ export interface WriteLanguage {
 export const NEEDS_LLM_MESSAGE =
   'Rephrasing needs a language-model engine, and this server has none configured (set TOLK_LLM_URL and TOLK_LLM_MODEL, or install a model: tolk models install llm-NAME).';
 
+/** What failed, in the errors of text improvement. */
+const LANGUAGE_MODEL = 'the language model';
+
 /** An LLM correction that rewrites more than this share of the words is not minimal: Hunspell's result is used. */
 const MAX_CORRECTION_CHANGE = 0.4;
 
@@ -197,7 +200,7 @@ export class WriteService {
         } catch (err) {
           // A model that keeps breaking the texts (markup lost, commentary added) leaves them as they were, unless
           // they had to be translated as well.
-          if (!(err instanceof EngineError && err.kind === 'failed') || from || signal?.aborted) throw engineErrorToServiceError(err);
+          if (!(err instanceof EngineError && err.kind === 'failed') || from || signal?.aborted) throw engineErrorToServiceError(err, LANGUAGE_MODEL);
           this.log.warn({ lang, reason: err.message }, 'language-model rephrasing refused; the texts are returned unchanged');
           results = texts;
         }
@@ -241,7 +244,7 @@ export class WriteService {
         this.log.warn({ err: err.message, lang }, 'language-model correction failed; using the spelling correction');
         return spelling();
       }
-      throw engineErrorToServiceError(err);
+      throw engineErrorToServiceError(err, LANGUAGE_MODEL);
     }
   }
 }

@@ -194,22 +194,57 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     // Detection is named in the source picker too.
     await page.getByLabel('Text to translate').fill('The dog sleeps in the garden.');
     await page.waitForFunction(() => document.querySelector('#source-lang option[value=""]')?.textContent === 'Detect language (English)');
+    // After an error the language detected for the text before is no longer shown.
+    await page.getByLabel('Text to translate').fill("Bonjour tout le monde, comment allez-vous aujourd'hui ?");
+    await expectError(/'FR' cannot be translated/);
+    assert.equal(await page.locator('#detected').textContent(), '');
+    assert.equal(await page.locator('#source-lang option[value=""]').textContent(), 'Detect language');
+    // HTML typed in is translated as HTML: the tags and their attributes stay, the words between them are translated.
+    await page.locator('#target-lang').selectOption('ES');
+    await page.getByLabel('Text to translate').fill('<p>The cat sleeps in the <a href="/house">big house</a>.</p>');
+    await page.waitForFunction(() => /gato/i.test((document.getElementById('target-text') as HTMLTextAreaElement).value));
+    const html = await page.getByLabel('Translation').inputValue();
+    assert.match(html, /^<p>.*<a href="\/house">[^<]*casa[^<]*<\/a>.*<\/p>$/, html);
+    await page.getByLabel('Format').selectOption('text');
+    await page.waitForFunction(() => !/<a href="\/house">/.test((document.getElementById('target-text') as HTMLTextAreaElement).value));
+    await page.getByLabel('Format').selectOption('auto');
+    assert.equal(await page.title(), 'Translator – Tolk');
   });
 
   it('corrects spelling in the Write view; the result is taken back only when it belongs to the text', async () => {
     await tab('Write');
+    assert.equal(await page.title(), 'Write – Tolk');
+    // This server has no language model: Rephrase is not offered, and the page says what would bring it.
+    assert.deepEqual(await page.locator('#write-mode option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value)), ['correct']);
+    assert.match(await page.locator('#write-no-model').textContent() ?? '', /needs a language model.*tolk models install llm-NAME/);
+    // Only the languages a spelling checker here corrects are offered.
+    const offered = await page.locator('#write-lang option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+    assert.ok(offered.includes('en-us') && offered.includes('de') && !offered.includes('ja'), offered.join(','));
     await page.getByLabel('Text to improve').fill('The weather is beautifull todday.');
     await page.getByRole('button', { name: 'Improve', exact: true }).click();
     await page.waitForFunction(() => /beautiful today/.test((document.getElementById('write-result') as HTMLTextAreaElement).value));
-    await page.getByText('Improved (English detected).').waitFor();
+    await page.getByText('Corrected (English detected).').waitFor();
     assert.equal(await page.getByLabel('Style or tone').isVisible(), false, 'style and tone only for rephrasing');
     assert.deepEqual(await unnamedControls(), []);
     await shotBoth('write');
+    // A text without mistakes is said so, not "improved".
+    await page.getByLabel('Text to improve').fill('The weather is beautiful today.');
+    await page.getByRole('button', { name: 'Improve', exact: true }).click();
+    await page.getByText('No spelling or grammar mistakes found (English detected).').waitFor();
     await page.getByLabel('Text to improve').fill('Another text.');
     await page.getByRole('button', { name: 'Use this text' }).click();
     assert.equal(await page.getByLabel('Text to improve').inputValue(), 'Another text.');
-    await page.locator('#write-mode').selectOption('rephrase');
-    assert.equal(await page.getByLabel('Style or tone').isVisible(), true);
+    // One request at a time, with Cancel: a held request is cancelled, nothing shown as its result.
+    await page.route('**/v2/write/correct', () => {}); // never answered
+    await page.getByRole('button', { name: 'Improve', exact: true }).click();
+    await page.getByRole('button', { name: 'Cancel' }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Improve', exact: true }).isDisabled(), true, 'no second request while one runs');
+    await shot('write-running');
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByText('Cancelled: nothing was improved.').waitFor();
+    assert.equal(await page.getByLabel('Improved text').inputValue(), '');
+    assert.equal(await page.getByRole('button', { name: 'Improve', exact: true }).isDisabled(), false);
+    await page.unroute('**/v2/write/correct');
   });
 
   it('creates a glossary and its term changes the translation', async () => {
@@ -245,6 +280,10 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     await (await exported).saveAs(csv);
     assert.equal(readFileSync(csv, 'utf8'), 'cat,minino\ndog,perrito\n');
     assert.deepEqual(await unnamedControls(), []);
+    // The language pickers name the languages (with their codes), in the order of their names.
+    const sources = await page.locator('#new-glossary-source option').allTextContents();
+    assert.ok(sources.includes('English (EN)') && sources.includes('Spanish (ES)'), sources.join(', '));
+    assert.deepEqual(sources, [...sources].sort((a, b) => a.localeCompare(b)));
     await shotBoth('glossaries');
     await tab('Translator');
     await page.locator('#source-lang').selectOption('EN');
@@ -283,6 +322,10 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     await page.waitForFunction(() => (JSON.parse(sessionStorage.getItem('tolk.documents') ?? '[]') as { name: string }[]).some((j) => j.name === 'brochure.pdf'));
     assert.deepEqual((await stored()).sort(), ['brochure.pdf', 'note.txt']);
     await page.reload();
+    // A row restored after the reload is not "Uploading…": the file is on the server already.
+    await page.locator('.doc').first().waitFor();
+    assert.equal(await page.locator('.doc-state', { hasText: 'Uploading' }).count(), 0);
+    assert.equal(await page.locator('#doc-file').getAttribute('tabindex'), '-1', 'the hidden file input is no Tab stop');
     const item = page.locator('.doc', { hasText: 'brochure.pdf' });
     await item.locator('button, .doc-state.error').first().waitFor({ timeout: 60_000 });
     await shot('documents-after-reload');

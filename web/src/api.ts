@@ -65,6 +65,15 @@ export interface CallOptions {
   /** Return the response itself (downloads). */
   raw?: boolean;
   headers?: Record<string, string>;
+  /** Aborts the request: the call then rejects with Cancelled. */
+  signal?: AbortSignal;
+}
+
+/** The person cancelled the request (CallOptions.signal). */
+export class Cancelled extends Error {
+  constructor() {
+    super('Cancelled.');
+  }
 }
 
 export async function call<T = unknown>(method: string, path: string, options: CallOptions = {}): Promise<T> {
@@ -79,8 +88,9 @@ export async function call<T = unknown>(method: string, path: string, options: C
   }
   let res: Response;
   try {
-    res = await fetch(path, { method, headers, body, cache: 'no-store' });
+    res = await fetch(path, { method, headers, body, cache: 'no-store', signal: options.signal ?? null });
   } catch {
+    if (options.signal?.aborted) throw new Cancelled();
     throw new ApiError(0, SERVER_DOWN);
   }
   if (!res.ok) throw await failure(res);
@@ -114,6 +124,8 @@ export interface Session {
   label: string;
   scopes: string[] | null;
   document_formats: { extensions: string[]; max_bytes: number }[];
+  /** Languages Write serves, and how (a language model rephrases; Hunspell or the model corrects). */
+  write_languages: { code: string; rephrase: boolean; correct: boolean; style: boolean }[];
 }
 
 export function allows(session: Session, scope: string): boolean {

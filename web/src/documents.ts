@@ -76,13 +76,15 @@ export async function documentsView(session: Session): Promise<HTMLElement> {
   target.addEventListener('change', refreshGlossaries);
   refreshGlossaries();
   const extensions = session.document_formats.flatMap((f) => f.extensions);
-  const picker = h('input', { type: 'file', id: 'doc-file', multiple: true, accept: extensions.map((e) => `.${e}`).join(','), class: 'visually-hidden' });
+  // opened by the drop zone's own button (keyboard and mouse): the hidden input is no Tab stop of its own
+  const picker = h('input', { type: 'file', id: 'doc-file', multiple: true, accept: extensions.map((e) => `.${e}`).join(','), class: 'visually-hidden', tabindex: -1 });
   const list = h('ul', { class: 'doc-list', 'aria-label': 'Documents' });
 
   /** A row of the list: the file, its progress, what is happening, and its actions. */
-  function entry(name: string, size: number) {
+  function entry(name: string, size: number, restored = false) {
     const progress = h('progress', { max: 1, value: 0, 'aria-label': `Progress of ${name}` });
-    const state = h('span', { class: 'doc-state' }, 'Uploading…');
+    // a row restored after a reload was uploaded before: its status is being asked for
+    const state = h('span', { class: 'doc-state' }, restored ? 'Checking…' : 'Uploading…');
     const actions = h('span', { class: 'doc-actions' });
     const item = h('li', { class: 'doc' }, h('strong', {}, name), h('span', { class: 'hint' }, formatBytes(size)), progress, state, actions);
     list.prepend(item);
@@ -177,7 +179,7 @@ export async function documentsView(session: Session): Promise<HTMLElement> {
       }
     })();
   }
-  for (const job of storedJobs()) void follow(job, entry(job.name, job.size));
+  for (const job of storedJobs()) void follow(job, entry(job.name, job.size, true));
   const startAll = (files: FileList | null | undefined) => [...(files ?? [])].forEach(start);
   picker.addEventListener('change', () => {
     startAll(picker.files);

@@ -72,3 +72,12 @@ export async function copyText(text: string): Promise<boolean> {
     return false;
   }
 }
+
+/** A language code as its English name ("en" → English), the code itself where the browser has no name for it. */
+export function languageName(code: string): string {
+  try {
+    return new Intl.DisplayNames(['en'], { type: 'language' }).of(code) ?? code.toUpperCase();
+  } catch {
+    return code.toUpperCase();
+  }
+}

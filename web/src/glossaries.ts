@@ -1,7 +1,7 @@
 // Glossaries (v3, multilingual): list, create, edit one dictionary per language pair in a table, import a TSV/CSV
 // file (parsed by the server, as the API does) and export one.
 import { ApiError, call, type GlossaryInfo } from './api.js';
-import { Notice, field, h, saveFile } from './dom.js';
+import { Notice, field, h, languageName, saveFile } from './dom.js';
 
 type Pair = { source_lang: string; target_lang: string };
 
@@ -48,8 +48,14 @@ export async function glossariesView(): Promise<HTMLElement> {
   }
 
   function pairSelectors(prefix: string) {
-    const from = h('select', { id: `${prefix}-source` }, ...langs('source_lang').map((l) => h('option', { value: l }, l.toUpperCase())));
-    const to = h('select', { id: `${prefix}-target` }, ...langs('target_lang').map((l) => h('option', { value: l }, l.toUpperCase())));
+    // languages by name, in alphabetical order of the names, each with its code
+    const choices = (side: 'source_lang' | 'target_lang') =>
+      langs(side)
+        .map((l): [string, string] => [l, `${languageName(l)} (${l.toUpperCase()})`])
+        .sort((a, b) => a[1].localeCompare(b[1]))
+        .map(([l, label]) => h('option', { value: l }, label));
+    const from = h('select', { id: `${prefix}-source` }, ...choices('source_lang'));
+    const to = h('select', { id: `${prefix}-target` }, ...choices('target_lang'));
     from.value = langs('source_lang').includes('en') ? 'en' : from.value;
     to.value = langs('target_lang').includes('es') ? 'es' : to.value;
     return { from, to };

@@ -17,7 +17,7 @@ interface View {
 const VIEWS: View[] = [
   { id: 'translate', title: 'Translator', build: translatorView, allowed: (s) => allows(s, 'translate') && allows(s, 'languages') },
   { id: 'documents', title: 'Documents', build: documentsView, allowed: (s) => allows(s, 'document') && allows(s, 'languages') },
-  { id: 'write', title: 'Write', build: () => writeView(), allowed: (s) => allows(s, 'write') },
+  { id: 'write', title: 'Write', build: writeView, allowed: (s) => allows(s, 'write') },
   { id: 'glossaries', title: 'Glossaries', build: () => glossariesView(), allowed: (s) => allows(s, 'glossary') },
   { id: 'admin', title: 'Admin console', build: () => adminView(), allowed: (s) => s.admin },
 ];
@@ -44,6 +44,7 @@ function signInView(message?: string): void {
   h('button', { type: 'submit', class: 'primary' }, 'Sign in'),
   notice.el);
   main.replaceChildren(form);
+  document.title = 'Sign in – Tolk';
   if (message) notice.show(message, 'error');
   // A key of the other plan: link to that plan's page (the key is not carried over; it is typed there again).
   const other = message && /other plan's address/.test(message) ? /https?:\/\/[^\s,]+/.exec(message)?.[0] : undefined;
@@ -61,6 +62,8 @@ function signOut(): void {
 async function show(session: Session, view: View): Promise<void> {
   const mine = ++shown;
   for (const b of nav.querySelectorAll('button[data-view]')) b.setAttribute('aria-current', String(b.getAttribute('data-view') === view.id));
+  // the tab, the history and bookmarks name the view
+  document.title = `${view.title} – Tolk`;
   main.replaceChildren(h('p', { class: 'hint', role: 'status' }, 'Loading…'));
   try {
     const built = await view.build(session);

@@ -15,6 +15,22 @@ const FORMALITY = [
 
 export const isRtl = (code: string) => RTL.has(base(code));
 
+/** How the text is read: markup is kept and only the text between tags translated (the API's tag_handling). */
+const FORMATS = [
+  ['auto', 'Text or HTML (detected)'],
+  ['text', 'Plain text'],
+  ['html', 'HTML'],
+  ['xml', 'XML'],
+] as const;
+/** An opening or closing tag: typed-in HTML is translated as HTML unless plain text is chosen. */
+const TAG = /<\/?[A-Za-z][\w:-]*(\s[^<>]*)?\/?>/;
+
+/** The tag_handling a text is sent with in the chosen format, or undefined for plain text. */
+export function tagHandlingFor(format: string, text: string): 'html' | 'xml' | undefined {
+  if (format === 'html' || format === 'xml') return format;
+  return format === 'auto' && TAG.test(text) ? 'html' : undefined;
+}
+
 function options(select: HTMLSelectElement, items: [string, string][], keep = true): void {
   const previous = select.value;
   select.replaceChildren(...items.map(([value, label]) => h('option', { value }, label)));
@@ -28,6 +44,7 @@ export async function translatorView(session: Session): Promise<HTMLElement> {
   const formality = h('select', { id: 'formality' });
   const glossary = h('select', { id: 'glossary' });
   const style = h('select', { id: 'style-rule' });
+  const format = h('select', { id: 'text-format' });
   const detected = h('span', { class: 'hint', id: 'detected', 'aria-live': 'polite' });
   const input = h('textarea', { id: 'source-text', dir: 'auto', rows: 10, placeholder: 'Type or paste text to translate', 'aria-label': 'Text to translate' });
   const output = h('textarea', { id: 'target-text', rows: 10, readonly: true, 'aria-label': 'Translation', 'aria-live': 'polite' });
@@ -35,6 +52,7 @@ export async function translatorView(session: Session): Promise<HTMLElement> {
   const progress = h('span', { class: 'busy-label', id: 'translating', role: 'status', hidden: true }, 'Translating…');
   const formalityField = field('Formality', formality);
   options(formality, FORMALITY.map(([v, l]) => [v, l]));
+  options(format, FORMATS.map(([v, l]) => [v, l]));
 
   const { sources, targets } = await loadLanguages();
   const targetInfo = new Map<string, Language>(targets.map((t) => [t.language, t]));
@@ -104,6 +122,8 @@ export async function translatorView(session: Session): Promise<HTMLElement> {
     if (!formalityField.hidden && formality.value !== 'default') body.formality = formality.value;
     if (glossary.value) body.glossary_id = glossary.value;
     if (style.value) body.style_id = style.value;
+    const tagHandling = tagHandlingFor(format.value, text);
+    if (tagHandling) body.tag_handling = tagHandling;
     // The limit is on the request body: the text as JSON (escapes included) and the other fields.
     if (utf8(JSON.stringify(body)) > LIMIT_BYTES) {
       output.value = '';
@@ -127,6 +147,9 @@ export async function translatorView(session: Session): Promise<HTMLElement> {
       if (mine !== sequence) return;
       output.value = '';
       translatedFrom = null;
+      // the language detected for an earlier text says nothing about this one
+      detectedLanguage = '';
+      showDetected('');
       notice.show(err instanceof ApiError ? err.message : String(err), 'error');
     } finally {
       if (mine === sequence) setBusy(false);
@@ -149,7 +172,7 @@ export async function translatorView(session: Session): Promise<HTMLElement> {
       void translate();
     }
   });
-  for (const s of [source, target, formality, glossary, style]) {
+  for (const s of [source, target, formality, glossary, style, format]) {
     s.addEventListener('change', () => {
       if (s === source || s === target) refreshChoices();
       void translate();
@@ -206,7 +229,7 @@ export async function translatorView(session: Session): Promise<HTMLElement> {
   return h('section', { class: 'view', 'aria-labelledby': 'translator-title' },
     h('h2', { id: 'translator-title' }, 'Translate text'),
     h('div', { class: 'toolbar' },
-      field('From', source), swap, field('To', target), formalityField, field('Glossary', glossary), field('Style rule', style)),
+      field('From', source), swap, field('To', target), formalityField, field('Glossary', glossary), field('Style rule', style), field('Format', format)),
     notice.el,
     h('div', { class: 'panes' },
       h('div', { class: 'pane' }, input, h('div', { class: 'row' }, h('span', {}, count, ' ', detected), clear)),

@@ -31,6 +31,10 @@ const Session = Type.Object({
   label: Type.String(),
   scopes: Type.Union([Type.Array(Type.String()), Type.Null()]),
   document_formats: Type.Array(Type.Object({ extensions: Type.Array(Type.String()), max_bytes: Type.Integer() })),
+  write_languages: Type.Array(
+    Type.Object({ code: Type.String(), rephrase: Type.Boolean(), correct: Type.Boolean(), style: Type.Boolean() }),
+    { description: 'What the Write page can offer: per language, whether a language model rephrases it and a checker corrects it.' },
+  ),
 });
 
 interface Asset {
@@ -91,6 +95,8 @@ export async function webRoutes(app: FastifyInstance, options: { services: Servi
   app.get('/web/api/session', { schema: { response: { 200: Session, ...errorResponses } } }, async (request) => {
     const { account, key } = authOf(request);
     const scopes = key.scopes === null ? null : [...key.scopes];
-    return { plan: account.plan, admin: key.kind === 'admin', label: key.label, scopes, document_formats: formats };
+    // asked each time: a language model installed while the server runs changes what Write offers
+    const write_languages = options.services.write.languages();
+    return { plan: account.plan, admin: key.kind === 'admin', label: key.label, scopes, document_formats: formats, write_languages };
   });
 }
