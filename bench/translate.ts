@@ -43,8 +43,17 @@ const ENGINE_OPTS = {
   ...(args.has('inflight') ? { maxInFlightPerPipeline: Number(args.get('inflight')) } : {}),
   ...(args.has('pipelines') ? { maxPipelinesPerPair: Number(args.get('pipelines')) } : {}),
 };
-const CONCURRENCY = 8;
-const MODES = (['sequential', '8 concurrent'] as const).filter((m) => (args.get('modes') ?? 'sequential,concurrent').includes(m.split(' ').pop()!));
+/** `--concurrency=8,32,64`: the concurrent mode at each of these client counts (default 8). */
+const CONCURRENCIES = (args.get('concurrency') ?? '8').split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0);
+/** Keep-alive sockets per client: enough for the largest concurrency. */
+const CONCURRENCY = Math.max(...CONCURRENCIES);
+const WANTED_MODES = args.get('modes') ?? 'sequential,concurrent';
+const MODES: string[] = [
+  ...(WANTED_MODES.includes('sequential') ? ['sequential'] : []),
+  ...(WANTED_MODES.includes('concurrent') ? CONCURRENCIES.map((n) => `${n} concurrent`) : []),
+];
+/** The mode the summary ratios are read at: the first concurrency asked for. */
+const SUMMARY_MODE = `${CONCURRENCIES[0]} concurrent`;
 const WARMUP = 20;
 /** wrk (default when installed): HTTP load from a separate C process, servers in their own processes; node: in-process keep-alive client. */
 const CLIENT = args.get('client') ?? (hasWrk() ? 'wrk' : 'node');
@@ -59,9 +68,9 @@ function loadFlores(): string[] {
   return floresLines('en').map((s) => s.trim());
 }
 
-async function measure(variant: Variant, mode: 'sequential' | '8 concurrent', kind: string, texts: string[], warm: boolean): Promise<Row> {
+async function measure(variant: Variant, mode: string, kind: string, texts: string[], warm: boolean): Promise<Row> {
   for (let i = 0; i < WARMUP; i++) await variant.translate(texts[i % texts.length]!);
-  const workers = mode === 'sequential' ? 1 : CONCURRENCY;
+  const workers = mode === 'sequential' ? 1 : Number.parseInt(mode, 10);
   const warmupMs = warm ? WARMUP_MS : 0;
   if (CLIENT === 'wrk' && variant.http) {
     if (warmupMs > 0) await runWrk(variant.http, texts, workers, warmupMs);
@@ -358,7 +367,7 @@ async function main(): Promise<void> {
   } finally {
     for (const v of variants) await v.close();
   }
-  console.log(`\nen→es, one sentence per request, ${DURATION_MS} ms per cell after ${WARMUP_MS} ms of warm-up, median of ${ROUNDS} alternating rounds, ${CONCURRENCY} concurrent clients in the concurrent mode\n`);
+  console.log(`\nen→es, one sentence per request, ${DURATION_MS} ms per cell after ${WARMUP_MS} ms of warm-up, median of ${ROUNDS} alternating rounds, ${CONCURRENCIES.join(', ')} concurrent clients in the concurrent mode\n`);
   console.log(`HTTP client: ${CLIENT}\n`);
   console.log('| variant | mode | text | requests/s | sentences/s | p50 ms | p99 ms | node CPU ms/req (server process under wrk) | stage CPU ms/req |');
   console.log('|---|---|---|---:|---:|---:|---:|---:|---:|');
@@ -371,19 +380,23 @@ async function main(): Promise<void> {
     return r ? r.requests / r.seconds : NaN;
   };
   for (const [kind] of kinds) {
-    const engine = rate('apertium pipeline', '8 concurrent', kind);
-    const tolk = rate('tolk', '8 concurrent', kind);
-    const apy = rate('apertium-apy', '8 concurrent', kind);
-    const bare = rate('bare Fastify', '8 concurrent', kind);
+    const engine = rate('apertium pipeline', SUMMARY_MODE, kind);
+    const tolk = rate('tolk', SUMMARY_MODE, kind);
+    const apy = rate('apertium-apy', SUMMARY_MODE, kind);
+    const bare = rate('bare Fastify', SUMMARY_MODE, kind);
     for (const mode of MODES) {
       const raw = rate('apertium pipeline', mode, kind);
       const off = rate('engine, tagger reset off', mode, kind);
       const relay = rate('engine, tagger reset relay', mode, kind);
       if (Number.isFinite(off)) console.log(`\n${mode}, ${kind}: engine/engine without tagger reset = ${fmt(raw / off, 3)}, relay/without = ${fmt(relay / off, 3)}`);
     }
-    console.log(`\n8 concurrent, ${kind}: tolk/raw = ${fmt(tolk / engine, 2)}, tolk/apy = ${fmt(tolk / apy, 1)}x, bare Fastify/raw = ${fmt(bare / engine, 2)}, tolk/bare Fastify = ${fmt(tolk / bare, 2)}`);
-    const base = rate('baseline tolk', '8 concurrent', kind);
-    if (Number.isFinite(base)) console.log(`8 concurrent, ${kind}: baseline tolk/bare Fastify = ${fmt(base / bare, 2)}, tolk/baseline = ${fmt(tolk / base, 2)}`);
+    for (const mode of MODES.filter((m) => m !== 'sequential')) {
+      const ratio = (a: string, b: string) => fmt(rate(a, mode, kind) / rate(b, mode, kind), 2);
+      console.log(`${mode}, ${kind}: tolk/raw = ${ratio('tolk', 'apertium pipeline')}, tolk/bare Fastify = ${ratio('tolk', 'bare Fastify')}, bare Fastify/raw = ${ratio('bare Fastify', 'apertium pipeline')}`);
+    }
+    console.log(`\n${SUMMARY_MODE}, ${kind}: tolk/raw = ${fmt(tolk / engine, 2)}, tolk/apy = ${fmt(tolk / apy, 1)}x, bare Fastify/raw = ${fmt(bare / engine, 2)}, tolk/bare Fastify = ${fmt(tolk / bare, 2)}`);
+    const base = rate('baseline tolk', SUMMARY_MODE, kind);
+    if (Number.isFinite(base)) console.log(`${SUMMARY_MODE}, ${kind}: baseline tolk/bare Fastify = ${fmt(base / bare, 2)}, tolk/baseline = ${fmt(tolk / base, 2)}`);
   }
 }
 
