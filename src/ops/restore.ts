@@ -10,7 +10,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import yauzl from 'yauzl';
 import type { Config } from '../config.js';
-import { invalid } from '../lib/errors.js';
+import { invalid, ServiceError } from '../lib/errors.js';
 import { migrationsFor } from '../store/migrations/index.js';
 import {
   BACKUP_FORMAT,
@@ -173,6 +173,10 @@ export async function restore(config: Config, file: string): Promise<RestoreResu
       throw err;
     }
     return { dataDir, database: databasePath, files: manifest.files.length, manifest };
+  } catch (err) {
+    // what yauzl finds wrong with the archive itself (forged sizes, bad names, truncation) is the archive's fault
+    if (err instanceof ServiceError || (err as NodeJS.ErrnoException).syscall !== undefined) throw err;
+    throw invalid(`${file} is damaged or no tolk backup: ${(err as Error).message}`);
   } finally {
     zip.close();
   }
