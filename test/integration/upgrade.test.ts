@@ -15,7 +15,8 @@ import { Migrator, sql, type Kysely } from 'kysely';
 import { StoreConnection } from '../../src/store/connection.js';
 import { migrationsFor } from '../../src/store/migrations/index.js';
 import { encryptStream, keyVerifier } from '../../src/documents/crypto.js';
-import { freePort, testDatabase } from '../helpers/harness.js';
+import { freePort, testDatabase, testStoreLocation } from '../helpers/harness.js';
+import { Store } from '../../src/store/store.js';
 import { startServe, type ServeProcess } from '../helpers/serve-process.js';
 import { apiOf, characterCount, checkInstallation, type InstallationData } from '../helpers/installation-data.js';
 import { freshPostgresDatabase, type FreshDatabase } from '../helpers/postgres-database.js';
@@ -171,4 +172,21 @@ describe(`upgrades: a database of an earlier schema, opened by today's server ($
       }
     });
   }
+});
+
+describe(`downgrades: an older release facing a newer schema (${db})`, () => {
+  it('a node starting refuses with a clear message; a node already running stays ready (no migration of its own is pending)', async () => {
+    const location = testStoreLocation();
+    const running = await Store.open({ url: location.url, ...(location.pgSchema ? { pgSchema: location.pgSchema } : {}) });
+    try {
+      // what a newer release's migration leaves in the bookkeeping table
+      await insert(running.db as Kysely<any>, 'kysely_migration', { name: '0099_from_the_future', timestamp: new Date().toISOString() });
+      const starting = Store.open({ url: location.url, ...(location.pgSchema ? { pgSchema: location.pgSchema } : {}) });
+      await assert.rejects(starting, /upgraded by a newer Tolk release \(its migration 0099_from_the_future is unknown to this one\)/);
+      assert.deepEqual(await running.health(), { reachable: true, pendingMigrations: [] });
+    } finally {
+      await running.close({ dropSchema: true });
+      location.cleanup();
+    }
+  });
 });
