@@ -14,6 +14,7 @@ import { finished, pipeline } from 'node:stream/promises';
 import yazl from 'yazl';
 import type { Config } from '../config.js';
 import { invalid } from '../lib/errors.js';
+import { plainNaming } from '../store/disk-byte-store.js';
 import {
   BACKUP_FORMAT,
   BACKUP_FORMAT_VERSION,
@@ -27,6 +28,9 @@ import {
   type BackupManifest,
 } from './backup-manifest.js';
 
+const DOCUMENTS_MIGRATION = '0007_documents';
+/** The disk document store's folder in TOLK_DATA_DIR (services.ts). */
+const DOCUMENTS_FOLDER = 'documents/';
 const isPostgres = (url: string) => /^postgres(ql)?:\/\//.test(url);
 
 export interface BackupResult {
@@ -35,8 +39,14 @@ export interface BackupResult {
   manifest: BackupManifest;
 }
 
-/** Copies the live SQLite database to `target` (created 0600) and returns the migrations it has applied. */
-async function snapshotSqlite(databasePath: string, target: string): Promise<string[]> {
+interface Snapshot {
+  migrations: string[];
+  /** The documents the snapshot knows: only their files are worth keeping. */
+  documentIds: Set<string>;
+}
+
+/** Copies the live SQLite database to `target` (created 0600): its applied migrations and document ids. */
+async function snapshotSqlite(databasePath: string, target: string): Promise<Snapshot> {
   const { default: SqliteDatabase } = await import('better-sqlite3');
   let source;
   try {
@@ -58,7 +68,9 @@ async function snapshotSqlite(databasePath: string, target: string): Promise<str
     copy.pragma('journal_mode = DELETE');
     const tables = copy.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kysely_migration'`).get();
     if (!tables) throw invalid(`${databasePath} is no Tolk database (it has no migration table)`);
-    return (copy.prepare('SELECT name FROM kysely_migration ORDER BY name').all() as { name: string }[]).map((r) => r.name);
+    const migrations = (copy.prepare('SELECT name FROM kysely_migration ORDER BY name').all() as { name: string }[]).map((r) => r.name);
+    const documents = migrations.includes(DOCUMENTS_MIGRATION) ? (copy.prepare('SELECT id FROM documents').all() as { id: string }[]) : [];
+    return { migrations, documentIds: new Set(documents.map((r) => r.id)) };
   } finally {
     copy.close();
   }
@@ -134,17 +146,22 @@ export async function backup(config: Config, file: string, options: { noDatabase
     const files: BackupFile[] = [];
     let database: BackupManifest['database'] = { kind: 'none' };
     const secrets: string[] = [];
+    let documentIds: Set<string> | undefined;
     if (sqlite && !options.noDatabase) {
-      const migrations = await snapshotSqlite(databasePath, tempDatabase);
-      database = { kind: 'sqlite', migrations };
+      const snapshot = await snapshotSqlite(databasePath, tempDatabase);
+      database = { kind: 'sqlite', migrations: snapshot.migrations };
+      documentIds = snapshot.documentIds;
       files.push((await Promise.race([addFile(zip, DATABASE_ENTRY, tempDatabase, true), failed]))!);
       secrets.push(`${DATABASE_ENTRY}: table server_secrets (the URL-signing key, the database document store's key-encryption key) and the API keys' hashes`);
     }
     const skip = new Set([temp, tempDatabase, target, databasePath, `${databasePath}-wal`, `${databasePath}-shm`, `${databasePath}-journal`, resolve(config.modelsDir)]);
     for await (const path of dataFiles(resolve(config.dataDir), skip)) {
       const name = relative(resolve(config.dataDir), path).split(sep).join('/');
+      // a document uploaded after the snapshot: its row is not in the backup, so its files would never be used
+      const documentFile = name.startsWith(DOCUMENTS_FOLDER) ? plainNaming.parse(name.slice(DOCUMENTS_FOLDER.length)) : undefined;
+      if (documentIds && documentFile && !documentIds.has(documentFile.id)) continue;
       // encrypted files do not compress: storing them spares the CPU
-      const added = await Promise.race([addFile(zip, `${DATA_PREFIX}${name}`, path, !name.startsWith('documents/')), failed]);
+      const added = await Promise.race([addFile(zip, `${DATA_PREFIX}${name}`, path, !name.startsWith(DOCUMENTS_FOLDER)), failed]);
       if (!added) continue;
       files.push(added);
       if (name.endsWith('.key-encryption-key')) secrets.push(`${DATA_PREFIX}${name}: the key-encryption key of the documents on disk`);

@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import yazl from 'yazl';
+import { sql } from 'kysely';
 import { loadConfig } from '../../src/config.js';
 import { Store } from '../../src/store/store.js';
 import { backup } from '../../src/ops/backup.js';
@@ -61,10 +62,14 @@ describe('tolk restore: what it refuses', () => {
     root = mkdtempSync(join(tmpdir(), 'tolk-restore-'));
     const dataDir = join(root, 'data');
     const store = await Store.open({ url: join(dataDir, 'tolk.db') });
+    await sql`insert into documents (id, account_id, key_id, status, format, output_format, target_lang, formality, key_verifier, upload_bytes, created_at)
+      values ('DOC', 'a', 'k', 'done', 'txt', 'txt', 'es', 'default', 'v', 12, ${Date.now()})`.execute(store.db);
     await store.close();
     mkdirSync(join(dataDir, 'documents'));
     writeFileSync(join(dataDir, 'documents', '.key-encryption-key'), 'ab'.repeat(32));
     writeFileSync(join(dataDir, 'documents', 'DOC.result'), 'sealed bytes');
+    // the upload of a document whose row came after the database's snapshot: no use without it
+    writeFileSync(join(dataDir, 'documents', 'LATER.upload'), 'sealed upload');
     archive = join(root, 'backup.zip');
     await backup(configFor(dataDir), archive);
     entries = await unzipAll(readFileSync(archive));
@@ -74,6 +79,7 @@ describe('tolk restore: what it refuses', () => {
   it('premise: the untouched archive restores, database and files', async () => {
     const target = join(root, 'fine');
     const result = await restore(configFor(target), archive);
+    assert.deepEqual(entries.map(([n]) => n).sort(), ['data/documents/.key-encryption-key', 'data/documents/DOC.result', 'database.sqlite', 'tolk-backup.json']);
     assert.equal(result.files, 3);
     assert.equal(readFileSync(join(target, 'documents', 'DOC.result'), 'utf8'), 'sealed bytes');
     const store = await Store.open({ url: join(target, 'tolk.db') });
