@@ -295,7 +295,7 @@ async function dispatch(argv: string[]): Promise<number> {
   if (wantsHelp(args)) return out(commandHelp(name)), 0;
   const { values, positionals } = parseArgs({ args, options: entry.options, allowPositionals: true, strict: true });
   if (positionals.length !== (entry.positionals ?? 0)) {
-    throw new UsageError(`tolk ${name} takes ${entry.positionals ? `${entry.positionals} argument (${entry.synopsis.split(' ').slice(2).join(' ')})` : 'no arguments'}, got ${positionals.length}`);
+    throw new UsageError(`tolk ${name} takes ${entry.positionals ? `${entry.positionals} argument (${entry.synopsis.split(' ').slice(name.split(' ').length, name.split(' ').length + entry.positionals).join(' ')})` : 'no arguments'}, got ${positionals.length}`);
   }
   await entry.run(values, positionals);
   return 0;

@@ -131,6 +131,9 @@ export async function backup(config: Config, file: string, options: { noDatabase
   }
   if (sqlite && config.databaseUrl === ':memory:') throw invalid('the database is in memory (TOLK_DATABASE_URL=:memory:): there is nothing to back up');
   const databasePath = resolve(config.databaseUrl);
+  if (target.startsWith(`${resolve(config.dataDir)}${sep}`)) {
+    throw invalid(`write the backup outside the data folder ${resolve(config.dataDir)} (TOLK_DATA_DIR): the next backup would hold this one`);
+  }
   await stat(dirname(target)).catch(() => {
     throw invalid(`the folder of ${target} does not exist`);
   });

@@ -87,6 +87,15 @@ describe('tolk restore: what it refuses', () => {
     await store.close();
   });
 
+  it('tolk backup: an archive inside the data folder (the next backup would hold it)', async () => {
+    await assert.rejects(backup(configFor(join(root, 'data')), join(root, 'data', 'b.zip')), /outside the data folder/);
+  });
+
+  it('tolk backup on PostgreSQL without --no-database: pointed to pg_dump', async () => {
+    const config = loadConfig({ TOLK_DATA_DIR: join(root, 'data'), TOLK_DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' });
+    await assert.rejects(backup(config, join(root, 'pg.zip')), /the database is PostgreSQL .*pg_dump.*--no-database/);
+  });
+
   it('a data folder that is not empty', async () => {
     await assert.rejects(restore(configFor(join(root, 'data')), archive), /data folder .* is not empty/);
   });
