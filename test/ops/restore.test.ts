@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import { loadConfig } from '../../src/config.js';
 import { Store } from '../../src/store/store.js';
 import { backup } from '../../src/ops/backup.js';
-import { restore } from '../../src/ops/restore.js';
+import { describeRestore, restore } from '../../src/ops/restore.js';
 import { unzipAll } from '../helpers/zip.js';
 
 let root: string;
@@ -68,6 +68,11 @@ describe('tolk restore: what it refuses', () => {
     mkdirSync(join(dataDir, 'documents'));
     writeFileSync(join(dataDir, 'documents', '.key-encryption-key'), 'ab'.repeat(32));
     writeFileSync(join(dataDir, 'documents', 'DOC.result'), 'sealed bytes');
+    // installed models (TOLK_MODELS_DIR, here the default under the data folder): listed, never copied
+    mkdirSync(join(dataDir, 'models', 'whisper'), { recursive: true });
+    writeFileSync(join(dataDir, 'models', 'whisper', 'ggml-tiny.bin'), 'weights');
+    mkdirSync(join(dataDir, 'models', 'llm'));
+    writeFileSync(join(dataDir, 'models', 'llm', 'small-chat.gguf'), 'weights');
     // the upload of a document whose row came after the database's snapshot: no use without it
     writeFileSync(join(dataDir, 'documents', 'LATER.upload'), 'sealed upload');
     archive = join(root, 'backup.zip');
@@ -81,6 +86,8 @@ describe('tolk restore: what it refuses', () => {
     const result = await restore(configFor(target), archive);
     assert.deepEqual(entries.map(([n]) => n).sort(), ['data/documents/.key-encryption-key', 'data/documents/DOC.result', 'database.sqlite', 'tolk-backup.json']);
     assert.equal(result.files, 3);
+    assert.deepEqual(result.manifest.models, [{ name: 'whisper-tiny', version: null }, { name: 'llm-small-chat', version: null }]);
+    assert.match(describeRestore(result), /models were not in the backup; install them again with: tolk models install whisper-tiny llm-small-chat/);
     assert.equal(readFileSync(join(target, 'documents', 'DOC.result'), 'utf8'), 'sealed bytes');
     const store = await Store.open({ url: join(target, 'tolk.db') });
     assert.deepEqual(await store.health().then((h) => h.pendingMigrations), []);
