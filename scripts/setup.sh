@@ -42,6 +42,9 @@ DEBIAN_PACKAGES+=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-spa tesseract-oc
 [ "$WITH_TEST" = 1 ] && DEBIAN_PACKAGES+=(chromium)
 # The model install tests compress generated models with zstd, as Mozilla's index serves them.
 [ "$WITH_TEST" = 1 ] && DEBIAN_PACKAGES+=(zstd)
+# The backup test dumps and restores PostgreSQL with pg_dump/pg_restore (a PostgreSQL already running elsewhere
+# leaves them out otherwise).
+[ "$WITH_TEST" = 1 ] && DEBIAN_PACKAGES+=(postgresql-client)
 # The cluster test puts HAProxy in front of two Tolk nodes.
 [ "$WITH_TEST" = 1 ] && DEBIAN_PACKAGES+=(haproxy)
 # /v2/write/correct: Hunspell and its dictionaries, one warm `hunspell -a` process per language.

@@ -81,6 +81,32 @@ const COMMANDS: Record<string, Command> = {
     positionals: 1,
     run: keyRevoke,
   },
+  backup: {
+    synopsis: 'backup FILE [--no-database] [--json]',
+    summary: 'write a backup of the installation (database, documents, secrets, list of models) while the server runs',
+    details: `  FILE is one archive, written 0600 (it holds the server's secrets) and complete or absent, never half-written.
+  SQLite: the database through SQLite's online backup, then TOLK_DATA_DIR's files; models are listed, not copied.
+  --no-database              leave the database out (PostgreSQL: back it up with pg_dump; docs/operations.md)
+  --json                     print the archive's manifest`,
+    options: { 'no-database': { type: 'boolean', default: false }, ...JSON_OPTION },
+    positionals: 1,
+    run: async (values, [file]) => {
+      const { backup, describeBackup } = await import('./ops/backup.js');
+      const result = await backup(loadConfig(), file!, { noDatabase: values['no-database'] as boolean });
+      out(values.json ? `${JSON.stringify({ path: result.path, bytes: result.bytes, ...result.manifest })}\n` : describeBackup(result));
+    },
+  },
+  restore: {
+    synopsis: 'restore FILE [--json]',
+    summary: 'restore a backup into an empty TOLK_DATA_DIR (and the SQLite database); prints how to reinstall the models',
+    options: JSON_OPTION,
+    positionals: 1,
+    run: async (values, [file]) => {
+      const { restore, describeRestore } = await import('./ops/restore.js');
+      const result = await restore(loadConfig(), file!);
+      out(values.json ? `${JSON.stringify({ data_dir: result.dataDir, database: result.database ?? null, files: result.files, models: result.manifest.models })}\n` : describeRestore(result));
+    },
+  },
 };
 
 const USAGE = `Usage: tolk COMMAND [OPTIONS]   (tolk COMMAND --help for a command's own help)
@@ -269,7 +295,7 @@ async function dispatch(argv: string[]): Promise<number> {
   if (wantsHelp(args)) return out(commandHelp(name)), 0;
   const { values, positionals } = parseArgs({ args, options: entry.options, allowPositionals: true, strict: true });
   if (positionals.length !== (entry.positionals ?? 0)) {
-    throw new UsageError(`tolk ${name} takes ${entry.positionals ? `${entry.positionals} argument (${entry.synopsis.split(' ').slice(2).join(' ')})` : 'no arguments'}, got ${positionals.length}`);
+    throw new UsageError(`tolk ${name} takes ${entry.positionals ? `${entry.positionals} argument (${entry.synopsis.split(' ').slice(name.split(' ').length, name.split(' ').length + entry.positionals).join(' ')})` : 'no arguments'}, got ${positionals.length}`);
   }
   await entry.run(values, positionals);
   return 0;

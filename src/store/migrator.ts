@@ -16,6 +16,11 @@ function migrator(connection: StoreConnection): Migrator {
 export async function migrateToLatest(connection: StoreConnection): Promise<void> {
   const { error, results } = await migrator(connection).migrateToLatest();
   if (error) {
+    // Kysely refuses a database that applied a migration it does not know: a newer release upgraded it
+    const newer = /previously executed migration (\S+) is missing/.exec((error as Error).message ?? '');
+    if (newer) {
+      throw new Error(`The database was upgraded by a newer Tolk release (its migration ${newer[1]} is unknown to this one): run that release or a later one here too (docs/operations.md, Upgrades)`);
+    }
     const failed = results?.find((r) => r.status === 'Error');
     throw new Error(`Database migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? error}`);
   }

@@ -22,7 +22,11 @@ export class Store {
 
   static async open(options: StoreOptions): Promise<Store> {
     const connection = await StoreConnection.open(options);
-    await migrateToLatest(connection);
+    // a failed migration (or a newer schema) leaves no pool or listener open behind the error
+    await migrateToLatest(connection).catch(async (err: unknown) => {
+      await connection.close();
+      throw err;
+    });
     return new Store(connection, createRepositories(connection));
   }
 

@@ -32,7 +32,7 @@ async function withTakenPort<T>(fn: (port: number) => Promise<T>): Promise<T> {
 it('every command listed in the usage has its own help, exit 0, and --help starts nothing', async () => {
   const usage = (await tolk(['--help'])).stdout;
   const commands = [...usage.matchAll(/^ {2}tolk ((?:[a-z]+ ?)+)/gm)].map((m) => m[1]!.trim()).filter((c) => !c.startsWith('models '));
-  assert.deepEqual(commands, ['serve', 'account create', 'account list', 'key create', 'key list', 'key revoke']);
+  assert.deepEqual(commands, ['serve', 'account create', 'account list', 'key create', 'key list', 'key revoke', 'backup', 'restore']);
   // The paid port is taken: a `serve --help` that tried to listen would fail instead of printing its help.
   await withTakenPort(async (port) => {
     for (const command of commands) {
