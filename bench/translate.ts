@@ -40,6 +40,8 @@ const TEXTS = new Set((args.get('texts') ?? 'short,flores').split(','));
 /** Engine options under test (default: the engine's defaults). */
 const ENGINE_OPTS = {
   pairs: ['en-es'],
+  // the same modes Tolk reads (a bundle on a machine without Apertium installed: scripts/device-bench.sh)
+  ...(process.env.TOLK_APERTIUM_MODES_DIR ? { modesDir: process.env.TOLK_APERTIUM_MODES_DIR } : {}),
   ...(args.has('inflight') ? { maxInFlightPerPipeline: Number(args.get('inflight')) } : {}),
   ...(args.has('pipelines') ? { maxPipelinesPerPair: Number(args.get('pipelines')) } : {}),
 };
