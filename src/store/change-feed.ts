@@ -1,6 +1,7 @@
 // The change feed: tells every node that a cached row changed (a key deactivated, a limit lowered, a glossary edited),
 // so caches drop it within a second instead of serving it until they expire. PostgreSQL LISTEN/NOTIFY between nodes;
-// on SQLite (one node) the changes go to this process's listeners only.
+// on SQLite (one node) the changes go to this process's listeners, and a write by another process on the same file
+// (the `tolk` command revoking a key while the server runs) is noticed by catchUp() before a cached row is used.
 import pg from 'pg';
 import { sql, type Kysely } from 'kysely';
 
@@ -18,6 +19,12 @@ export interface ChangeFeed {
    */
   publish(change: Change, db?: Kysely<any>): Promise<void>;
   subscribe(listener: ChangeListener): () => void;
+  /**
+   * Delivers, before returning, what other processes changed in the store since the last look, where that can be
+   * known without waiting (SQLite); a cache calls it before serving a cached row. PostgreSQL's notifications arrive
+   * by themselves.
+   */
+  catchUp(): void;
   close(): Promise<void>;
 }
 
@@ -49,9 +56,19 @@ class Listeners {
   }
 }
 
-/** SQLite: one node, so a change only concerns this process. */
+/**
+ * SQLite: one node. Its own changes go to its listeners at once; another process writing the same file (the CLI) is
+ * seen through `version`, SQLite's data_version, which moves only when another connection committed: then which
+ * rows changed is unknown, and every cache starts over (a reset). A checkpoint by the checkpointer's connection moves
+ * it too, so caches also start over after a checkpoint, no more often than their own lifetime (5 s) would.
+ */
 export class LocalChangeFeed implements ChangeFeed {
   private readonly listeners = new Listeners();
+  private seen: number | undefined;
+
+  constructor(private readonly version?: () => number | undefined) {
+    this.seen = version?.();
+  }
 
   async publish(change: Change): Promise<void> {
     this.listeners.deliver(change);
@@ -59,6 +76,13 @@ export class LocalChangeFeed implements ChangeFeed {
 
   subscribe(listener: ChangeListener): () => void {
     return this.listeners.add(listener);
+  }
+
+  catchUp(): void {
+    const now = this.version?.();
+    if (now === undefined || now === this.seen) return;
+    this.seen = now;
+    this.listeners.deliver({ kind: 'reset' });
   }
 
   async close(): Promise<void> {}
@@ -132,6 +156,8 @@ export class PostgresChangeFeed implements ChangeFeed {
   subscribe(listener: ChangeListener): () => void {
     return this.listeners.add(listener);
   }
+
+  catchUp(): void {}
 
   async close(): Promise<void> {
     this.closed = true;
