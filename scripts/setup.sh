@@ -42,8 +42,10 @@ DEBIAN_PACKAGES+=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-spa tesseract-oc
 [ "$WITH_TEST" = 1 ] && DEBIAN_PACKAGES+=(chromium)
 # The model install tests compress generated models with zstd, as Mozilla's index serves them.
 [ "$WITH_TEST" = 1 ] && DEBIAN_PACKAGES+=(zstd)
-# The cluster test puts HAProxy in front of two Tolk nodes.
-[ "$WITH_TEST" = 1 ] && DEBIAN_PACKAGES+=(haproxy)
+# The cluster test puts HAProxy in front of two Tolk nodes; the proxy test loads deploy/nginx.conf and
+# deploy/haproxy.cfg (`nginx -t`, `haproxy -c`). Debian starts nginx's default site on port 80 when it installs it:
+# `systemctl disable --now nginx` where that port is wanted for something else.
+[ "$WITH_TEST" = 1 ] && DEBIAN_PACKAGES+=(haproxy nginx)
 # /v2/write/correct: Hunspell and its dictionaries, one warm `hunspell -a` process per language.
 DEBIAN_PACKAGES+=(hunspell hunspell-en-us hunspell-en-gb hunspell-de-de hunspell-es hunspell-fr hunspell-it
   hunspell-pt-pt hunspell-pt-br)
