@@ -58,9 +58,8 @@ class Listeners {
 
 /**
  * SQLite: one node. Its own changes go to its listeners at once; another process writing the same file (the CLI) is
- * seen through `version`, SQLite's data_version, which moves only when another connection committed: then which
- * rows changed is unknown, and every cache starts over (a reset). A checkpoint by the checkpointer's connection moves
- * it too, so caches also start over after a checkpoint, no more often than their own lifetime (5 s) would.
+ * seen through `version`, SQLite's data_version, which moves only when another connection committed (not for the
+ * checkpointer's PASSIVE checkpoints): which rows changed is then unknown, so every cache starts over (a reset).
  */
 export class LocalChangeFeed implements ChangeFeed {
   private readonly listeners = new Listeners();
