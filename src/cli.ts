@@ -280,6 +280,10 @@ async function dispatch(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
   if (command === undefined || command === '--help' || command === '-h') return out(USAGE), 0;
   if (command === '--version' || command === '-V' || command === 'version') return out(version()), 0;
+  if (command.startsWith('-')) {
+    const suggestion = closest(command, ['--help', '--version']);
+    throw new UsageError(`unknown option ${command}${suggestion ? ` (did you mean ${suggestion}?)` : ''}: tolk takes a command first`);
+  }
   if (command === 'help') {
     const name = [sub, ...rest].filter(Boolean).join(' ');
     if (COMMANDS[name]) return out(commandHelp(name)), 0;

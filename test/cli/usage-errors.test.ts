@@ -73,6 +73,8 @@ it('an unknown command suggests the closest one; within a group its commands are
   assert.equal(err.stderr, 'tolk: unknown models command: instal (did you mean tolk models install?)\ntolk models --help lists them\n');
   err = await failure(['frobnicate']);
   assert.equal(err.stderr, 'tolk: unknown command: frobnicate\ntolk --help lists every command\n');
+  err = await failure(['--verison']);
+  assert.equal(err.stderr, 'tolk: unknown option --verison (did you mean --version?): tolk takes a command first\ntolk --help lists every command\n');
   err = await failure(['help', 'acount']);
   assert.match(err.stderr, /did you mean tolk account\?/);
 });
