@@ -6,25 +6,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import type { AccountsService } from './accounts/accounts-service.js';
-import { closest, parseCommandArgs, UsageError, type CommandOptions } from './lib/command-line.js';
+import { closest, parseCommandArgs, UsageError, type Command, type CommandOptions } from './lib/command-line.js';
 import { isModelsError, modelsCommand, modelsUsage, MODELS_SUBCOMMANDS, MODELS_USAGE } from './models/cli.js';
-
-/**
- * A command is one entry of COMMANDS below, keyed by its words ("key revoke"): its help, its options and the function
- * that runs it. Options are parsed (strictly) and the positional arguments counted before `run` is called; a mistake
- * found by `run` is a UsageError, printed with the command's own synopsis.
- */
-interface Command {
-  /** The synopsis line after `tolk `. */
-  synopsis: string;
-  summary: string;
-  /** Options and their meaning, one per line, for the command's own help. */
-  details?: string;
-  options: CommandOptions;
-  /** Positional arguments the command takes (0 = none). */
-  positionals?: number;
-  run(values: Record<string, unknown>, positionals: string[]): Promise<void>;
-}
 
 const JSON_OPTION = { json: { type: 'boolean', default: false } } as const satisfies CommandOptions;
 
@@ -34,6 +17,11 @@ const CONFIGURATION_DOC = ((): string => {
   return existsSync(path) ? path : 'docs/configuration.md in the Tolk repository';
 })();
 
+/**
+ * Every command but `models` (src/models/cli.ts), keyed by its words ("key revoke"). A new command is one entry here
+ * (its handler may live in a module of its own that exports the entry): the usage, its own help, the group help
+ * (`tolk key --help`), option parsing, argument counts and suggestions for misspellings all follow from it.
+ */
 const COMMANDS: Record<string, Command> = {
   serve: {
     synopsis: 'serve',

@@ -4,6 +4,23 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 export type CommandOptions = NonNullable<ParseArgsConfig['options']>;
 
+/**
+ * One `tolk` command: its help, its options and the function that runs it. Options are parsed strictly and the
+ * positional arguments counted before `run` is called; a mistake `run` finds is a UsageError, printed with the
+ * command's own synopsis.
+ */
+export interface Command {
+  /** The synopsis line after `tolk ` ("key revoke KEY_ID"). */
+  synopsis: string;
+  summary: string;
+  /** Options and their meaning, one per line, for the command's own help. */
+  details?: string;
+  options: CommandOptions;
+  /** Positional arguments the command takes (0 = none). */
+  positionals?: number;
+  run(values: Record<string, unknown>, positionals: string[]): Promise<void>;
+}
+
 /** A mistake in the arguments of `command` (e.g. "key create"); the CLI prints it with that command's own usage. */
 export class UsageError extends Error {
   constructor(
