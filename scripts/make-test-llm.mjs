@@ -8,11 +8,33 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { seededRandom } from './seeded-random.mjs';
 
-const { values } = parseArgs({
-  options: { out: { type: 'string' }, seed: { type: 'string', default: '35' }, layers: { type: 'string', default: '2' }, embd: { type: 'string', default: '64' } },
-});
+const USAGE = `usage: node scripts/make-test-llm.mjs --out FILE.gguf [--seed N] [--layers N] [--embd N]
+  --out FILE.gguf   where to write the model
+  --seed N          seed of the generated weights (default 35)
+  --layers N        transformer blocks (default 2)
+  --embd N          embedding width (default 64)
+`;
+let values;
+try {
+  ({ values } = parseArgs({
+    options: {
+      out: { type: 'string' },
+      seed: { type: 'string', default: '35' },
+      layers: { type: 'string', default: '2' },
+      embd: { type: 'string', default: '64' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  }));
+} catch (err) {
+  process.stderr.write(`make-test-llm: ${err.message}\n${USAGE}`);
+  process.exit(2);
+}
+if (values.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
 if (!values.out) {
-  console.error('usage: node scripts/make-test-llm.mjs --out FILE.gguf [--seed N] [--layers N] [--embd N]');
+  process.stderr.write(`make-test-llm: --out is required\n${USAGE}`);
   process.exit(2);
 }
 

@@ -45,8 +45,10 @@ DEBIAN_PACKAGES+=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-spa tesseract-oc
 # The backup test dumps and restores PostgreSQL with pg_dump/pg_restore (a PostgreSQL already running elsewhere
 # leaves them out otherwise).
 [ "$WITH_TEST" = 1 ] && DEBIAN_PACKAGES+=(postgresql-client)
-# The cluster test puts HAProxy in front of two Tolk nodes.
-[ "$WITH_TEST" = 1 ] && DEBIAN_PACKAGES+=(haproxy)
+# The cluster test puts HAProxy in front of two Tolk nodes; the proxy test loads deploy/nginx.conf and
+# deploy/haproxy.cfg (`nginx -t`, `haproxy -c`). Debian starts nginx's default site on port 80 when it installs it:
+# `systemctl disable --now nginx` where that port is wanted for something else.
+[ "$WITH_TEST" = 1 ] && DEBIAN_PACKAGES+=(haproxy nginx)
 # /v2/write/correct: Hunspell and its dictionaries, one warm `hunspell -a` process per language.
 DEBIAN_PACKAGES+=(hunspell hunspell-en-us hunspell-en-gb hunspell-de-de hunspell-es hunspell-fr hunspell-it
   hunspell-pt-pt hunspell-pt-br)

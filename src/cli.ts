@@ -2,37 +2,33 @@
 // The `tolk` command: serve the API, and manage accounts and keys directly in the store (server running or not).
 // Every command has its own help (`tolk COMMAND --help`), which never opens the store nor starts anything. The server
 // and the store are imported when a command needs them, so help and --version answer without loading every engine.
-import { readFileSync } from 'node:fs';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import type { AccountsService } from './accounts/accounts-service.js';
-import { isModelsError, modelsCommand, MODELS_USAGE } from './models/cli.js';
+import { closest, parseCommandArgs, UsageError, type Command, type CommandOptions } from './lib/command-line.js';
+import { isModelsError, modelsCommand, modelsUsage, MODELS_SUBCOMMANDS, MODELS_USAGE } from './models/cli.js';
 
-class UsageError extends Error {}
+const JSON_OPTION = { json: { type: 'boolean', default: false } } as const satisfies CommandOptions;
 
-type Options = NonNullable<ParseArgsConfig['options']>;
+/** Where every TOLK_* variable is described: this installation's copy when it has the docs, else the name in the repository. */
+const CONFIGURATION_DOC = ((): string => {
+  const path = fileURLToPath(new URL('../../docs/configuration.md', import.meta.url));
+  return existsSync(path) ? path : 'docs/configuration.md in the Tolk repository';
+})();
 
-interface Command {
-  /** The synopsis line after `tolk `. */
-  synopsis: string;
-  summary: string;
-  /** Options and their meaning, one per line, for the command's own help. */
-  details?: string;
-  options: Options;
-  /** Positional arguments the command takes (0 = none). */
-  positionals?: number;
-  run(values: Record<string, unknown>, positionals: string[]): Promise<void>;
-}
-
-const JSON_OPTION = { json: { type: 'boolean', default: false } } as const satisfies Options;
-
+/**
+ * Every command but `models` (src/models/cli.ts), keyed by its words ("key revoke"). A new command is one entry here
+ * (its handler may live in a module of its own that exports the entry): the usage, its own help, the group help
+ * (`tolk key --help`), option parsing, argument counts and suggestions for misspellings all follow from it.
+ */
 const COMMANDS: Record<string, Command> = {
   serve: {
     synopsis: 'serve',
-    summary: 'start the HTTP API (configuration from TOLK_* environment variables; see docs/configuration.md)',
+    summary: 'start the HTTP API (configuration from TOLK_* environment variables)',
     details: `  The paid API listens on TOLK_HOST:TOLK_PORT (default 127.0.0.1:8080), the free one on TOLK_FREE_PORT
   (default TOLK_PORT+1). Open http://127.0.0.1:8080/ and sign in with an admin key from \`tolk account create\`.
-  Stops gracefully on SIGINT or SIGTERM.`,
+  Stops gracefully on SIGINT or SIGTERM. Every variable: ${CONFIGURATION_DOC}`,
     options: {},
     run: () => serve(),
   },
@@ -76,7 +72,7 @@ const COMMANDS: Record<string, Command> = {
   },
   'key revoke': {
     synopsis: 'key revoke KEY_ID',
-    summary: 'deactivate a key at once, permanently (as the Admin API does)',
+    summary: 'deactivate a key permanently: running servers refuse it from their next request (as the Admin API does)',
     options: JSON_OPTION,
     positionals: 1,
     run: keyRevoke,
@@ -271,33 +267,69 @@ async function serve(): Promise<void> {
 
 const wantsHelp = (args: string[]) => args.includes('--help') || args.includes('-h');
 
+/** The lines printed after a usage error: the command's own synopsis, or where the list of commands is. */
+function usageAfterError(command: string | undefined): string {
+  if (command === 'models') return 'tolk models --help lists them\n';
+  if (command?.startsWith('models ')) return `Usage:\n${modelsUsage(command.slice('models '.length))}`;
+  const entry = command ? COMMANDS[command] : undefined;
+  if (entry) return `Usage: tolk ${entry.synopsis}\n(tolk ${command} --help explains it)\n`;
+  if (command && isGroup(command)) return groupHelp(command);
+  return 'tolk --help lists every command\n';
+}
+
+const isGroup = (word: string) => Object.keys(COMMANDS).some((n) => n.startsWith(`${word} `));
+
+/** Every command's words, for suggestions: "account create", …, "models install", …. */
+const commandNames = () => [
+  ...new Set([...Object.keys(COMMANDS).flatMap((n) => [n, n.split(' ')[0]!]), 'models', ...MODELS_SUBCOMMANDS.map((m) => `models ${m}`), 'help', 'version']),
+];
+
+/** An unknown command, with the closest known one; within a group (`tolk key revok`), followed by the group's commands. */
+function unknownCommand(words: string, group?: string): UsageError {
+  const suggestion = closest(words, commandNames());
+  return new UsageError(`unknown command: ${words}${suggestion ? ` (did you mean tolk ${suggestion}?)` : ''}`, group);
+}
+
 async function dispatch(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
   if (command === undefined || command === '--help' || command === '-h') return out(USAGE), 0;
   if (command === '--version' || command === '-V' || command === 'version') return out(version()), 0;
+  if (command.startsWith('-')) {
+    const suggestion = closest(command, ['--help', '--version']);
+    throw new UsageError(`unknown option ${command}${suggestion ? ` (did you mean ${suggestion}?)` : ''}: tolk takes a command first`);
+  }
   if (command === 'help') {
     const name = [sub, ...rest].filter(Boolean).join(' ');
     if (COMMANDS[name]) return out(commandHelp(name)), 0;
-    if (name && Object.keys(COMMANDS).some((n) => n.startsWith(`${name} `))) return out(groupHelp(name)), 0;
-    if (name.startsWith('models')) return await modelsCommand(name.split(' ')[1] ?? 'help', ['--help'], loadConfig, (m) => new UsageError(m));
-    if (name) throw new UsageError(`unknown command: ${name}`);
+    if (name && isGroup(name)) return out(groupHelp(name)), 0;
+    if (name.startsWith('models')) return await modelsCommand(name.split(' ')[1] ?? 'help', ['--help'], loadConfig);
+    if (name) throw unknownCommand(name);
     return out(USAGE), 0;
   }
-  if (command === 'models') return await modelsCommand(sub, rest, loadConfig, (m) => new UsageError(m));
+  if (command === 'models') return await modelsCommand(sub, rest, loadConfig);
   const name = COMMANDS[command] ? command : `${command} ${sub ?? ''}`.trim();
   const args = COMMANDS[command] ? argv.slice(1) : rest;
   const entry = COMMANDS[name];
   if (!entry) {
-    const isGroup = Object.keys(COMMANDS).some((n) => n.startsWith(`${command} `));
-    if (isGroup && (sub === undefined || wantsHelp([sub]))) return out(groupHelp(command)), 0;
-    throw new UsageError(`unknown command: ${argv.join(' ')}`);
+    if (!isGroup(command)) throw unknownCommand(command);
+    if (sub === undefined || wantsHelp([sub])) return out(groupHelp(command)), 0;
+    throw sub.startsWith('-') ? new UsageError(`${command} needs a command before its options`, command) : unknownCommand(name, command);
   }
   if (wantsHelp(args)) return out(commandHelp(name)), 0;
-  const { values, positionals } = parseArgs({ args, options: entry.options, allowPositionals: true, strict: true });
-  if (positionals.length !== (entry.positionals ?? 0)) {
-    throw new UsageError(`tolk ${name} takes ${entry.positionals ? `${entry.positionals} argument (${entry.synopsis.split(' ').slice(name.split(' ').length, name.split(' ').length + entry.positionals).join(' ')})` : 'no arguments'}, got ${positionals.length}`);
+  const { values, positionals } = parseCommandArgs(name, args, entry.options);
+  const wanted = entry.positionals ?? 0;
+  if (positionals.length !== wanted) {
+    const words = name.split(' ').length;
+    const what = wanted ? `${wanted} argument${wanted > 1 ? 's' : ''} (${entry.synopsis.split(' ').slice(words, words + wanted).join(' ')})` : 'no arguments';
+    throw new UsageError(`${name} takes ${what}, got ${positionals.length}${positionals.length ? `: ${positionals.join(' ')}` : ''}`, name);
   }
-  await entry.run(values, positionals);
+  try {
+    await entry.run(values, positionals);
+  } catch (err) {
+    // a mistake `run` finds in the values is reported with this command's usage
+    if (err instanceof UsageError && err.command === undefined) throw new UsageError(err.message, name);
+    throw err;
+  }
   return 0;
 }
 
@@ -305,8 +337,8 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await dispatch(argv);
   } catch (err) {
-    if (err instanceof UsageError || String((err as { code?: string }).code).startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`tolk: ${(err as Error).message}\n\n${USAGE}`);
+    if (err instanceof UsageError) {
+      process.stderr.write(`tolk: ${err.message}\n${usageAfterError(err.command)}`);
       return 2;
     }
     if (err instanceof ConfigError) {

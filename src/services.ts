@@ -29,6 +29,7 @@ import { DiskByteStore } from './store/disk-byte-store.js';
 import { buildVoiceService, SpokenTermsService, type VoiceService } from './voice/index.js';
 import { HealthService } from './ops/health-service.js';
 import { Metrics } from './ops/metrics.js';
+import { buildInfo } from './ops/build-info.js';
 import { DatabaseRateWindows, MemoryRateWindows, RedisRateWindows, type RateWindows } from './store/rate-windows.js';
 
 export type { LanguageCatalogue } from './translate/language-catalogue.js';
@@ -201,7 +202,13 @@ export async function buildServices(config: Config, options: BuildServicesOption
     apertium: () => apertium?.stats() ?? [],
     bergamot: () => bergamot?.stats(),
     voiceSessionsOpen: () => voiceSessionsOpen(),
+    llmQueued: () => languageModels.reduce((n, e) => n + e.queued(), 0),
+    postEditsRefused: () => postEdits.refused,
+    build: buildInfo(),
   });
+  // the language-model engines (a model server's, the local model's editor) tell the metrics what each call did
+  const languageModels = [...engines, localEditor].filter((e): e is LlmEngine => e instanceof LlmEngine);
+  for (const engine of languageModels) engine.observe(metrics.languageModel);
   // The router sees metered engines: every engine call counts its characters by engine and pair.
   // With a local model, engines that cannot follow formality or custom instructions get them through a post-edit.
   const postEdits: PostEditCounts = { used: 0, refused: 0 };
@@ -247,6 +254,7 @@ export async function buildServices(config: Config, options: BuildServicesOption
     logger,
     usage,
     timeoutMs: config.engineTimeoutMs,
+    onFallback: (kind, texts) => metrics.llmFallback(kind, texts),
   });
 
   const documents = new DocumentService({

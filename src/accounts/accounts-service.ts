@@ -99,8 +99,8 @@ export class AccountsService {
 
   constructor(
     private readonly repository: AccountsRepository,
-    /** Changes made on other nodes, which drop cached keys and accounts. */
-    changes: ChangeFeed,
+    /** Changes made on other nodes (or by the CLI), which drop cached keys and accounts. */
+    private readonly changes: ChangeFeed,
     options: AccountsServiceOptions = {},
   ) {
     this.ttl = options.authCacheTtlMs ?? 5_000;
@@ -192,6 +192,8 @@ export class AccountsService {
 
   /** The cached context of a presented secret verified less than the cache's lifetime ago, without any await. */
   cachedAuth(secret: string): AuthContext | undefined {
+    // a key revoked by another process on this store (the CLI on SQLite) is refused from the next request on
+    this.changes.catchUp();
     const cached = this.cache.get(secret);
     if (cached === undefined) return undefined;
     if (cached.expires > this.now()) return cached.ctx;

@@ -1,8 +1,8 @@
 // `tolk models list | available | install | update | remove | verify`: the models directory (TOLK_MODELS_DIR) and the
 // public model index, from the shell.
 import { existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
+import { closest, parseCommandArgs, UsageError } from '../lib/command-line.js';
 import { scanModelsDir } from '../engines/bergamot/index.js';
 import { installModel, ModelInstallError, removeModel, verifyModels, type InstallOptions, type Progress } from './install.js';
 import { availableModels, COMMON_DIRECTIONS, compareVersions, COMMON_LANGUAGES, DEFAULT_INDEX_URL, DIRECTION_SYNTAX, ModelIndexError, readModelIndex, updatesFor } from './model-index.js';
@@ -32,11 +32,22 @@ const SUBCOMMAND_USAGE: Record<string, string> = {
   remove: `  tolk models remove PAIR|whisper-NAME|whisper-onnx-NAME
                                                remove the model of a direction, or a speech model
 `,
-  verify: `  tolk models verify [PAIR]                    check files and the hashes recorded at install (speech models: whisper.cpp's SHA-1; ONNX ones: loaded by sherpa-onnx)
+  verify: `  tolk models verify [PAIR|whisper-NAME]       check files and the hashes recorded at install (speech models: whisper.cpp's SHA-1; ONNX ones: loaded by sherpa-onnx)
 `,
 };
 
 export const MODELS_USAGE = `${Object.values(SUBCOMMAND_USAGE).join('')}${LLM_MODELS_USAGE}`;
+
+export const MODELS_SUBCOMMANDS = Object.keys(SUBCOMMAND_USAGE);
+
+/** Every kind of model `tolk models remove` can name, for its error. */
+const MODEL_KINDS = 'a direction (en-de), whisper-NAME, whisper-onnx-NAME or llm-NAME';
+
+/** The usage of `tolk models SUB` (every model kind it takes), or of every models command for an unknown SUB. */
+export function modelsUsage(sub: string): string {
+  if (!(sub in SUBCOMMAND_USAGE)) return MODELS_USAGE;
+  return `${SUBCOMMAND_USAGE[sub]}${LLM_SUBCOMMAND_USAGE[sub as keyof typeof LLM_SUBCOMMAND_USAGE] ?? ''}`;
+}
 
 /** Errors the CLI prints as one line (exit 1), without a stack. */
 export function isModelsError(err: unknown): boolean {
@@ -111,7 +122,6 @@ export async function modelsCommand(
   sub: string | undefined,
   argv: string[],
   loadConfig: () => Config,
-  usageError: (m: string) => Error,
   io: CommandOutput = TERMINAL,
 ): Promise<number> {
   const { out } = io;
@@ -119,21 +129,21 @@ export async function modelsCommand(
     out(`Usage:\n${MODELS_USAGE}`);
     return 0;
   }
-  if (!(sub in SUBCOMMAND_USAGE)) throw usageError(`unknown models command: ${sub}`);
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: {
+  if (!(sub in SUBCOMMAND_USAGE)) {
+    const suggestion = closest(sub, MODELS_SUBCOMMANDS);
+    throw new UsageError(`unknown models command: ${sub}${suggestion ? ` (did you mean tolk models ${suggestion}?)` : ''}`, 'models');
+  }
+  const command = `models ${sub}`;
+  const usageError = (message: string) => new UsageError(message, command);
+  const { values, positionals } = parseCommandArgs(command, argv, {
       json: { type: 'boolean', default: false },
       from: { type: 'string' },
       pre: { type: 'boolean', default: false },
       common: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
-    },
-    allowPositionals: true,
-    strict: true,
   });
   if (values.help) {
-    out(`Usage:\n${SUBCOMMAND_USAGE[sub]}${LLM_SUBCOMMAND_USAGE[sub as keyof typeof LLM_SUBCOMMAND_USAGE] ?? ''}`);
+    out(`Usage:\n${modelsUsage(sub)}`);
     return 0;
   }
   const config = loadConfig();
@@ -187,7 +197,7 @@ export async function modelsCommand(
     return 0;
   }
   if (sub === 'update') {
-    if (positionals.length > 0) throw usageError('tolk models update takes no arguments');
+    if (positionals.length > 0) throw usageError('models update takes no arguments');
     const index = await readModelIndex(indexUrl);
     const updates = updatesFor(index, (await scanModelsDir(modelsDir)).models, { pre: values.pre });
     if (updates.length === 0) {
@@ -198,15 +208,15 @@ export async function modelsCommand(
     return installDirections(updates.map((u) => u.direction), { modelsDir, indexUrl, pre: values.pre }, io);
   }
   if (sub === 'install' && (values.common || (positionals.length > 0 && positionals.every((p) => DIRECTION_SYNTAX.test(p) && !existsSync(p))))) {
-    if (values.from !== undefined) throw usageError('--from only goes with whisper-onnx-NAME');
+    if (values.from !== undefined) throw usageError('--from only goes with whisper-onnx-NAME or llm-NAME');
     const directions = [...new Set([...(values.common ? COMMON_DIRECTIONS : []), ...positionals])];
     return installDirections(directions, { modelsDir, indexUrl, pre: values.pre }, io);
   }
   if (sub === 'install') {
-    if (positionals.length !== 1) throw usageError('tolk models install takes directions (en-de zh-en), --common, or one directory, archive, URL or whisper-NAME');
+    if (positionals.length !== 1) throw usageError('models install takes directions (en-de zh-en), --common, or one of whisper-NAME, whisper-onnx-NAME, llm-NAME, a directory, an archive or a URL');
     const speechName = speechModelName(positionals[0]!);
     const onnxName = speechName === null ? null : onnxModelName(speechName);
-    if (values.from !== undefined && onnxName === null) throw usageError('--from only goes with whisper-onnx-NAME');
+    if (values.from !== undefined && onnxName === null) throw usageError('--from only goes with whisper-onnx-NAME or llm-NAME');
     if (onnxName !== null) {
       const m = await installOnnxSpeechModel(whisperDir(modelsDir), onnxName, values.from);
       out(`installed whisper-onnx-${onnxName} (${mb(m.bytes)}) in ${m.path}\n`);
@@ -230,7 +240,7 @@ export async function modelsCommand(
     }
   }
   if (sub === 'remove') {
-    if (positionals.length !== 1) throw usageError('tolk models remove takes one pair (en-de)');
+    if (positionals.length !== 1) throw usageError(`models remove takes one model: ${MODEL_KINDS}`);
     const speechName = speechModelName(positionals[0]!);
     out(`removed ${speechName ? await removeSpeechModel(modelsDir, speechName) : await removeModel(modelsDir, positionals[0]!)}\n`);
     return 0;

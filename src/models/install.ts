@@ -207,7 +207,7 @@ export async function installModel(what: string, opts: InstallOptions): Promise<
     } else if (DIRECTION_SYNTAX.test(what)) {
       meta = await installFromIndex(what, staging, opts);
     } else {
-      throw new ModelInstallError(`${what} is neither a directory, an archive, a URL nor a language pair like en-de`);
+      throw new ModelInstallError(`${what} is neither a directory, an archive, a URL, a language pair like en-de, whisper-NAME nor llm-NAME`);
     }
     return await commit(opts.modelsDir, staging, meta);
   } catch (err) {
@@ -227,7 +227,7 @@ export async function removeModel(modelsDir: string, pair: string): Promise<stri
     ...models.filter((m) => namesDirection(pair, m.source, m.target)).map((m) => m.dir),
     ...bad.filter((b) => basename(b.dir) === key).map((b) => b.dir),
   ];
-  if (dirs.length === 0) throw new ModelInstallError(`no ${pair} model is installed in ${modelsDir}`);
+  if (dirs.length === 0) throw new ModelInstallError(`no ${pair} model is installed in ${modelsDir} (tolk models list names the installed ones)`);
   for (const dir of dirs) {
     const trash = partialPath(modelsDir, `remove-${basename(dir)}`);
     await rename(dir, trash);

@@ -7,6 +7,8 @@ import type { BergamotPoolStats } from '../engines/bergamot/index.js';
 import type { DocumentStatusValue } from '../store/repositories/document-repository.js';
 import type { StoreConnection } from '../store/connection.js';
 import type { JobStatsRepository } from '../store/repositories/job-stats-repository.js';
+import type { LlmObserver, LlmOperation, LlmOutcome } from '../engines/llm/index.js';
+import type { BuildInfo } from './build-info.js';
 
 export interface MetricsSources {
   pool: Pick<StoreConnection, 'poolStats'>;
@@ -15,8 +17,18 @@ export interface MetricsSources {
   voiceSessionsOpen: () => number;
   /** The neural engine's pool, or undefined where it is off (TOLK_BERGAMOT_WORKERS=0). */
   bergamot: () => (BergamotPoolStats & { installedModels: number }) | undefined;
+  /** Language-model calls waiting for a slot now (0 without a model). */
+  llmQueued: () => number;
+  /** Post-edits whose rewrite was refused, so the engine's own translation was kept (a fallback). */
+  postEditsRefused: () => number;
+  build: BuildInfo;
   now?: () => number;
 }
+
+/** A text the language model was asked for but whose answer was not used: what was answered instead. */
+export type LlmFallback = 'post_edit_draft_kept' | 'rephrase_unchanged' | 'correct_spelling';
+
+const LLM_OPERATIONS: LlmOperation[] = ['translate', 'improve', 'post_edit'];
 
 /** Every status a job can have, so each series exists (at 0) before the first job does. */
 const JOB_STATUSES = {
@@ -39,6 +51,10 @@ export class Metrics {
   private readonly latency: Histogram<'route' | 'method'>;
   private readonly characters: Counter<'engine' | 'pair'>;
   private readonly documentJobs: Counter<'outcome'>;
+  private readonly fallbacks: Record<Exclude<LlmFallback, 'post_edit_draft_kept'>, number> = { rephrase_unchanged: 0, correct_spelling: 0 };
+  private readonly libreRequests: Counter<'route' | 'outcome'>;
+  /** Told by the language-model engines what each call did. */
+  readonly languageModel: LlmObserver;
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
@@ -147,6 +163,32 @@ export class Metrics {
       },
     });
     new Gauge({
+      name: 'tolk_build_info',
+      help: 'Always 1: the running version of Tolk, the Node.js version, and the git commit where known.',
+      labelNames: ['version', 'node', 'commit'],
+      registers,
+    }).set({ version: sources.build.version, node: sources.build.node, ...(sources.build.commit ? { commit: sources.build.commit } : {}) }, 1);
+    this.languageModel = this.languageModelMetrics(sources, registers);
+    const fallbacks = this.fallbacks;
+    new Counter({
+      name: 'tolk_llm_fallbacks_total',
+      help: "Texts answered without the language model's output, by kind (post_edit_draft_kept: the engine's translation, the rewrite refused; rephrase_unchanged: the texts as sent; correct_spelling: the spelling checker's correction).",
+      labelNames: ['kind'],
+      registers,
+      collect() {
+        // post-edits are counted where they happen (PostEditCounts), the others by llmFallback()
+        this.reset();
+        this.inc({ kind: 'post_edit_draft_kept' }, sources.postEditsRefused());
+        for (const [kind, n] of Object.entries(fallbacks)) this.inc({ kind }, n);
+      },
+    });
+    this.libreRequests = new Counter({
+      name: 'tolk_libretranslate_requests_total',
+      help: "LibreTranslate API requests (TOLK_LIBRETRANSLATE), by route and outcome: ok, or the error's code (invalid_request, unauthorized, quota_exceeded, too_many_requests, …), finer than the few statuses LibreTranslate answers with.",
+      labelNames: ['route', 'outcome'],
+      registers,
+    });
+    new Gauge({
       name: 'tolk_db_pool_connections',
       help: 'Database pool connections by state (total, idle, and requests waiting for one).',
       labelNames: ['state'],
@@ -168,6 +210,55 @@ export class Metrics {
 
   documentJobEnded(outcome: DocumentJobOutcome): void {
     this.documentJobs.inc({ outcome });
+  }
+
+  llmFallback(kind: Exclude<LlmFallback, 'post_edit_draft_kept'>, texts: number): void {
+    this.fallbacks[kind] += texts;
+  }
+
+  /** One LibreTranslate request answered; `route` is the route pattern, `outcome` "ok" or a bounded error code. */
+  libreTranslateRequest(route: string, outcome: string): void {
+    this.libreRequests.inc({ route, outcome });
+  }
+
+  /** The language model's families, and the observer its engines tell. */
+  private languageModelMetrics(sources: MetricsSources, registers: Registry[]): LlmObserver {
+    const requests = new Counter({
+      name: 'tolk_llm_requests_total',
+      help: "Language-model engine calls, by operation (translate, improve: rephrase and correct, post_edit) and outcome (ok; refused: the model's output failed the checks and was not used; timeout, overloaded, unavailable, failed, aborted).",
+      labelNames: ['operation', 'outcome'],
+      registers,
+    });
+    for (const operation of LLM_OPERATIONS) for (const outcome of ['ok', 'refused'] satisfies LlmOutcome[]) requests.inc({ operation, outcome }, 0);
+    const tokens = new Counter({
+      name: 'tolk_llm_tokens_total',
+      help: 'Tokens of language-model calls, by direction (input: prompts read; output: answers written), where the model counts them.',
+      labelNames: ['direction'],
+      registers,
+    });
+    for (const direction of ['input', 'output']) tokens.inc({ direction }, 0);
+    const wait = new Histogram({
+      name: 'tolk_llm_queue_wait_seconds',
+      help: 'Time a language-model call waited for a slot before it ran.',
+      buckets: [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    });
+    new Gauge({
+      name: 'tolk_llm_queue_length',
+      help: 'Language-model calls waiting for a slot now.',
+      registers,
+      collect() {
+        this.set(sources.llmQueued());
+      },
+    });
+    return {
+      request: (operation, outcome) => requests.inc({ operation, outcome }),
+      tokens: (input, output) => {
+        tokens.inc({ direction: 'input' }, input);
+        tokens.inc({ direction: 'output' }, output);
+      },
+      waited: (seconds) => wait.observe(seconds),
+    };
   }
 
   /** Wraps an engine so every successful call counts its input characters under the engine's name and the pair. */

@@ -1,6 +1,7 @@
 // The change feed: tells every node that a cached row changed (a key deactivated, a limit lowered, a glossary edited),
 // so caches drop it within a second instead of serving it until they expire. PostgreSQL LISTEN/NOTIFY between nodes;
-// on SQLite (one node) the changes go to this process's listeners only.
+// on SQLite (one node) the changes go to this process's listeners, and a write by another process on the same file
+// (the `tolk` command revoking a key while the server runs) is noticed by catchUp() before a cached row is used.
 import pg from 'pg';
 import { sql, type Kysely } from 'kysely';
 
@@ -18,6 +19,12 @@ export interface ChangeFeed {
    */
   publish(change: Change, db?: Kysely<any>): Promise<void>;
   subscribe(listener: ChangeListener): () => void;
+  /**
+   * Delivers, before returning, what other processes changed in the store since the last look, where that can be
+   * known without waiting (SQLite); a cache calls it before serving a cached row. PostgreSQL's notifications arrive
+   * by themselves.
+   */
+  catchUp(): void;
   close(): Promise<void>;
 }
 
@@ -49,9 +56,18 @@ class Listeners {
   }
 }
 
-/** SQLite: one node, so a change only concerns this process. */
+/**
+ * SQLite: one node. Its own changes go to its listeners at once; another process writing the same file (the CLI) is
+ * seen through `version`, SQLite's data_version, which moves only when another connection committed (not for the
+ * checkpointer's PASSIVE checkpoints): which rows changed is then unknown, so every cache starts over (a reset).
+ */
 export class LocalChangeFeed implements ChangeFeed {
   private readonly listeners = new Listeners();
+  private seen: number | undefined;
+
+  constructor(private readonly version?: () => number | undefined) {
+    this.seen = version?.();
+  }
 
   async publish(change: Change): Promise<void> {
     this.listeners.deliver(change);
@@ -59,6 +75,13 @@ export class LocalChangeFeed implements ChangeFeed {
 
   subscribe(listener: ChangeListener): () => void {
     return this.listeners.add(listener);
+  }
+
+  catchUp(): void {
+    const now = this.version?.();
+    if (now === undefined || now === this.seen) return;
+    this.seen = now;
+    this.listeners.deliver({ kind: 'reset' });
   }
 
   async close(): Promise<void> {}
@@ -132,6 +155,8 @@ export class PostgresChangeFeed implements ChangeFeed {
   subscribe(listener: ChangeListener): () => void {
     return this.listeners.add(listener);
   }
+
+  catchUp(): void {}
 
   async close(): Promise<void> {
     this.closed = true;

@@ -35,6 +35,8 @@ export interface WriteServiceDeps {
   };
   /** How long a correction may take, queueing for a spelling checker included; default 10 s. */
   timeoutMs?: number;
+  /** Told of texts answered without the model's output: unchanged (rephrase), or spelling-corrected (correct). */
+  onFallback?: (kind: 'rephrase_unchanged' | 'correct_spelling', texts: number) => void;
 }
 
 /** One metered improvement request: the parsed texts and the key that is charged. */
@@ -202,6 +204,7 @@ export class WriteService {
           // they had to be translated as well.
           if (!(err instanceof EngineError && err.kind === 'failed') || from || signal?.aborted) throw engineErrorToServiceError(err, LANGUAGE_MODEL);
           this.log.warn({ lang, reason: err.message }, 'language-model rephrasing refused; the texts are returned unchanged');
+          this.deps.onFallback?.('rephrase_unchanged', texts.length);
           results = texts;
         }
         indexes.forEach((i, k) => (out[i] = this.improvement(results[k]!, lang, langs[i]!.detected)));
@@ -235,6 +238,7 @@ export class WriteService {
       const [corrected] = await this.deps.improver!.improve([text], { mode: 'correct', language: lang }, signal, spell.account);
       if (hasDictionary && wordChangeRatio(text, corrected!) > MAX_CORRECTION_CHANGE) {
         this.log.warn({ lang }, 'language-model correction rewrote too much; using the spelling correction');
+        this.deps.onFallback?.('correct_spelling', 1);
         return spelling();
       }
       return corrected!;
@@ -242,6 +246,7 @@ export class WriteService {
       // Offline correction still works when the model server is down; without a dictionary the error stands.
       if (hasDictionary && err instanceof EngineError && err.kind !== 'unsupported_pair') {
         this.log.warn({ err: err.message, lang }, 'language-model correction failed; using the spelling correction');
+        this.deps.onFallback?.('correct_spelling', 1);
         return spelling();
       }
       throw engineErrorToServiceError(err, LANGUAGE_MODEL);

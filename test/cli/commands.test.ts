@@ -77,7 +77,7 @@ it('account list, key list and key revoke: header rows, secrets never listed, a 
     assert.match(unknown.stderr, /^tolk: Key nope not found\n$/);
     const missing = await failure(['key', 'revoke'], env);
     assert.equal(missing.code, 2);
-    assert.match(missing.stderr, /tolk key revoke takes 1 argument \(KEY_ID\), got 0/);
+    assert.match(missing.stderr, /^tolk: key revoke takes 1 argument \(KEY_ID\), got 0\nUsage: tolk key revoke KEY_ID\n/);
   } finally {
     location.cleanup();
   }

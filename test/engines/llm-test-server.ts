@@ -9,6 +9,8 @@ export interface ChatRequestRecord {
   body: { model: string; messages: { role: string; content: string }[]; response_format?: unknown };
   system: string;
   texts: Record<string, string>;
+  /** The usage the answer reported (OpenAI's usage object), when it answered: a token per character, to be countable. */
+  usage?: { prompt_tokens: number; completion_tokens: number };
 }
 
 /** What to do with one request; a function gets the numbered texts and the system prompt and returns the values. */
@@ -60,11 +62,13 @@ export async function startFakeLlmServer(): Promise<FakeLlmServer> {
     const system = body.messages.find((m) => m.role === 'system')?.content ?? '';
     const user = body.messages.filter((m) => m.role === 'user').pop()?.content ?? '{}';
     const texts = JSON.parse(user) as Record<string, string>;
-    requests.push({ headers: req.headers, body, system, texts });
+    const record: ChatRequestRecord = { headers: req.headers, body, system, texts };
+    requests.push(record);
     const behaviour = queue.shift() ?? 'ok';
     const reply = (content: string) => {
+      record.usage = { prompt_tokens: body.messages.reduce((n, m) => n + m.content.length, 0), completion_tokens: content.length };
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ id: 'x', object: 'chat.completion', model: body.model, choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] }));
+      res.end(JSON.stringify({ id: 'x', object: 'chat.completion', model: body.model, choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: record.usage }));
     };
     const values = () => Object.fromEntries(Object.entries(texts).map(([k, t]) => [k, defaultAnswer(t, system, answers)]));
     switch (behaviour) {

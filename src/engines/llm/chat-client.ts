@@ -35,6 +35,16 @@ export interface ChatOptions {
   maxTokens?: number;
   /** Called as tokens are generated (local model), with their count. */
   onTokens?: (count: number) => void;
+  /** Called once the backend starts on the call: a slot taken (local model), the request sent (server). */
+  onStart?: () => void;
+  /** Called once the answer is in, with the tokens read and written where the backend counts them. */
+  onUsage?: (usage: TokenUsage) => void;
+}
+
+/** Tokens of one model call: the prompt read, the answer written. */
+export interface TokenUsage {
+  input: number;
+  output: number;
 }
 
 /** Where chats are answered: a remote OpenAI-compatible server (ChatClient) or a model on this machine. */
@@ -44,6 +54,8 @@ export interface ChatBackend {
   /** False while no model can answer (a local model not installed). */
   available(): boolean;
   complete(messages: ChatMessage[], options?: ChatOptions): Promise<string>;
+  /** Calls waiting for a slot of the backend's own (a local model's generation slots). */
+  queued?(): number;
 }
 
 function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -101,6 +113,7 @@ export class ChatClient implements ChatBackend {
     const deadline = AbortSignal.timeout(this.options.timeoutMs);
     const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
     let last: AttemptFailure | undefined;
+    options.onStart?.();
     for (let attempt = 0; attempt <= this.retries; attempt++) {
       if (attempt > 0 && last) {
         const backoff = this.backoffMs * 2 ** (attempt - 1) * (0.75 + Math.random() * 0.5);
@@ -157,10 +170,17 @@ export class ChatClient implements ChatBackend {
       return { kind: 'failed', retry: false, message: `language model server refused the request (HTTP ${response.status}): ${text.slice(0, 200)}` };
     }
     let content: unknown;
+    let usage: { prompt_tokens?: unknown; completion_tokens?: unknown } | undefined;
     try {
-      content = (JSON.parse(text) as { choices?: { message?: { content?: unknown } }[] }).choices?.[0]?.message?.content;
+      const parsed = JSON.parse(text) as { choices?: { message?: { content?: unknown } }[]; usage?: typeof usage };
+      content = parsed.choices?.[0]?.message?.content;
+      usage = parsed.usage;
     } catch {
       return { kind: 'failed', retry: true, message: 'language model server sent a body that is not JSON' };
+    }
+    // OpenAI's usage object, which most compatible servers send too
+    if (typeof usage?.prompt_tokens === 'number' && typeof usage.completion_tokens === 'number') {
+      options.onUsage?.({ input: usage.prompt_tokens, output: usage.completion_tokens });
     }
     if (typeof content !== 'string') return { kind: 'failed', retry: true, message: 'language model answer has no message content' };
     return content;

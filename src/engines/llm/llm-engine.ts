@@ -9,7 +9,7 @@ import {
   type TranslationEngine,
 } from '../engine.js';
 import { silentLogger, type Logger } from '../../lib/logger.js';
-import { ChatClient, type ChatBackend, type ChatMessage } from './chat-client.js';
+import { ChatClient, type ChatBackend, type ChatMessage, type TokenUsage } from './chat-client.js';
 import {
   decodeBatch,
   improveMessages,
@@ -20,6 +20,7 @@ import {
   type TranslatePromptInput,
 } from './prompts.js';
 import { segmentProblems, type GlossaryTerm } from './segment-checks.js';
+import type { LlmObserver, LlmOperation, LlmOutcome } from './llm-observer.js';
 
 /** Languages served by default (Tolk codes); every ordered pair between different base languages is offered. */
 export const DEFAULT_LLM_LANGUAGES = [
@@ -79,6 +80,21 @@ const answerRoom = (text: string) => Math.ceil(text.length * 2.5) + 40;
 /** What the model made of each draft: its text where it passed the checks, else why it was refused. */
 export type PostEditResult = { text: string } | { problems: string[] };
 
+/** The model answered, but kept failing the checks: its output is refused (an EngineError 'failed' to callers). */
+export class RefusedOutputError extends EngineError {
+  constructor(message: string) {
+    super('failed', message);
+  }
+}
+
+/** An engine call's outcome as the observer is told it. */
+function outcomeOf(err: unknown, signal: AbortSignal | undefined): LlmOutcome {
+  if (err instanceof RefusedOutputError) return 'refused';
+  if (signal?.aborted) return 'aborted';
+  if (err instanceof EngineError && err.kind !== 'unsupported_pair') return err.kind;
+  return 'failed';
+}
+
 export class LlmEngine implements TranslationEngine, TextImprover {
   readonly name = 'llm';
   readonly features: EngineFeatures = { context: true, glossary: true, customInstructions: true, styleRules: true };
@@ -93,6 +109,7 @@ export class LlmEngine implements TranslationEngine, TextImprover {
   private inFlight = 0;
   private readonly waiting: (() => void)[] = [];
   private pairList: EnginePairInfo[] = [];
+  private observer: LlmObserver | undefined;
 
   constructor(options: LlmEngineOptions) {
     this.offerPairs = options.offerPairs ?? true;
@@ -143,6 +160,29 @@ export class LlmEngine implements TranslationEngine, TextImprover {
 
   async close(): Promise<void> {}
 
+  /** Tells `observer` every call's outcome, tokens and wait (the metrics). */
+  observe(observer: LlmObserver): void {
+    this.observer = observer;
+  }
+
+  /** Model calls waiting for a slot now: in this engine's queue and in the backend's. */
+  queued(): number {
+    return this.waiting.length + (this.client.queued?.() ?? 0);
+  }
+
+  /** Runs one engine call, telling the observer how it ended; `refused` says whether a result was refused. */
+  private async observed<T>(operation: LlmOperation, signal: AbortSignal | undefined, work: () => Promise<T>, refused?: (result: T) => boolean): Promise<T> {
+    let result: T;
+    try {
+      result = await work();
+    } catch (err) {
+      this.observer?.request(operation, outcomeOf(err, signal));
+      throw err;
+    }
+    this.observer?.request(operation, refused?.(result) ? 'refused' : 'ok');
+    return result;
+  }
+
   async translate(pair: LanguagePair, segments: string[], options: EngineTranslateOptions): Promise<string[]> {
     const source = pair.source.toLowerCase();
     const target = pair.target.toLowerCase();
@@ -156,15 +196,17 @@ export class LlmEngine implements TranslationEngine, TextImprover {
     if (options.styleRules?.length) input.styleRules = options.styleRules;
     if (options.glossary?.length) input.glossary = options.glossary;
     const glossary = options.glossary ?? [];
-    return this.run(segments, glossary, options.signal, options.requester, (texts, reminder) => {
-      // Only the glossary terms that occur in this batch go into the prompt (long glossaries stay cheap).
-      const relevant = glossary.filter((g) => texts.some((t) => t.toLowerCase().includes(g.source.toLowerCase())));
-      return translateMessages({ ...input, glossary: relevant }, texts, reminder);
-    });
+    return this.observed('translate', options.signal, () =>
+      this.run(segments, glossary, options.signal, options.requester, (texts, reminder) => {
+        // Only the glossary terms that occur in this batch go into the prompt (long glossaries stay cheap).
+        const relevant = glossary.filter((g) => texts.some((t) => t.toLowerCase().includes(g.source.toLowerCase())));
+        return translateMessages({ ...input, glossary: relevant }, texts, reminder);
+      }),
+    );
   }
 
   async improve(texts: string[], input: ImprovePromptInput, signal?: AbortSignal, requester?: string): Promise<string[]> {
-    return this.run(texts, [], signal, requester, (batch, reminder) => improveMessages(input, batch, reminder));
+    return this.observed('improve', signal, () => this.run(texts, [], signal, requester, (batch, reminder) => improveMessages(input, batch, reminder)));
   }
 
   /**
@@ -173,6 +215,10 @@ export class LlmEngine implements TranslationEngine, TextImprover {
    * caller gets each result or the reasons it was refused.
    */
   async postEdit(drafts: string[], input: PostEditPromptInput, signal?: AbortSignal, requester?: string): Promise<PostEditResult[]> {
+    return this.observed('post_edit', signal, () => this.postEditBatches(drafts, input, signal, requester), (results) => results.some((r) => 'problems' in r));
+  }
+
+  private async postEditBatches(drafts: string[], input: PostEditPromptInput, signal: AbortSignal | undefined, requester: string | undefined): Promise<PostEditResult[]> {
     const out: PostEditResult[] = drafts.map((d) => ({ text: d }));
     for (const batch of this.batches(drafts)) {
       const texts = batch.map((b) => b.s);
@@ -266,7 +312,7 @@ export class LlmEngine implements TranslationEngine, TextImprover {
         problems = segmentProblems(text, output, glossary);
       }
       if (problems.length > 0) {
-        throw new EngineError('failed', `language model kept breaking a segment: ${problems.join('; ')}`);
+        throw new RefusedOutputError(`language model kept breaking a segment: ${problems.join('; ')}`);
       }
       final.push(output!);
     }
@@ -275,6 +321,14 @@ export class LlmEngine implements TranslationEngine, TextImprover {
 
   /** One model call under the concurrency limit; a full queue is refused at once (overloaded → 529). */
   private async call(messages: ChatMessage[], texts: string[], signal: AbortSignal | undefined, requester: string | undefined): Promise<string> {
+    const queuedAt = performance.now();
+    let waited = false;
+    // the wait ends when the backend starts on the call (a local model's slot taken), or when it is handed the call
+    const started = () => {
+      if (waited) return;
+      waited = true;
+      this.observer?.waited((performance.now() - queuedAt) / 1000);
+    };
     if (this.inFlight >= this.concurrency) {
       if (this.waiting.length >= this.maxQueue) throw new EngineError('overloaded', 'too many language-model requests waiting');
       // the finishing call hands its slot over, so inFlight never exceeds the limit
@@ -288,6 +342,7 @@ export class LlmEngine implements TranslationEngine, TextImprover {
         answer: { maxChars: texts.map(answerRoom) },
         ...(signal ? { signal } : {}),
         ...(requester !== undefined ? { requester } : {}),
+        ...(this.observer ? { onStart: started, onUsage: (u: TokenUsage) => this.observer?.tokens(u.input, u.output) } : {}),
       });
     } finally {
       const next = this.waiting.shift();

@@ -128,6 +128,10 @@ export class LocalLanguageModel implements ChatBackend {
     this.watch.start();
   }
 
+  queued(): number {
+    return this.slots.waiting;
+  }
+
   stats(): LocalModelStats {
     return { file: this.file, loaded: this.loading !== undefined, ...this.counters };
   }
@@ -238,6 +242,7 @@ export class LocalLanguageModel implements ChatBackend {
     } catch (err) {
       throw deadline.aborted ? this.timeoutError() : err;
     }
+    options.onStart?.();
     this.busy++;
     clearTimeout(this.idleTimer);
     try {
@@ -316,6 +321,7 @@ export class LocalLanguageModel implements ChatBackend {
       this.counters.generations++;
       this.counters.generatedTokens += tokens;
       this.counters.lastFirstTokenMs = firstTokenMs;
+      options.onUsage?.({ input: sequence.tokenMeter.usedInputTokens, output: tokens });
       sequence.dispose();
     }
   }

@@ -96,8 +96,12 @@ function libreStatus(code: ErrorCode): number {
   return status < 500 ? 400 : 500;
 }
 
+/** The error code each failed request was answered for, for the metrics (LibreTranslate's statuses fold several). */
+const failedWith = new WeakMap<FastifyRequest, string>();
+
 function libreErrorHandler(err: Error, request: FastifyRequest, reply: FastifyReply): void {
   const error = serviceErrorOf(err);
+  failedWith.set(request, error?.code ?? 'internal');
   if (!error) {
     // Never echo internals; the trace id ties the log line to the response.
     request.log.error({ err }, 'unhandled error');
@@ -131,6 +135,11 @@ interface DetectedSource {
 
 export async function libreTranslateRoutes(app: FastifyInstance, { services, config }: LibreTranslateOptions): Promise<void> {
   app.setErrorHandler(libreErrorHandler);
+  app.addHook('onResponse', (request, reply, done) => {
+    const outcome = reply.statusCode < 400 ? 'ok' : (failedWith.get(request) ?? `status_${reply.statusCode}`);
+    services.metrics.libreTranslateRequest(request.routeOptions.url ?? 'unmatched', outcome);
+    done();
+  });
   await app.register(multipart);
   if (config.libreTranslateCors !== 'none') allowCrossOrigin(app, config.libreTranslateCors);
   const documents = services.documents;
