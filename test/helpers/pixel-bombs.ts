@@ -1,6 +1,7 @@
-// Hostile documents made at test time (no large binaries in the repository): PDFs of giant blank pages, a PDF whose
-// one image expands to hundreds of megabytes, and PNG/JPEG/TIFF decompression bombs (a small file declaring huge
-// dimensions). Each is a well-formed file of its format, so a reader that trusts it does the work it asks for.
+// Hostile documents for the pixel limits, made at test time (no large binaries in the repository): PDFs of giant
+// blank pages, PDFs whose one image expands to hundreds of megabytes or claims gigabytes, and PNG/JPEG/TIFF
+// decompression bombs (a small file declaring huge dimensions). Each is a well-formed file of its format, so a reader
+// that trusts it does the work it asks for.
 import { createDeflate, deflateSync } from 'node:zlib';
 
 /** The biggest page PDF allows (ISO 32000: 14,400 units of 1/72 inch, 200 inches). */
