@@ -9,7 +9,7 @@ import { createPdfFormat } from '../../src/documents/formats/pdf.js';
 import { withImageSizesChecked } from '../../src/documents/formats/pdf/image-sizes.js';
 import { fittingScale } from '../../src/documents/formats/pdf/page-render.js';
 import { TesseractRecognizer } from '../../src/documents/ocr/tesseract-recognizer.js';
-import { blankPagesPdf, lyingJpegPdf } from '../helpers/pixel-bombs.js';
+import { blankPagesPdf, lyingInlineJpegPdf, lyingJpegPdf } from '../helpers/pixel-bombs.js';
 import { buildPdf } from './pdf-builder.js';
 import { SCANNED_TEXT, scannedPage } from './pdf-layout-pages.js';
 
@@ -73,6 +73,13 @@ describe('PDF pixel limits', () => {
       .filter((o): o is PDFRawStream => o instanceof PDFRawStream && o.dict.lookup(PDFName.of('Subtype')) === PDFName.of('Image'));
     assert.equal(images.length, 1);
     assert.deepEqual([images[0]!.dict.lookup(PDFName.of('Width')), images[0]!.dict.lookup(PDFName.of('Height'))], [PDFNumber.of(20_000), PDFNumber.of(20_000)]);
-    for (const honest of [lyingJpegPdf(100), blankPagesPdf(2, 600)]) assert.equal(await withImageSizesChecked(honest, 25_000_000), honest);
+    for (const honest of [lyingJpegPdf(100), lyingInlineJpegPdf(100), blankPagesPdf(2, 600)]) assert.equal(await withImageSizesChecked(honest, 25_000_000), honest);
+  });
+
+  it('empties, for drawing, a content stream with an inline JPEG that claims more than its dictionary', async () => {
+    const checked = await PDFDocument.load(await withImageSizesChecked(lyingInlineJpegPdf(20_000), 25_000_000));
+    const contents = checked.getPage(0).node.Contents();
+    assert.ok(contents instanceof PDFRawStream);
+    assert.equal(contents.contents.length, 0);
   });
 });

@@ -77,6 +77,17 @@ export function lyingJpegPdf(side: number): Buffer {
   return imagePagePdf('/Width 100/Height 100/Filter/DCTDecode', jpegBomb(side, side));
 }
 
+/** The same JPEG drawn as an inline image (BI … ID … EI) in the page's content stream, its dictionary saying 100×100. */
+export function lyingInlineJpegPdf(side: number): Buffer {
+  const content = Buffer.concat([Buffer.from('q 595 0 0 842 0 0 cm BI /W 100 /H 100 /CS /G /BPC 8 /F /DCT ID ', 'latin1'), jpegBomb(side, side), Buffer.from(' EI Q', 'latin1')]);
+  return pdfOf([
+    '<</Type/Catalog/Pages 2 0 R>>',
+    '<</Type/Pages/Kids[3 0 R]/Count 1>>',
+    '<</Type/Page/Parent 2 0 R/MediaBox[0 0 595 842]/Contents 4 0 R>>',
+    Buffer.concat([Buffer.from(`<</Length ${content.length}>>\nstream\n`, 'latin1'), content, Buffer.from('\nendstream', 'latin1')]),
+  ]);
+}
+
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
   let c = n;
   for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;

@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { freePort, TEST_POSTGRES_URL, testDatabase } from '../helpers/harness.js';
 import { growthMib, MIB, sampleMemory } from '../helpers/peak-memory.js';
-import { blankPagesPdf, imageBombPdf, jpegBomb, lyingJpegPdf, PDF_MAX_PAGE_PT, pngBomb, tiffBomb } from '../helpers/pixel-bombs.js';
+import { blankPagesPdf, imageBombPdf, jpegBomb, lyingInlineJpegPdf, lyingJpegPdf, PDF_MAX_PAGE_PT, pngBomb, tiffBomb } from '../helpers/pixel-bombs.js';
 import { cliJson, startServe, type ServeProcess } from '../helpers/serve-process.js';
 
 const ONE_JOB_BOUND = 1024 * MIB;
@@ -159,10 +159,11 @@ describe('documents made to exhaust memory through pixels, on a real server', ()
     assert.ok(growth < ONE_JOB_BOUND, `peak RSS grew by ${mib} MiB`);
   });
 
-  it('images inside a PDF: 400 MB of Flate pixels, and a JPEG whose header claims 20000 × 20000; under 1 GiB', async (t) => {
+  it('images inside a PDF: 400 MB of Flate pixels, a JPEG (and an inline one) whose header claims 20000 × 20000; under 1 GiB', async (t) => {
     for (const [pdf, name] of [
       [await imageBombPdf(20_000), 'flate.pdf'],
       [lyingJpegPdf(20_000), 'jpeg.pdf'],
+      [lyingInlineJpegPdf(20_000), 'inline-jpeg.pdf'],
     ] as const) {
       const { outcomes, growth, mib } = await server.measured(t, [{ bytes: pdf, name }]);
       assertError(outcomes[0]!, /no text to translate/u);

@@ -2,12 +2,15 @@
 // dictionary (maxImageSize) before decoding, but its JPEG and JPEG 2000 decoders allocate what the data's own header
 // declares: an 800-byte file could claim 20000×20000 pixels and take gigabytes. Before pages are drawn, each such
 // image gets the size its data declares written into its dictionary (in a copy used only for drawing), where pdf.js's
-// own check then leaves it out.
+// own check then leaves it out. Inline images (BI … ID … EI inside a content stream) are checked the same way; a
+// content stream holding one that claims too much is drawn as empty.
 import { decodePDFRawStream, PDFArray, PDFDocument, PDFName, PDFNumber, PDFRawStream, type PDFObject } from 'pdf-lib';
 import { readImageHeader } from '../image/image-header.js';
 
 /** Bytes decoded ahead of the image data (an outer Flate or ASCII filter) to find its header. */
 const HEADER_PREFIX_BYTES = 1 << 20;
+/** Bytes of a content stream looked through for inline images (a page's content is rarely over a few megabytes). */
+const CONTENT_SCAN_BYTES = 64 << 20;
 /** Written as the size of an image whose header cannot be found: larger than any cap, so it is left out. */
 const UNKNOWN_SIZE = { width: 1 << 30, height: 1 };
 
@@ -61,10 +64,49 @@ function imageData(stream: PDFRawStream): { codec: ImageCodec; data: Uint8Array 
   }
 }
 
+/** Streams that hold no drawing operators: images, font programs, colour profiles, metadata, cross-references. */
+function isContentStream(stream: PDFRawStream): boolean {
+  const d = stream.dict;
+  const type = d.lookup(PDFName.of('Type'));
+  const subtype = d.lookup(PDFName.of('Subtype'));
+  if (subtype === PDFName.of('Image') || ['Metadata', 'XRef', 'ObjStm', 'EmbeddedFile'].some((t) => type === PDFName.of(t))) return false;
+  return !['Length1', 'Length2', 'Length3', 'N'].some((key) => d.has(PDFName.of(key))) && (subtype === undefined || subtype === PDFName.of('Form'));
+}
+
+/** An inline image's filter names in a content stream (`/F /DCT`, `/Filter [/AHx /DCTDecode]`). */
+const INLINE_CODEC = /\/(?:F|Filter)\s*(?:\[[^\]]*)?\/(DCT|DCTDecode|JPX|JPXDecode)\b/u;
+const INLINE_BEGIN = /(?:^|[\s\]>)])BI[\s/]/gu;
+const INLINE_DATA = /\sID\s/gu;
+
+/** Whether a content stream draws an inline JPEG or JPEG 2000 image whose data declares more than `maxPixels`. */
+function hasOversizedInlineImage(stream: PDFRawStream, maxPixels: number): boolean {
+  let data: Buffer;
+  try {
+    const bytes = decodePDFRawStream(stream).getBytes(CONTENT_SCAN_BYTES);
+    data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  } catch {
+    return false; // pdf.js cannot read it either
+  }
+  const text = data.toString('latin1');
+  // one pass: each image's dictionary runs from BI to the next ID, and the search goes on after its data's start
+  for (INLINE_BEGIN.lastIndex = 0; INLINE_BEGIN.exec(text); ) {
+    INLINE_DATA.lastIndex = INLINE_BEGIN.lastIndex;
+    const id = INLINE_DATA.exec(text);
+    if (!id) return false;
+    const codec = INLINE_CODEC.exec(text.slice(INLINE_BEGIN.lastIndex, id.index))?.[1];
+    INLINE_BEGIN.lastIndex = INLINE_DATA.lastIndex;
+    if (!codec) continue;
+    const image = data.subarray(INLINE_DATA.lastIndex);
+    const size = (codec.startsWith('DCT') ? jpegSize(image) : jpxSize(image)) ?? UNKNOWN_SIZE;
+    if (size.width * size.height > maxPixels) return true;
+  }
+  return false;
+}
+
 /**
  * The PDF as given when no image's data declares more than `maxPixels`, else a copy in which those images'
  * dictionaries carry the size their data declares (so pdf.js leaves them out); an image whose header cannot be
- * read is treated as too large.
+ * read is treated as too large; a content stream with such an inline image is emptied.
  */
 export async function withImageSizesChecked(input: Buffer, maxPixels: number): Promise<Buffer> {
   let doc: PDFDocument;
@@ -74,8 +116,17 @@ export async function withImageSizesChecked(input: Buffer, maxPixels: number): P
     return input; // pdf.js will not open it either
   }
   let changed = false;
-  for (const [, object] of doc.context.enumerateIndirectObjects()) {
-    if (!(object instanceof PDFRawStream) || object.dict.lookup(PDFName.of('Subtype')) !== PDFName.of('Image')) continue;
+  for (const [ref, object] of doc.context.enumerateIndirectObjects()) {
+    if (!(object instanceof PDFRawStream)) continue;
+    if (isContentStream(object)) {
+      if (!hasOversizedInlineImage(object, maxPixels)) continue;
+      const empty = object.dict.clone();
+      for (const key of ['Filter', 'DecodeParms', 'Length']) empty.delete(PDFName.of(key));
+      doc.context.assign(ref, PDFRawStream.of(empty, new Uint8Array(0)));
+      changed = true;
+      continue;
+    }
+    if (object.dict.lookup(PDFName.of('Subtype')) !== PDFName.of('Image')) continue;
     const found = imageData(object);
     if (!found) continue;
     const size = (found.codec === 'DCTDecode' ? jpegSize(found.data) : jpxSize(found.data)) ?? UNKNOWN_SIZE;
