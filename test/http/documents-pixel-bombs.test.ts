@@ -8,9 +8,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import { freePort, TEST_POSTGRES_URL, testDatabase } from '../helpers/harness.js';
+import { freshPostgresDatabase } from '../helpers/fresh-database.js';
+import { freePort, testDatabase } from '../helpers/harness.js';
 import { growthMib, MIB, sampleMemory } from '../helpers/peak-memory.js';
 import { blankPagesPdf, imageBombPdf, jpegBomb, lyingInlineJpegPdf, lyingJpegPdf, PDF_MAX_PAGE_PT, pngBomb, tiffBomb } from '../helpers/pixel-bombs.js';
 import { cliJson, startServe, type ServeProcess } from '../helpers/serve-process.js';
@@ -31,22 +30,7 @@ class Server {
 
   static async start(env: Record<string, string> = {}, accounts = 2): Promise<Server> {
     const dataDir = mkdtempSync(join(tmpdir(), 'tolk-pixels-'));
-    let database: { url: string; drop: () => Promise<void> } | undefined;
-    if (testDatabase() === 'postgres') {
-      const name = `tolk_pixels_${randomBytes(5).toString('hex')}`;
-      const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE ${name}`);
-      const url = new URL(TEST_POSTGRES_URL);
-      url.pathname = `/${name}`;
-      database = {
-        url: url.toString(),
-        drop: async () => {
-          await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
-          await admin.end().catch(() => {});
-        },
-      };
-    }
+    const database = testDatabase() === 'postgres' ? await freshPostgresDatabase('tolk_pixels') : undefined;
     const port = await freePort();
     const fullEnv = {
       ...process.env,
