@@ -1,9 +1,12 @@
 // PDF pages and images within the pixel limits: a page over the cap is read at the scale that fits (its ordinary
 // text still read), refused below 108 dpi with a message naming the cap, the document's OCR pixel budget leaves the
-// pages after it unread and named, and image data claiming more pixels than its dictionary is left out of drawing.
+// pages after it unread and named, and image data claiming more pixels than its dictionary is left out of drawing;
+// the limits are read from the environment and checked there.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { PDFDocument, PDFName, PDFNumber, PDFRawStream } from 'pdf-lib';
+import { loadConfig } from '../../src/config.js';
+import { DEFAULT_FORMAT_MEMORY_MB } from '../../src/documents/document-worker.js';
 import { DEFAULT_PIXEL_LIMITS, DocumentFormatError } from '../../src/documents/formats/format.js';
 import { createPdfFormat } from '../../src/documents/formats/pdf.js';
 import { withImageSizesChecked } from '../../src/documents/formats/pdf/image-sizes.js';
@@ -81,5 +84,24 @@ describe('PDF pixel limits', () => {
     const contents = checked.getPage(0).node.Contents();
     assert.ok(contents instanceof PDFRawStream);
     assert.equal(contents.contents.length, 0);
+  });
+});
+
+describe('document limits in the configuration', () => {
+  it('default to what the formats and the worker assume, and are read and checked from the environment', () => {
+    const defaults = loadConfig({}).documents;
+    assert.deepEqual(defaults.pixelLimits, DEFAULT_PIXEL_LIMITS);
+    assert.equal(defaults.formatMemoryMb, DEFAULT_FORMAT_MEMORY_MB);
+    const set = loadConfig({ TOLK_DOCUMENT_PAGE_MEGAPIXELS: '16', TOLK_DOCUMENT_IMAGE_MEGAPIXELS: '12.5', TOLK_DOCUMENT_OCR_MEGAPIXELS: '100', TOLK_DOCUMENT_MEMORY_MB: '512' }).documents;
+    assert.deepEqual(set.pixelLimits, { pagePixels: 16_000_000, imagePixels: 12_500_000, ocrPixels: 100_000_000 });
+    assert.equal(set.formatMemoryMb, 512);
+    for (const [name, value] of [
+      ['TOLK_DOCUMENT_PAGE_MEGAPIXELS', '0'],
+      ['TOLK_DOCUMENT_IMAGE_MEGAPIXELS', 'big'],
+      ['TOLK_DOCUMENT_OCR_MEGAPIXELS', '-5'],
+      ['TOLK_DOCUMENT_MEMORY_MB', '16'],
+    ] as const) {
+      assert.throws(() => loadConfig({ [name]: value }), new RegExp(name, 'u'));
+    }
   });
 });

@@ -74,7 +74,7 @@ export interface PixelLimits {
   ocrPixels: number;
 }
 
-/** Defaults of the limits (TOLK_DOCUMENT_*_MEGAPIXELS): an A1 page at 216 dpi, a 25-megapixel photo, ~90 A4 scans. */
+/** Defaults of the limits (TOLK_DOCUMENT_*_MEGAPIXELS): pages up to A2 at 216 dpi, a 25-megapixel photo, ~90 A4 scans. */
 export const DEFAULT_PIXEL_LIMITS: PixelLimits = { pagePixels: 25_000_000, imagePixels: 25_000_000, ocrPixels: 400_000_000 };
 
 /**
