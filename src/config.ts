@@ -31,6 +31,10 @@ const EnvSchema = Type.Object({
   TOLK_DOCUMENT_FORMAT_TIMEOUT_MS: Type.Optional(Positive),
   TOLK_DOCUMENT_STORE: Type.Optional(Type.Union([Type.Literal('disk'), Type.Literal('database')])),
   TOLK_DOCUMENT_LEASE_MS: Type.Optional(Type.Integer({ minimum: 1000 })),
+  TOLK_DOCUMENT_MEMORY_MB: Type.Optional(Type.Integer({ minimum: 64 })),
+  TOLK_DOCUMENT_PAGE_MEGAPIXELS: Type.Optional(Type.Number({ minimum: 1, maximum: 1000 })),
+  TOLK_DOCUMENT_IMAGE_MEGAPIXELS: Type.Optional(Type.Number({ minimum: 1, maximum: 1000 })),
+  TOLK_DOCUMENT_OCR_MEGAPIXELS: Type.Optional(Type.Number({ minimum: 1 })),
   TOLK_LLM_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   TOLK_LLM_MODEL: Type.Optional(Type.String({ minLength: 1 })),
   TOLK_LLM_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
@@ -108,6 +112,10 @@ export interface Config {
     store: 'disk' | 'database';
     /** How long a job stays with a node that stopped renewing it (died) before another node takes it. */
     leaseMs: number;
+    /** Heap of one format thread in MB (TOLK_DOCUMENT_MEMORY_MB): a document needing more ends in `error`. */
+    formatMemoryMb: number;
+    /** Pixels a job may draw and decode (TOLK_DOCUMENT_*_MEGAPIXELS): bound the memory outside the thread's heap. */
+    pixelLimits: { pagePixels: number; imagePixels: number; ocrPixels: number };
   };
   /** The language-model engine (OpenAI-compatible Chat Completions), when TOLK_LLM_URL is set. */
   llm:
@@ -230,6 +238,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       // PostgreSQL means several nodes may share the queue: files go where all of them can read them
       store: e.TOLK_DOCUMENT_STORE ?? (/^postgres(ql)?:\/\//.test(databaseUrl) ? 'database' : 'disk'),
       leaseMs: e.TOLK_DOCUMENT_LEASE_MS ?? 30_000,
+      formatMemoryMb: e.TOLK_DOCUMENT_MEMORY_MB ?? 1024,
+      pixelLimits: {
+        pagePixels: Math.round((e.TOLK_DOCUMENT_PAGE_MEGAPIXELS ?? 25) * 1_000_000),
+        imagePixels: Math.round((e.TOLK_DOCUMENT_IMAGE_MEGAPIXELS ?? 25) * 1_000_000),
+        ocrPixels: Math.round((e.TOLK_DOCUMENT_OCR_MEGAPIXELS ?? 400) * 1_000_000),
+      },
     },
     llm: e.TOLK_LLM_URL
       ? {

@@ -269,6 +269,8 @@ export async function buildServices(config: Config, options: BuildServicesOption
     workers: options.engines === false ? 0 : config.documents.workers,
     retentionMs: config.documents.retentionHours * 3_600_000,
     formatTimeoutMs: config.documents.formatTimeoutMs,
+    formatMemoryMb: config.documents.formatMemoryMb,
+    pixelLimits: config.documents.pixelLimits,
     leaseMs: config.documents.leaseMs,
     onJobEnded: (outcome) => metrics.documentJobEnded(outcome),
     logger,

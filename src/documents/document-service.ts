@@ -14,8 +14,8 @@ import type { TranslationCore } from '../translate/translation-core.js';
 import { decryptStream, encryptStream, keyVerifier, newDocumentId, newDocumentKey, verifyKey, wrapKey } from './crypto.js';
 import { StoredFileMissing, type DocumentStore } from './document-files.js';
 import { documentSpec, type DocumentRequest } from './document-request.js';
-import { DocumentWorker } from './document-worker.js';
-import { DocumentFormats, type DocumentFormat } from './formats/index.js';
+import { DEFAULT_FORMAT_MEMORY_MB, DocumentWorker } from './document-worker.js';
+import { DEFAULT_PIXEL_LIMITS, DocumentFormats, type DocumentFormat, type PixelLimits } from './formats/index.js';
 
 export const DOCUMENT_NOT_FOUND = 'Document not found';
 export const DOCUMENT_NOT_DONE = 'Document translation is not done';
@@ -37,6 +37,10 @@ export interface DocumentServiceOptions {
   retentionMs: number;
   /** Format work (parsing, rebuilding) one job may take; then it ends in `error`. Default 2 minutes. */
   formatTimeoutMs?: number;
+  /** Heap of one format thread in MB (default DEFAULT_FORMAT_MEMORY_MB). */
+  formatMemoryMb?: number;
+  /** Pixels one job may draw and decode (default DEFAULT_PIXEL_LIMITS). */
+  pixelLimits?: PixelLimits;
   /** Told how each document job this node runs ends (done or error), for the metrics. */
   onJobEnded?: (outcome: 'done' | 'error') => void;
   logger: Logger;
@@ -119,6 +123,8 @@ export class DocumentService {
       leaseMs: this.leaseMs,
       pollIntervalMs: o.pollIntervalMs ?? 2_000,
       formatTimeoutMs: o.formatTimeoutMs ?? 120_000,
+      formatMemoryMb: o.formatMemoryMb ?? DEFAULT_FORMAT_MEMORY_MB,
+      pixelLimits: o.pixelLimits ?? DEFAULT_PIXEL_LIMITS,
       ...(o.onJobEnded ? { onJobEnded: o.onJobEnded } : {}),
     });
   }

@@ -14,7 +14,7 @@ import { decryptStream, encryptStream, unwrapKey } from './crypto.js';
 import type { DocumentStore } from './document-files.js';
 import { documentSpec } from './document-request.js';
 import { FormatThreads, type ThreadDocument } from './format-threads.js';
-import { DocumentFormatError, type DocumentFormat, type DocumentFormats, type ExtractedDocument } from './formats/index.js';
+import { DocumentFormatError, type DocumentFormat, type DocumentFormats, type ExtractedDocument, type PixelLimits } from './formats/index.js';
 
 /** A job is given up after this many claims (each crash of its worker costs one). */
 export const MAX_ATTEMPTS = 3;
@@ -39,12 +39,19 @@ export interface DocumentWorkerOptions {
   pollIntervalMs: number;
   /** Format work (extraction, rebuilding: run in worker threads) one job may take before it ends in `error`. */
   formatTimeoutMs: number;
+  /** Heap of one format thread in MB: a document that needs more ends in `error` instead of exhausting the server. */
+  formatMemoryMb: number;
+  /** Pixels one job may draw and decode (pages, images): native memory, outside the thread's heap limit. */
+  pixelLimits: PixelLimits;
   /** Told how each job this node runs ends (for the metrics). */
   onJobEnded?: (outcome: 'done' | 'error') => void;
 }
 
-/** Heap of one format thread: far more than a 10 MB document needs, far less than it takes to bring a node down. */
-const FORMAT_THREAD_HEAP_MB = 2048;
+/**
+ * Default heap of one format thread (TOLK_DOCUMENT_MEMORY_MB): several times what a 100 MB document needs, and with
+ * two jobs at once (the default) well short of what brings a node down.
+ */
+export const DEFAULT_FORMAT_MEMORY_MB = 1024;
 
 class JobFailure extends Error {}
 
@@ -75,7 +82,7 @@ export class DocumentWorker {
   private readonly threads: FormatThreads;
 
   constructor(private readonly o: DocumentWorkerOptions) {
-    this.threads = new FormatThreads({ budgetMs: o.formatTimeoutMs, maxHeapMb: FORMAT_THREAD_HEAP_MB });
+    this.threads = new FormatThreads({ budgetMs: o.formatTimeoutMs, maxHeapMb: o.formatMemoryMb, limits: o.pixelLimits });
     this.runner = new JobRunner({
       name: 'w',
       label: 'document',

@@ -1,8 +1,8 @@
 // The worker-thread side of document jobs: parses (extract) and rebuilds one document at a time with the built-in
 // formats, so no document can block the server's event loop. Text goes to the main thread for translation
 // (message `translate`), which answers with `translated`; format-threads.ts is the other side.
-import { parentPort } from 'node:worker_threads';
-import { builtFormats, DocumentFormatError, DocumentFormats, type ExtractedDocument, type ExtractOptions } from './formats/index.js';
+import { parentPort, workerData } from 'node:worker_threads';
+import { builtFormats, DocumentFormatError, DocumentFormats, type ExtractedDocument, type ExtractOptions, type PixelLimits } from './formats/index.js';
 import { TesseractRecognizer } from './ocr/tesseract-recognizer.js';
 
 export type ToThread =
@@ -21,8 +21,13 @@ export type FromThread =
   | { kind: 'failed'; formatError: boolean; message: string; stack?: string };
 
 const port = parentPort!;
-// This thread's own composition: the formats and the OCR recognizer the image formats share.
-const formats = new DocumentFormats(builtFormats(new TesseractRecognizer()));
+/** What format-threads.ts starts a thread with. */
+export interface ThreadData {
+  limits?: PixelLimits;
+}
+
+// This thread's own composition: the formats and the OCR recognizer the image formats share, within the pixel limits.
+const formats = new DocumentFormats(builtFormats(new TesseractRecognizer(), (workerData as ThreadData | undefined)?.limits));
 let doc: ExtractedDocument | undefined;
 let nextId = 0;
 /** Aborted when the main thread gives up on the current job: a thread's termination would not end its children. */

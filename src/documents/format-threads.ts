@@ -4,14 +4,19 @@
 // thread is terminated and the job ends with a clear error, once. Threads are reused between jobs and ended when idle.
 import { Worker } from 'node:worker_threads';
 import { trimCHeap } from '../lib/c-heap.js';
-import type { FromThread, ToThread } from './format-thread.js';
-import { DocumentFormatError, type ExtractedDocument, type ExtractOptions } from './formats/index.js';
+import type { FromThread, ThreadData, ToThread } from './format-thread.js';
+import { DocumentFormatError, type ExtractedDocument, type ExtractOptions, type PixelLimits } from './formats/index.js';
 
 export interface FormatThreadsOptions {
   /** Format work one job may do (extraction plus rebuilding), in milliseconds. */
   budgetMs: number;
-  /** V8 heap of one thread: a document that needs more ends in error instead of exhausting the server's memory. */
+  /**
+   * V8 heap of one thread: a document that needs more ends in error instead of exhausting the server's memory.
+   * Native memory (canvases, decoded images, buffers) is outside it: `limits` bound that.
+   */
   maxHeapMb?: number;
+  /** Pixels the formats may draw and decode (format.ts DEFAULT_PIXEL_LIMITS unless given). */
+  limits?: PixelLimits;
   /** A thread idle this long is ended (each holds ~50 MiB with every format loaded); the next job starts one. */
   idleMs?: number;
 }
@@ -78,6 +83,11 @@ export class FormatThreads {
     if (this.all.size === 0) this.park(this.spawn());
   }
 
+  /** The heap limit of a thread in MB, when one is set. */
+  get maxHeapMb(): number | undefined {
+    return this.o.maxHeapMb;
+  }
+
   /** Threads alive, busy or idle. */
   get size(): number {
     return this.all.size;
@@ -113,7 +123,8 @@ export class FormatThreads {
   }
 
   private spawn(): Worker {
-    const w = new Worker(THREAD_URL, this.o.maxHeapMb ? { resourceLimits: { maxOldGenerationSizeMb: this.o.maxHeapMb } } : {});
+    const workerData: ThreadData = this.o.limits ? { limits: this.o.limits } : {};
+    const w = new Worker(THREAD_URL, { workerData, ...(this.o.maxHeapMb ? { resourceLimits: { maxOldGenerationSizeMb: this.o.maxHeapMb } } : {}) });
     w.unref(); // an idle thread never keeps the process alive
     // A thread that fails outside a job is dropped (an 'error' event without a listener would end the process).
     w.on('error', () => undefined);
@@ -263,7 +274,8 @@ class Session {
 
   private readonly onError = (err: Error): void => {
     const oom = (err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY';
-    this.fail(oom ? new DocumentFormatError('The document needs more memory than this server allows for one document.') : err);
+    const allowed = this.threads.maxHeapMb === undefined ? '' : ` (${this.threads.maxHeapMb} MB)`;
+    this.fail(oom ? new DocumentFormatError(`The document needs more memory than this server allows for one document${allowed}; it was stopped.`) : err);
   };
 
   private readonly onExit = (): void => {

@@ -4,8 +4,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { freshPostgresDatabase } from './fresh-database.js';
 import { TEST_POSTGRES_URL, freePort } from './harness.js';
 import { cliJson, startServe, type ServeProcess } from './serve-process.js';
 import { HUNG_TEST_MS } from './wait.js';
@@ -84,13 +84,8 @@ function haproxyConfig(port: number, nodes: { name: string; port: number }[]): s
 }
 
 export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
-  const dbName = `tolk_cluster_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  const dbUrl = new URL(TEST_POSTGRES_URL);
-  dbUrl.pathname = `/${dbName}`;
-  const databaseUrl = dbUrl.toString();
+  const database = await freshPostgresDatabase('tolk_cluster');
+  const databaseUrl = database.url;
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
   const dirs: string[] = [];
@@ -100,8 +95,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     haproxy?.kill('SIGKILL');
     await Promise.all(nodes.map((n) => n.serve.stop('SIGKILL')));
     await db.end().catch(() => {});
-    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => {});
-    await admin.end().catch(() => {});
+    await database.drop();
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   };
   try {

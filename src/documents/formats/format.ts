@@ -62,6 +62,22 @@ export interface DocumentFormat {
 }
 
 /**
+ * Pixel budgets of one document: they bound the native memory (canvases, decoded images) that a format thread's heap
+ * limit does not, at about 12 bytes per pixel while a page or image is worked on.
+ */
+export interface PixelLimits {
+  /** A page drawn (for text recognition, pictures of kept text): larger pages are drawn at a lower resolution. */
+  pagePixels: number;
+  /** A decoded image (the image formats, images inside a PDF): checked from its header, never decoded when larger. */
+  imagePixels: number;
+  /** Pages drawn for text recognition in one document, in all: the pages after are kept as they are. */
+  ocrPixels: number;
+}
+
+/** Defaults of the limits (TOLK_DOCUMENT_*_MEGAPIXELS): pages up to A2 at 216 dpi, a 25-megapixel photo, ~90 A4 scans. */
+export const DEFAULT_PIXEL_LIMITS: PixelLimits = { pagePixels: 25_000_000, imagePixels: 25_000_000, ocrPixels: 400_000_000 };
+
+/**
  * Per-document billing minimum of the reference service for docx, pptx, xlsx and pdf (also doc): formats built for
  * these extensions set it as their `minimumBilledCharacters`; every other format bills its text only.
  */

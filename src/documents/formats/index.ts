@@ -1,6 +1,6 @@
 // The format registry: every extension of the spec, the formats built so far, and the limits of those to come.
 import { ditaFormat } from './dita.js';
-import type { DocumentFormat } from './format.js';
+import { DEFAULT_PIXEL_LIMITS, type DocumentFormat, type PixelLimits } from './format.js';
 import { idmlFormat } from './idml/idml-format.js';
 import { createImageFormat } from './image/image-format.js';
 import { TesseractRecognizer } from '../ocr/tesseract-recognizer.js';
@@ -13,8 +13,8 @@ import { srtFormat } from './srt.js';
 import { txtFormat } from './txt.js';
 import { xliffFormat } from './xliff.js';
 
-export type { DocumentFormat, DocumentSegment, ExtractedDocument, ExtractOptions, SegmentKind } from './format.js';
-export { DocumentFormatError, countCodePoints, REFERENCE_MINIMUM_BILLED_CHARACTERS } from './format.js';
+export type { DocumentFormat, DocumentSegment, ExtractedDocument, ExtractOptions, PixelLimits, SegmentKind } from './format.js';
+export { DEFAULT_PIXEL_LIMITS, DocumentFormatError, countCodePoints, REFERENCE_MINIMUM_BILLED_CHARACTERS } from './format.js';
 
 /** Extensions of the spec whose formats are not built yet (they need the markup layer or converters). */
 export const PLANNED_EXTENSIONS: ReadonlySet<string> = new Set([
@@ -23,11 +23,14 @@ export const PLANNED_EXTENSIONS: ReadonlySet<string> = new Set([
 
 export const MINIMUM_BILLED_EXTENSIONS: ReadonlySet<string> = new Set(['docx', 'doc', 'pptx', 'xlsx', 'pdf']);
 
-/** Every built format; the image formats' and PDF's OCR is the recognizer given (one serves all, with its cached languages). */
-export function builtFormats(recognizer: TesseractRecognizer = new TesseractRecognizer()): DocumentFormat[] {
+/**
+ * Every built format; the image formats' and PDF's OCR is the recognizer given (one serves all, with its cached
+ * languages), and their pages and images are drawn within `limits`.
+ */
+export function builtFormats(recognizer: TesseractRecognizer = new TesseractRecognizer(), limits: PixelLimits = DEFAULT_PIXEL_LIMITS): DocumentFormat[] {
   return [
-    txtFormat, srtFormat, jsonFormat, htmlFormat, xmlFormat, xliffFormat, ditaFormat, createPdfFormat(recognizer), docxFormat, pptxFormat, xlsxFormat,
-    idmlFormat, mifFormat, createImageFormat('png', recognizer), createImageFormat('jpeg', recognizer),
+    txtFormat, srtFormat, jsonFormat, htmlFormat, xmlFormat, xliffFormat, ditaFormat, createPdfFormat(recognizer, limits), docxFormat, pptxFormat, xlsxFormat,
+    idmlFormat, mifFormat, createImageFormat('png', recognizer, limits), createImageFormat('jpeg', recognizer, limits),
   ];
 }
 

@@ -3,14 +3,17 @@
 import type { PDFDocument } from 'pdf-lib';
 import {
   countCodePoints,
+  DEFAULT_PIXEL_LIMITS,
   DocumentFormatError,
   REFERENCE_MINIMUM_BILLED_CHARACTERS,
   type DocumentFormat,
   type ExtractedDocument,
   type ExtractOptions,
+  type PixelLimits,
 } from './format.js';
 import { watermarkParagraph } from './ooxml.js';
 import { writeTranslatedDocx } from './pdf/docx-output.js';
+import { withImageSizesChecked } from './pdf/image-sizes.js';
 import { layoutPage, type TextBlock, type TextPiece } from './pdf/layout.js';
 import { readPageImages } from './pdf/page-images.js';
 import { renderKeptBlocks } from './pdf/kept-images.js';
@@ -21,8 +24,8 @@ import type { TextRecognizer } from './image/text-recognizer.js';
 
 export const PDF_MAX_PAGES = 500;
 const PDF_MAX_CHARACTERS = 5_000_000;
-/** Images a conversion embeds: each up to 16 megapixels, 100 megapixels in all (the rest are left out). */
-const DOCX_IMAGE_LIMITS = { maxPixels: 16_000_000, maxTotalPixels: 100_000_000 };
+/** Images a conversion embeds: each up to 16 megapixels (or the image cap), 100 megapixels in all (the rest are left out). */
+const docxImageLimits = (limits: PixelLimits) => ({ maxPixels: Math.min(16_000_000, limits.imagePixels), maxTotalPixels: 100_000_000 });
 
 /** Characters pdf.js gives for glyphs of a font without a usable character mapping. */
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFD]/gu;
@@ -63,9 +66,9 @@ function looksLikePdf(input: Buffer): boolean {
 
 /**
  * The PDF format; with a recognizer, pages without a usable text layer (scans, text in fonts that cannot be read
- * back) are read by text recognition and translated too.
+ * back) are read by text recognition and translated too, each drawn within the pixel limits.
  */
-export function createPdfFormat(recognizer?: TextRecognizer): DocumentFormat {
+export function createPdfFormat(recognizer?: TextRecognizer, limits: PixelLimits = DEFAULT_PIXEL_LIMITS): DocumentFormat {
   return {
     id: 'pdf',
     extensions: ['pdf'],
@@ -73,14 +76,14 @@ export function createPdfFormat(recognizer?: TextRecognizer): DocumentFormat {
     maxBytes: 100 * 1024 * 1024,
     minimumBilledCharacters: REFERENCE_MINIMUM_BILLED_CHARACTERS,
     outputFormats: ['docx'],
-    extract: (input, options) => extractPdf(input, options, recognizer),
+    extract: (input, options) => extractPdf(input, options, recognizer, limits),
   };
 }
 
 /** Without text recognition (scanned pages are kept as they are). */
 export const pdfFormat = createPdfFormat();
 
-async function extractPdf(input: Buffer, options: ExtractOptions, recognizer: TextRecognizer | undefined): Promise<ExtractedDocument> {
+async function extractPdf(input: Buffer, options: ExtractOptions, recognizer: TextRecognizer | undefined, limits: PixelLimits): Promise<ExtractedDocument> {
   if (!looksLikePdf(input)) throw new DocumentFormatError('The file is not a PDF document.');
   // pdf-lib first: it refuses encrypted files, which pdf.js would open when only an owner password is set
   let output: PDFDocument | undefined = await loadPdf(input);
@@ -95,27 +98,33 @@ async function extractPdf(input: Buffer, options: ExtractOptions, recognizer: Te
   const translatable = blocks.flatMap((page, n) => page.filter((b, k) => b.translatable && !kept[n]![k]));
   // a page with nothing to translate in its text layer is read by the recognizer (a blank page finds nothing)
   const withoutText = blocks.flatMap((page, n) => (page.every((b, k) => !b.translatable || kept[n]![k]) ? [n] : []));
-  const recognition = recognizer ? await recognizePages(input, withoutText, recognizer, { language: options.sourceLang, signal: options.signal }) : undefined;
+  // what pages are drawn and images decoded from: images whose data claims more pixels than allowed left out
+  let checked: Promise<Buffer> | undefined;
+  const drawable = () => (checked ??= withImageSizesChecked(input, limits.imagePixels));
+  const recognition = recognizer && withoutText.length > 0 ? await recognizePages(await drawable(), withoutText, recognizer, { language: options.sourceLang, signal: options.signal, limits }) : undefined;
   const recognized = recognition?.pages ?? [];
   for (const r of recognized) keep[r.page] = false;
   const ocrTexts = recognized.flatMap((r) => r.texts);
+  const [ocrRead, ocrUnread, ocrTooLarge] = [recognized.map((r) => r.page + 1), (recognition?.unread ?? []).map((n) => n + 1), (recognition?.tooLarge ?? []).map((n) => n + 1)];
+  const ocrSaid = ocrRead.length + ocrUnread.length + ocrTooLarge.length > 0 ? ocrNotice(ocrRead, ocrUnread, ocrTooLarge, limits.pagePixels) : undefined;
   if (translatable.length === 0 && ocrTexts.length === 0 && badFonts.some((f) => f.size > 0)) {
     throw new DocumentFormatError('The PDF file has no text that can be read back (its fonts have no usable character mapping).');
   }
   if (translatable.length === 0 && ocrTexts.length === 0) {
     throw new DocumentFormatError(
-      recognizer ? 'The PDF file has no text to translate (text recognition found none either).' : 'The PDF file has no text to translate (a scanned document needs text recognition first).',
+      !recognizer
+        ? 'The PDF file has no text to translate (a scanned document needs text recognition first).'
+        : ocrUnread.length + ocrTooLarge.length > 0
+          ? `The PDF file has no text to translate in its text layer. ${ocrSaid}`
+          : 'The PDF file has no text to translate (text recognition found none either).',
     );
   }
   const ocrPages = new Set(recognized.map((r) => r.page));
   const keptPages = badFonts.flatMap((f, n) => (f.size > 0 && !ocrPages.has(n) ? [n + 1] : []));
-  const [ocrRead, ocrUnread] = [recognized.map((r) => r.page + 1), (recognition?.unread ?? []).map((n) => n + 1)];
-  const notices = [
-    ...(keptPages.length > 0 ? [keptNotice(keptPages)] : []),
-    ...(ocrRead.length + ocrUnread.length > 0 ? [ocrNotice(ocrRead, ocrUnread)] : []),
-  ];
+  const notices = [...(keptPages.length > 0 ? [keptNotice(keptPages)] : []), ...(ocrSaid !== undefined ? [ocrSaid] : [])];
   /** Each recognized page painted with its translations (those after the text layer's, in page order). */
-  const paintedPages = (translations: string[], as: 'jpeg' | 'png') => paintPages(input, recognized, translations.slice(translatable.length), as);
+  const paintedPages = async (translations: string[], as: 'jpeg' | 'png') =>
+    recognized.length === 0 ? new Map<number, Buffer>() : paintPages(await drawable(), recognized, translations.slice(translatable.length), as, limits);
   /** Each page's blocks with what they say in the result. */
   const translatedPages = (translations: string[], painted: Map<number, Buffer>) => {
     const byBlock = new Map(translatable.map((b, i) => [b, translations[i] ?? b.text]));
@@ -145,9 +154,13 @@ async function extractPdf(input: Buffer, options: ExtractOptions, recognizer: Te
     async rebuildAs(outputFormat, translations) {
       if (outputFormat !== 'docx') throw new DocumentFormatError(`Conversion from 'pdf' to '${outputFormat}' is not supported.`);
       output = undefined; // the PDF writer's document is not needed
-      const images = await readPageImages(input, DOCX_IMAGE_LIMITS);
+      const images = await readPageImages(await drawable(), docxImageLimits(limits));
       // kept text has no words to write: a picture of each kept block takes its place
-      const pictures = await renderKeptBlocks(input, blocks.map((page, n) => page.filter((_, k) => kept[n]![k])));
+      const pictures = await renderKeptBlocks(
+        await drawable(),
+        blocks.map((page, n) => page.filter((_, k) => kept[n]![k])),
+        limits,
+      );
       const painted = await paintedPages(translations, 'png');
       // a recognized page is shown as its painted picture, in place of the images it had
       const pagePicture = (n: number) => {

@@ -1,7 +1,7 @@
 // PNG and JPEG images (beta): OCR the text, translate each paragraph, paint the translation over the original text
 // and encode an image of the same format and size.
 import { createCanvas, ImageData } from '@napi-rs/canvas';
-import { countCodePoints, DocumentFormatError, type DocumentFormat, type ExtractedDocument, type ExtractOptions } from '../format.js';
+import { countCodePoints, DEFAULT_PIXEL_LIMITS, DocumentFormatError, type DocumentFormat, type ExtractedDocument, type ExtractOptions, type PixelLimits } from '../format.js';
 import { readImageHeader, type ImageType } from './image-header.js';
 import { decodeIsolated } from './isolated-decoder.js';
 import { paragraphsOf } from './paragraphs.js';
@@ -11,12 +11,11 @@ import type { RgbImage, TextRecognizer } from './text-recognizer.js';
 
 /** Uploads up to 10 MiB: phone photos and screenshots fit. */
 export const IMAGE_MAX_BYTES = 10 * 1024 * 1024;
-/** Pixels decoded at most: about 12 bytes per pixel are held while working (canvas, pixel copy, OCR input). */
-export const IMAGE_MAX_PIXELS = 25_000_000;
 const JPEG_QUALITY = 92;
 export const NO_TEXT_FOUND = 'No text found in the image.';
 
-export function createImageFormat(type: ImageType, recognizer: TextRecognizer): DocumentFormat {
+/** `limits.imagePixels`: pixels decoded at most (about 12 bytes per pixel are held: canvas, pixel copy, OCR input). */
+export function createImageFormat(type: ImageType, recognizer: TextRecognizer, limits: PixelLimits = DEFAULT_PIXEL_LIMITS): DocumentFormat {
   return {
     id: type,
     extensions: type === 'png' ? ['png'] : ['jpeg', 'jpg'],
@@ -24,16 +23,16 @@ export function createImageFormat(type: ImageType, recognizer: TextRecognizer): 
     maxBytes: IMAGE_MAX_BYTES,
     // the reference does not bill image text during the beta
     minimumBilledCharacters: 0,
-    extract: (input, options) => extractImage(input, options, type, recognizer),
+    extract: (input, options) => extractImage(input, options, type, recognizer, limits.imagePixels),
   };
 }
 
-async function extractImage(input: Buffer, options: ExtractOptions, type: ImageType, recognizer: TextRecognizer): Promise<ExtractedDocument> {
+async function extractImage(input: Buffer, options: ExtractOptions, type: ImageType, recognizer: TextRecognizer, maxPixels: number): Promise<ExtractedDocument> {
   const header = readImageHeader(input);
-  checkSize(header.width, header.height);
+  checkSize(header.width, header.height, maxPixels);
   // the decoder may turn the image by its EXIF orientation: the decoded size is the one painted and recognized
-  const decoded = await decodeIsolated(input, IMAGE_MAX_PIXELS);
-  checkSize(decoded.width, decoded.height);
+  const decoded = await decodeIsolated(input, maxPixels);
+  checkSize(decoded.width, decoded.height, maxPixels);
   const canvas = createCanvas(decoded.width, decoded.height);
   const ctx = canvas.getContext('2d');
   const imageData = new ImageData(decoded.data, decoded.width, decoded.height);
@@ -57,12 +56,10 @@ async function extractImage(input: Buffer, options: ExtractOptions, type: ImageT
   };
 }
 
-function checkSize(width: number, height: number): void {
+function checkSize(width: number, height: number, maxPixels: number): void {
   if (width === 0 || height === 0) throw new DocumentFormatError('The image is empty (zero width or height).');
-  if (width * height > IMAGE_MAX_PIXELS) {
-    throw new DocumentFormatError(
-      `The image is too large: ${width}×${height} pixels; at most ${IMAGE_MAX_PIXELS / 1_000_000} megapixels are supported.`,
-    );
+  if (width * height > maxPixels) {
+    throw new DocumentFormatError(`The image is too large: ${width}×${height} pixels; at most ${maxPixels / 1_000_000} megapixels are supported.`);
   }
 }
 

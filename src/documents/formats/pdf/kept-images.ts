@@ -1,6 +1,7 @@
 // Text kept as it was in a PDF (fonts that cannot be read back) has no words to write into a Word document: a
 // conversion shows it as a picture of its block, rendered by pdf.js onto a canvas.
 import { createCanvas } from '@napi-rs/canvas';
+import type { PixelLimits } from '../format.js';
 import { renderPages } from './page-render.js';
 import type { TextBlock } from './layout.js';
 import type { PageImage } from './page-images.js';
@@ -35,13 +36,17 @@ function bands(blocks: readonly TextBlock[]): Band[] {
   return out;
 }
 
-/** Per page, pictures of the blocks listed for it (unrotated blocks only); a page pdf.js cannot render has none. */
-export async function renderKeptBlocks(input: Buffer, blocks: readonly (readonly TextBlock[])[]): Promise<PageImage[][]> {
+/**
+ * Per page, pictures of the blocks listed for it (unrotated blocks only); a page pdf.js cannot render has none. A page
+ * over the pixel cap is drawn at a lower resolution.
+ */
+export async function renderKeptBlocks(input: Buffer, blocks: readonly (readonly TextBlock[])[], limits: PixelLimits): Promise<PageImage[][]> {
   const out: PageImage[][] = blocks.map(() => []);
   if (blocks.every((b) => b.length === 0)) return out;
   const wanted = blocks.map((page) => page.filter((b) => Math.abs(b.angle) < 1e-3));
   const pages = wanted.flatMap((page, n) => (page.length > 0 ? [n] : []));
-  await renderPages(input, pages, SCALE, async (n, canvas, viewport) => {
+  await renderPages(input, pages, { scale: SCALE, maxPixels: limits.pagePixels, maxImagePixels: limits.imagePixels }, async (n, canvas, viewport) => {
+    const scale = viewport.scale;
     const ctx = canvas.getContext('2d');
     for (const b of bands(wanted[n]!)) {
       // user space (y up) to the rendered page (y down)
@@ -54,7 +59,7 @@ export async function renderKeptBlocks(input: Buffer, blocks: readonly (readonly
       if (width <= 0 || height <= 0) continue;
       const crop = createCanvas(width, height);
       crop.getContext('2d').putImageData(ctx.getImageData(left, top, width, height), 0, 0);
-      out[n]!.push({ png: await crop.encode('png'), width: width / SCALE, height: height / SCALE, top: b.top + MARGIN });
+      out[n]!.push({ png: await crop.encode('png'), width: width / scale, height: height / scale, top: b.top + MARGIN });
     }
   });
   return out;

@@ -3,14 +3,20 @@
 // (the image formats' painter); the painted picture becomes the page. Pages are rendered again to be painted, so no
 // page's pixels are held between the two steps.
 import type { Canvas } from '@napi-rs/canvas';
+import type { PixelLimits } from '../format.js';
 import { flattenToRgb } from '../image/image-format.js';
 import { paragraphsOf } from '../image/paragraphs.js';
 import { paint, planParagraphs, type PaintPlan } from '../image/text-painter.js';
 import type { TextRecognizer } from '../image/text-recognizer.js';
-import { renderPages } from './page-render.js';
+import { releaseCanvas, renderPages, type RenderOptions } from './page-render.js';
 
 /** Pixels per point a page is read and painted at (216 dpi: Tesseract reads 9-point text reliably). */
 const OCR_SCALE = 3;
+/**
+ * The least a page over the pixel cap is read at (108 dpi: 10-point text is still read); a page that fits only
+ * below it is not read at all, since its text would come out as noise.
+ */
+export const MIN_OCR_SCALE = 1.5;
 
 export interface RecognizedPage {
   /** Page index (0-based). */
@@ -25,6 +31,7 @@ export interface RecognizedPage {
 export interface RecognizeOptions {
   language: string | undefined;
   signal?: AbortSignal;
+  limits: PixelLimits;
 }
 
 /**
@@ -35,32 +42,50 @@ const OCR_BUDGET_MS = 60_000;
 
 export interface Recognition {
   pages: RecognizedPage[];
-  /** Pages not read: the time for recognition ran out before them. */
+  /** Pages not read: the time or the pixels for recognition in one document ran out before them. */
   unread: number[];
+  /** Pages not read: over the pixel cap of a page even at MIN_OCR_SCALE. */
+  tooLarge: number[];
 }
+
+/** How recognized pages are drawn, to read them and again to paint them (the same scale each time). */
+const ocrRendering = (limits: PixelLimits): RenderOptions => ({
+  scale: OCR_SCALE,
+  minScale: MIN_OCR_SCALE,
+  maxPixels: limits.pagePixels,
+  maxImagePixels: limits.imagePixels,
+});
 
 /** The pages given, read by the recognizer; pages where it finds no text are left out. */
 export async function recognizePages(input: Buffer, pages: readonly number[], recognizer: TextRecognizer, options: RecognizeOptions): Promise<Recognition> {
   const out: RecognizedPage[] = [];
   const started = Date.now();
   const unread = new Set(pages);
-  await renderPages(input, pages, OCR_SCALE, async (page, canvas) => {
-    if (Date.now() - started > OCR_BUDGET_MS) return 'stop';
+  let pixelsLeft = options.limits.ocrPixels;
+  const admit = (_page: number, pixels: number) => {
+    if (Date.now() - started > OCR_BUDGET_MS || pixels > pixelsLeft) return false;
+    pixelsLeft -= pixels;
+    return true;
+  };
+  const { tooLarge } = await renderPages(input, pages, { ...ocrRendering(options.limits), admit }, async (page, canvas, viewport) => {
     unread.delete(page);
     const ctx = canvas.getContext('2d');
     const pixels = ctx.getImageData(0, 0, canvas.width, canvas.height);
+    const [width, height] = [canvas.width, canvas.height];
+    releaseCanvas(canvas); // the copy is what is read
     const words = await recognizer.recognize(flattenToRgb(pixels), options.language, options.signal);
     const paragraphs = paragraphsOf(words, pixels);
     if (paragraphs.length === 0) return;
     out.push({
       page,
-      width: canvas.width / OCR_SCALE,
-      height: canvas.height / OCR_SCALE,
+      width: width / viewport.scale,
+      height: height / viewport.scale,
       texts: paragraphs.map((p) => p.text),
       plans: planParagraphs(pixels, paragraphs, words),
     });
   });
-  return { pages: out, unread: [...unread] };
+  for (const n of tooLarge) unread.delete(n);
+  return { pages: out, unread: [...unread], tooLarge };
 }
 
 /** JPEG quality of a painted page in a PDF: a scan's grain makes a lossless page several megabytes. */
@@ -70,7 +95,13 @@ const PAGE_JPEG_QUALITY = 85;
  * Each recognized page rendered again with its paragraphs' translations painted over their text: JPEG for a PDF
  * page, PNG for a picture in a Word document. `translations` are the pages' texts in order, page after page.
  */
-export async function paintPages(input: Buffer, pages: readonly RecognizedPage[], translations: readonly string[], as: 'jpeg' | 'png'): Promise<Map<number, Buffer>> {
+export async function paintPages(
+  input: Buffer,
+  pages: readonly RecognizedPage[],
+  translations: readonly string[],
+  as: 'jpeg' | 'png',
+  limits: PixelLimits,
+): Promise<Map<number, Buffer>> {
   const byPage = new Map<number, { page: RecognizedPage; translations: readonly string[] }>();
   let at = 0;
   for (const page of pages) {
@@ -78,7 +109,7 @@ export async function paintPages(input: Buffer, pages: readonly RecognizedPage[]
     at += page.texts.length;
   }
   const out = new Map<number, Buffer>();
-  await renderPages(input, [...byPage.keys()], OCR_SCALE, async (n, canvas: Canvas) => {
+  await renderPages(input, [...byPage.keys()], ocrRendering(limits), async (n, canvas: Canvas) => {
     const { page, translations: texts } = byPage.get(n)!;
     paint(canvas.getContext('2d'), page.plans, texts);
     out.set(n, as === 'jpeg' ? await canvas.encode('jpeg', PAGE_JPEG_QUALITY) : await canvas.encode('png'));
@@ -88,9 +119,16 @@ export async function paintPages(input: Buffer, pages: readonly RecognizedPage[]
 
 const listed = (pages: readonly number[]) => (pages.length > 20 ? `${pages.slice(0, 20).join(', ')} and ${pages.length - 20} more` : pages.join(', '));
 
-/** Says which pages (1-based) were read by text recognition, and which were not for lack of time. */
-export function ocrNotice(read: readonly number[], unread: readonly number[]): string {
+/**
+ * Says which pages (1-based) were read by text recognition, which were not for lack of time or pixels, and which
+ * are too large to read (`pagePixels` is the cap of one page).
+ */
+export function ocrNotice(read: readonly number[], unread: readonly number[], tooLarge: readonly number[] = [], pagePixels = 0): string {
   const done = read.length > 0 ? `Text recognition (OCR) read ${read.length === 1 ? 'page' : 'pages'} ${listed(read)}: they have no usable text layer, and their translation is painted into the page's picture.` : '';
-  const left = unread.length > 0 ? `${unread.length === 1 ? 'Page' : 'Pages'} ${listed(unread)} without a usable text layer were not read (time limit for text recognition) and are kept as they are.` : '';
-  return [done, left].filter(Boolean).join(' ');
+  const left = unread.length > 0 ? `${unread.length === 1 ? 'Page' : 'Pages'} ${listed(unread)} without a usable text layer were not read (the time or size limit for text recognition in one document) and are kept as they are.` : '';
+  const large =
+    tooLarge.length > 0
+      ? `${tooLarge.length === 1 ? 'Page' : 'Pages'} ${listed(tooLarge)} without a usable text layer ${tooLarge.length === 1 ? 'is' : 'are'} too large for text recognition (more than ${pagePixels / 1_000_000} megapixels at ${MIN_OCR_SCALE * 72} dpi) and ${tooLarge.length === 1 ? 'was' : 'were'} not read.`
+      : '';
+  return [done, left, large].filter(Boolean).join(' ');
 }
