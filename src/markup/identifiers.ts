@@ -140,6 +140,11 @@ function unitSpans(placeholders: PlaceholderSpan[], identifiers: Span[]): CutSpa
       all.push(next);
       continue;
     }
+    // One inside the other ("/0" in "</0>"): the outer one holds it as written (a tag so held loses its pair).
+    if (next.end <= last.end) {
+      if (next.pair !== undefined) merged.add(next.pair);
+      continue;
+    }
     for (const pair of [last.pair, next.pair]) if (pair !== undefined) merged.add(pair);
     all[all.length - 1] = { start: last.start, end: Math.max(last.end, next.end), kind: 'empty' };
   }
@@ -178,7 +183,7 @@ function spansAroundMarks(spans: CutSpan[], marks: TagMark[]): CutSpan[] {
  * branch, where `#` stands for the number.
  */
 async function cutIdentifiers(u: TaggedText, plural = false): Promise<Cut | undefined> {
-  let placeholders = placeholderSpans(u.text);
+  let placeholders = await placeholderSpans(u.text);
   if (plural) placeholders = [...placeholders, ...numberSigns(u.text, placeholders)].sort((a, b) => a.start - b.start);
   const spans = spansAroundMarks(unitSpans(placeholders, await identifierSpans(u.text)), u.marks);
   if (!spans.some((s) => !/^⟦/u.test(u.text.slice(s.start, s.end)))) return undefined;

@@ -2,6 +2,7 @@
 // %(name)s, ${user}, $t(key), Laravel's :name. Numbered and named tags around words (i18next's <0>…</0>, react-intl's
 // <b>…</b>) are pairs: the words inside are translated and the tags kept around them. identifiers.ts carries both
 // past the engine as marks, like the identifiers; ICU plural/select messages are cut into their branch texts first.
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 
 /** A placeholder in a text: an atom (`empty`), or one tag of a pair (`pair` numbers the pair, shared by both tags). */
 export interface PlaceholderSpan {
@@ -19,7 +20,7 @@ const ATOMS: RegExp[] = [
   /\{\{\{?[^{}\n]{1,100}\}\}\}?/gu, // {{count}}, {{ count }}, {{{raw}}} (Handlebars, Mustache, i18next, Angular)
   /\$\{[^{}\n]{1,100}\}/gu, // ${user} (template literals)
   /\$t\([^()\n]{1,200}\)/gu, // $t(key) (i18next nesting)
-  /\{\s*[\p{L}\p{N}_$.]{0,64}\s*(?:[,:!][^{}\n]{0,100})?\}/gu, // {name}, {0}, {}, {n, number}, {0:>10} (ICU, .NET, Python)
+  /\{[\p{L}\p{N}_$.]{0,64}(?:[,:!][^{}\n]{0,100})?\}/gu, // {name}, {0}, {}, {n, number}, {0:>10} (ICU, .NET, Python)
   /%\([^()\s]{1,64}\)[-+ #0]*\d*(?:\.\d+)?[a-zA-Z]/gu, // %(name)s (Python)
   // printf: %s, %1$s, %-5d, %.2f, %lu, %@ (no blank flag, no digit before and no letter after: "50% done", "50%off",
   // Azerbaijani "93%-i" are prose)
@@ -36,17 +37,37 @@ const ANY_START = /[{$%:<]/u;
 /** Tags: <0>, </0>, <1/>, <b>, </b>, <link href="…">; the name starts right after `<` (so "a < b" is no tag). */
 const TAG = /<(\/?)([\p{L}\p{N}_][\p{L}\p{N}_.:-]{0,64})(?:\s[^<>\n]{0,200}?)?\s*(\/?)>/gu;
 
+/**
+ * Text matched between two turns of the event loop: a one-line document of megabytes holds a million placeholders
+ * (hostile, but allowed), whose matching would otherwise hold the loop for seconds (as identifiers.ts does).
+ */
+const YIELD_CHARS = 64 * 1024;
+
+/** Calls `take` with each match of `pattern` in the text, in order, the loop getting a turn every YIELD_CHARS. */
+async function eachMatch(pattern: RegExp, text: string, take: (m: RegExpExecArray) => void): Promise<void> {
+  // A copy per call: two texts matched at once (two requests) must not share the pattern's lastIndex.
+  const re = new RegExp(pattern);
+  let yieldAt = YIELD_CHARS;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    take(m);
+    if (re.lastIndex >= yieldAt) {
+      yieldAt = re.lastIndex + YIELD_CHARS;
+      await yieldToLoop();
+    }
+  }
+}
+
 /** Placeholder spans of a text, in order and not overlapping; tags pair up when properly nested. */
-export function placeholderSpans(text: string): PlaceholderSpan[] {
+export async function placeholderSpans(text: string): Promise<PlaceholderSpan[]> {
   if (!ANY_START.test(text)) return [];
-  let taken = tagSpans(text).sort((a, b) => a.start - b.start);
+  let taken = await tagSpans(text);
   for (const re of ATOMS) {
     // A global regex's matches are in order and apart: merged into the sorted spans in one sweep.
     const found: PlaceholderSpan[] = [];
-    for (const m of text.matchAll(re)) {
+    await eachMatch(re, text, (m) => {
       const end = m.index + m[0].length;
       if (!overlapsSorted(taken, m.index, end)) found.push({ start: m.index, end, kind: 'empty' });
-    }
+    });
     if (found.length > 0) taken = mergeSorted(taken, found);
   }
   return taken;
@@ -75,42 +96,61 @@ function overlapsSorted(spans: PlaceholderSpan[], start: number, end: number): b
 /** Opening tags looked through for a closing tag's partner (bounds the work of many unclosed tags). */
 const PAIR_REACH = 64;
 
-function lastOpen(open: { name: string }[], name: string): number {
-  for (let k = open.length - 1; k >= Math.max(0, open.length - PAIR_REACH); k--) if (open[k]!.name === name) return k;
+function lastOpen(names: string[], name: string): number {
+  for (let k = names.length - 1; k >= Math.max(0, names.length - PAIR_REACH); k--) if (names[k] === name) return k;
   return -1;
 }
 
 /**
- * Tag spans: an opening tag and the next closing tag of its name at the same depth form a pair; a self-closing tag is
- * an atom; a numbered tag left unpaired is an atom too (it is still code), a named one is left to the text.
+ * Tag spans, in order: an opening tag and the next closing tag of its name at the same depth form a pair; a
+ * self-closing tag is an atom; a numbered tag left unpaired is an atom too (it is still code), a named one is left to
+ * the text.
  */
-function tagSpans(text: string): PlaceholderSpan[] {
+async function tagSpans(text: string): Promise<PlaceholderSpan[]> {
   if (!text.includes('<')) return [];
-  const out: PlaceholderSpan[] = [];
-  const open: { name: string; span: PlaceholderSpan }[] = [];
-  let pairs = 0;
-  const numbered = (name: string) => /^\p{N}+$/u.test(name);
-  const unpaired = (name: string, span: PlaceholderSpan) => {
-    if (numbered(name)) out.push({ start: span.start, end: span.end, kind: 'empty' });
-  };
-  for (const m of text.matchAll(TAG)) {
-    const [whole, slash, name, selfClosing] = m as unknown as [string, string, string, string];
-    const span: PlaceholderSpan = { start: m.index, end: m.index + whole.length, kind: 'empty' };
-    if (slash === '' && selfClosing === '/') out.push(span);
-    else if (slash === '') open.push({ name, span });
-    else {
-      const at = lastOpen(open, name);
-      if (at < 0) {
-        unpaired(name, span);
-        continue;
-      }
+  // Every tag in order, in parallel arrays of numbers (a million tag objects cost seconds of garbage collection):
+  // its place, its kind (a pair's two tags get theirs when the closing one is found) and its pair.
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const kinds: number[] = [];
+  const pairOf: number[] = [];
+  // Opening tags not closed yet: their names and indexes.
+  const openNames: string[] = [];
+  const openAts: number[] = [];
+  const unpaired = (at: number, name: string) => (kinds[at] = /^\p{N}+$/u.test(name) ? ATOM : DROPPED);
+  await eachMatch(TAG, text, (m) => {
+    const name = m[2]!;
+    const at = starts.push(m.index) - 1;
+    ends.push(m.index + m[0].length);
+    kinds.push(DROPPED);
+    pairOf.push(-1);
+    if (m[1] === '' && m[3] === '/') kinds[at] = ATOM;
+    else if (m[1] === '') {
+      openNames.push(name);
+      openAts.push(at);
+    } else {
+      const k = lastOpen(openNames, name);
+      if (k < 0) return unpaired(at, name);
       // Tags opened inside this pair and never closed cannot nest in it: they are no pair.
-      for (const o of open.splice(at + 1)) unpaired(o.name, o.span);
-      const opener = open.pop()!;
-      const pair = pairs++;
-      out.push({ ...opener.span, kind: 'open', pair }, { ...span, kind: 'close', pair });
+      while (openNames.length > k + 1) unpaired(openAts.pop()!, openNames.pop()!);
+      openNames.pop();
+      const opener = openAts.pop()!;
+      kinds[opener] = OPEN;
+      kinds[at] = CLOSE;
+      pairOf[opener] = pairOf[at] = opener;
     }
-  }
-  for (const o of open) unpaired(o.name, o.span);
-  return out;
+  });
+  openNames.forEach((name, k) => unpaired(openAts[k]!, name));
+  const spans: PlaceholderSpan[] = [];
+  starts.forEach((start, at) => {
+    const kind = kinds[at]!;
+    if (kind === ATOM) spans.push({ start, end: ends[at]!, kind: 'empty' });
+    else if (kind !== DROPPED) spans.push({ start, end: ends[at]!, kind: kind === OPEN ? 'open' : 'close', pair: pairOf[at]! });
+  });
+  return spans;
 }
+
+const DROPPED = 0;
+const ATOM = 1;
+const OPEN = 2;
+const CLOSE = 3;
