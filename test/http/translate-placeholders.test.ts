@@ -1,6 +1,6 @@
 // App-string placeholders ({name}, {{count}}, %s, %1$s, %(name)s, ${user}, :name, $t(key), <0>…</0>, ICU plural and
 // select) through every Apertium route of /v2/translate: direct, a pivot (en→pt through es), with a glossary (direct
-// and pivot), tag_handling=html and a plain-text document. Each keeps every placeholder and translates around it;
+// and pivot), tag_handling=html, LibreTranslate's /translate and a plain-text document. Each keeps every placeholder and translates around it;
 // texts that only look like placeholders ("Note: the", "50% done") translate exactly as the engine does.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,7 +15,7 @@ let apertium: TranslationEngine;
 
 before(async () => {
   [apertium] = testEngines(['en-es', 'es-pt']) as [TranslationEngine];
-  ctx = await createTestApp({ engines: [apertium] });
+  ctx = await createTestApp({ engines: [apertium], env: { TOLK_LIBRETRANSLATE: 'true' } });
   pro = await createAccount(ctx);
 });
 after(async () => ctx.close());
@@ -80,6 +80,15 @@ const routes: { name: string; outputs: () => Promise<string[]>; check: (shape: P
         assert.match(o, /^<p>.*<\/p>$/su);
         return unescape(o.slice(3, -4));
       });
+    }),
+    check: (s, o) => assert.match(o, s.es),
+  },
+  {
+    name: 'LibreTranslate /translate en→es',
+    outputs: route(async () => {
+      const res = await ctx.app.inject({ method: 'POST', url: '/translate', headers: { host: pro.host }, payload: { q: texts, source: 'en', target: 'es', api_key: pro.key } });
+      assert.equal(res.statusCode, 200, res.body);
+      return res.json().translatedText;
     }),
     check: (s, o) => assert.match(o, s.es),
   },
