@@ -43,8 +43,14 @@ const TAG = /<(\/?)([\p{L}\p{N}_][\p{L}\p{N}_.:-]{0,64})(?:\s[^<>\n]{0,200}?)?\s
  */
 const YIELD_CHARS = 64 * 1024;
 
-/** Calls `take` with each match of `pattern` in the text, in order, the loop getting a turn every YIELD_CHARS. */
-async function eachMatch(pattern: RegExp, text: string, take: (m: RegExpExecArray) => void): Promise<void> {
+/** The literal character every match of an atom pattern starts with: a text without it is not searched. */
+const FIRST = new Map(ATOMS.map((re) => [re, re.source[0] === '\\' ? re.source[1]! : re.source[0]!]));
+
+/** Work that asks for a turn of the event loop (yields) every YIELD_CHARS of text it has matched. */
+type Stepped<T> = Generator<void, T, void>;
+
+/** Calls `take` with each match of `pattern` in the text, in order. */
+function* eachMatch(pattern: RegExp, text: string, take: (m: RegExpExecArray) => void): Stepped<void> {
   // A copy per call: two texts matched at once (two requests) must not share the pattern's lastIndex.
   const re = new RegExp(pattern);
   let yieldAt = YIELD_CHARS;
@@ -52,7 +58,7 @@ async function eachMatch(pattern: RegExp, text: string, take: (m: RegExpExecArra
     take(m);
     if (re.lastIndex >= yieldAt) {
       yieldAt = re.lastIndex + YIELD_CHARS;
-      await yieldToLoop();
+      yield;
     }
   }
 }
@@ -60,11 +66,21 @@ async function eachMatch(pattern: RegExp, text: string, take: (m: RegExpExecArra
 /** Placeholder spans of a text, in order and not overlapping; tags pair up when properly nested. */
 export async function placeholderSpans(text: string): Promise<PlaceholderSpan[]> {
   if (!ANY_START.test(text)) return [];
-  let taken = await tagSpans(text);
+  // Short texts (most) are matched without a turn given; one async call per text.
+  const work = spans(text);
+  for (let step = work.next(); ; step = work.next()) {
+    if (step.done) return step.value;
+    await yieldToLoop();
+  }
+}
+
+function* spans(text: string): Stepped<PlaceholderSpan[]> {
+  let taken = yield* tagSpans(text);
   for (const re of ATOMS) {
+    if (!text.includes(FIRST.get(re)!)) continue;
     // A global regex's matches are in order and apart: merged into the sorted spans in one sweep.
     const found: PlaceholderSpan[] = [];
-    await eachMatch(re, text, (m) => {
+    yield* eachMatch(re, text, (m) => {
       const end = m.index + m[0].length;
       if (!overlapsSorted(taken, m.index, end)) found.push({ start: m.index, end, kind: 'empty' });
     });
@@ -106,7 +122,7 @@ function lastOpen(names: string[], name: string): number {
  * self-closing tag is an atom; a numbered tag left unpaired is an atom too (it is still code), a named one is left to
  * the text.
  */
-async function tagSpans(text: string): Promise<PlaceholderSpan[]> {
+function* tagSpans(text: string): Stepped<PlaceholderSpan[]> {
   if (!text.includes('<')) return [];
   // Every tag in order, in parallel arrays of numbers (a million tag objects cost seconds of garbage collection):
   // its place, its kind (a pair's two tags get theirs when the closing one is found) and its pair.
@@ -118,7 +134,7 @@ async function tagSpans(text: string): Promise<PlaceholderSpan[]> {
   const openNames: string[] = [];
   const openAts: number[] = [];
   const unpaired = (at: number, name: string) => (kinds[at] = /^\p{N}+$/u.test(name) ? ATOM : DROPPED);
-  await eachMatch(TAG, text, (m) => {
+  yield* eachMatch(TAG, text, (m) => {
     const name = m[2]!;
     const at = starts.push(m.index) - 1;
     ends.push(m.index + m[0].length);
