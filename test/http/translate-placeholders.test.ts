@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import type { TranslationEngine } from '../../src/engines/engine.js';
 import { DocumentClient } from '../helpers/documents.js';
 import { authHeaders, createAccount, createTestApp, testEngines, type TestAccount, type TestContext } from '../helpers/harness.js';
-import { assertPlaceholdersKept, SHAPES, type PlaceholderShape } from '../markup/placeholder-shapes.js';
+import { describeRoutes, once, SHAPES, type PlaceholderShape } from '../markup/placeholder-shapes.js';
 
 let ctx: TestContext;
 let pro: TestAccount;
@@ -50,29 +50,23 @@ function assertTermsUsed(shape: PlaceholderShape, output: string): void {
   }
 }
 
-/** Each route's translations of all shapes, asked once (in one request) by the first of its tests. */
-function route(run: () => Promise<string[]>): () => Promise<string[]> {
-  let outputs: Promise<string[]> | undefined;
-  return () => (outputs ??= run());
-}
-
 const texts = SHAPES.map((s) => s.text);
-const routes: { name: string; outputs: () => Promise<string[]>; check: (shape: PlaceholderShape, output: string) => void }[] = [
-  { name: 'Apertium en→es', outputs: route(() => translate(texts, { target_lang: 'ES' })), check: (s, o) => assert.match(o, s.es) },
-  { name: 'pivot en→pt-BR through es', outputs: route(() => translate(texts, { target_lang: 'PT-BR' })), check: (s, o) => assert.match(o, s.pt) },
+describeRoutes([
+  { name: 'Apertium en→es', outputs: once(() => translate(texts, { target_lang: 'ES' })), check: (s, o) => assert.match(o, s.es) },
+  { name: 'pivot en→pt-BR through es', outputs: once(() => translate(texts, { target_lang: 'PT-BR' })), check: (s, o) => assert.match(o, s.pt) },
   {
     name: 'en→es with a glossary',
-    outputs: route(async () => translate(texts, { target_lang: 'ES', glossary_id: await glossary('es', TERMS.map((t) => t.join('\t')).join('\n')) })),
+    outputs: once(async () => translate(texts, { target_lang: 'ES', glossary_id: await glossary('es', TERMS.map((t) => t.join('\t')).join('\n')) })),
     check: assertTermsUsed,
   },
   {
     name: 'pivot en→pt-BR with a glossary',
-    outputs: route(async () => translate(texts, { target_lang: 'PT-BR', glossary_id: await glossary('pt', TERMS.map((t) => t.join('\t')).join('\n')) })),
+    outputs: once(async () => translate(texts, { target_lang: 'PT-BR', glossary_id: await glossary('pt', TERMS.map((t) => t.join('\t')).join('\n')) })),
     check: assertTermsUsed,
   },
   {
     name: 'tag_handling=html en→es',
-    outputs: route(async () => {
+    outputs: once(async () => {
       const escape = (s: string) => s.replace(/&/gu, '&amp;').replace(/</gu, '&lt;').replace(/>/gu, '&gt;');
       const unescape = (s: string) => s.replace(/&lt;/gu, '<').replace(/&gt;/gu, '>').replace(/&amp;/gu, '&');
       const out = await translate(texts.map((t) => `<p>${escape(t)}</p>`), { target_lang: 'ES', tag_handling: 'html' });
@@ -85,7 +79,7 @@ const routes: { name: string; outputs: () => Promise<string[]>; check: (shape: P
   },
   {
     name: 'LibreTranslate /translate en→es',
-    outputs: route(async () => {
+    outputs: once(async () => {
       const res = await ctx.app.inject({ method: 'POST', url: '/translate', headers: { host: pro.host }, payload: { q: texts, source: 'en', target: 'es', api_key: pro.key } });
       assert.equal(res.statusCode, 200, res.body);
       return res.json().translatedText;
@@ -94,7 +88,7 @@ const routes: { name: string; outputs: () => Promise<string[]>; check: (shape: P
   },
   {
     name: 'plain-text document en→es',
-    outputs: route(async () => {
+    outputs: once(async () => {
       const { status, file } = await new DocumentClient(ctx, pro).translateFile([
         { name: 'file', filename: 'strings.txt', content: Buffer.from(texts.join('\n') + '\n') },
         { name: 'source_lang', value: 'EN' },
@@ -105,19 +99,7 @@ const routes: { name: string; outputs: () => Promise<string[]>; check: (shape: P
     }),
     check: (s, o) => assert.match(o, s.es),
   },
-];
-
-for (const r of routes) {
-  describe(`placeholders through ${r.name}`, () => {
-    SHAPES.forEach((shape, i) => {
-      it(`${shape.name}: kept verbatim, the words around it translated`, async () => {
-        const output = (await r.outputs())[i]!;
-        assertPlaceholdersKept(shape, output);
-        r.check(shape, output);
-      });
-    });
-  });
-}
+]);
 
 describe('texts that only look like placeholders', () => {
   const PROSE = [

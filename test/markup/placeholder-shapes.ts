@@ -2,6 +2,7 @@
 // every placeholder back verbatim (as many times as the source has it), an ICU message's structure unchanged, and
 // the words around them translated.
 import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
 import { icuShape } from '../documents/icu-shape.js';
 
 export interface PlaceholderShape {
@@ -69,4 +70,32 @@ export function untranslatedWords(shape: PlaceholderShape, output: string): stri
   for (const p of shape.placeholders) prose = prose.split(p).join(' ');
   const words = [...prose.matchAll(/\p{L}{4,}/gu)].map((m) => m[0]);
   return words.filter((w) => new RegExp(`\\b${w}\\b`, 'iu').test(output));
+}
+
+/** A translation route: its outputs for SHAPES' texts (in order) and what it checks besides the placeholders. */
+export interface ShapeRoute {
+  name: string;
+  outputs: () => Promise<string[]>;
+  check: (shape: PlaceholderShape, output: string) => void;
+}
+
+/** Runs `run` once, on the first call (each route asks for all shapes in one request). */
+export function once(run: () => Promise<string[]>): () => Promise<string[]> {
+  let outputs: Promise<string[]> | undefined;
+  return () => (outputs ??= run());
+}
+
+/** A test per route and shape: the placeholders kept, then the route's own check. */
+export function describeRoutes(routes: ShapeRoute[]): void {
+  for (const r of routes) {
+    describe(`placeholders through ${r.name}`, () => {
+      SHAPES.forEach((shape, i) => {
+        it(`${shape.name}: kept verbatim, the words around it translated`, async () => {
+          const output = (await r.outputs())[i]!;
+          assertPlaceholdersKept(shape, output);
+          r.check(shape, output);
+        });
+      });
+    });
+  }
 }
