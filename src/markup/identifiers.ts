@@ -1,6 +1,7 @@
-// Identifiers (URLs, e-mail addresses, file names and paths, code spans, product codes, hashes) never reach the
-// engine: each is cut out of its unit and travels as an empty inline tag, the markup layer's own way of carrying
-// something through the engine untouched, then is written back where the engine put that tag.
+// Identifiers (URLs, e-mail addresses, file names and paths, code spans, product codes, hashes) and the placeholders
+// of app strings (placeholders.ts) never reach the engine: each is cut out of its unit and travels as an empty inline
+// tag (a pair of tags around words as a pair), the markup layer's own way of carrying something through the engine
+// untouched, then is written back where the engine put that tag. ICU messages go to the engine branch by branch.
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { translateTagged, type InlineStrategy, type SegmentTranslator } from './inline-translate.js';
 import type { TaggedText, TagMark } from './tagged-text.js';
@@ -169,9 +170,11 @@ function spansAroundMarks(spans: CutSpan[], marks: TagMark[]): CutSpan[] {
     const inside = k < marks.length && marks[k]!.pos < s.end;
     if (inside && s.pair !== undefined) broken.add(s.pair);
     if (s.kind === 'open' && !inside) open.push({ pair: s.pair!, depth });
-    else if (s.kind === 'close' && open.at(-1)?.pair === s.pair) {
-      if (open.pop()!.depth !== depth) broken.add(s.pair!);
-    } else if (s.kind === 'close') broken.add(s.pair!);
+    else if (s.kind === 'close') {
+      const top = open.at(-1);
+      if (top?.pair !== s.pair) broken.add(s.pair!);
+      else if (open.pop()!.depth !== depth) broken.add(s.pair!);
+    }
     if (!inside) kept.push(s);
   }
   return kept.map((s) => (s.pair !== undefined && broken.has(s.pair) ? { start: s.start, end: s.end, kind: 'empty' } : s));
