@@ -1,6 +1,6 @@
 // App-string placeholders ({name}, {{count}}, %s, %1$s, %(name)s, ${user}, :name, $t(key), <0>…</0>, ICU plural and
 // select) through every Apertium route of /v2/translate: direct, a pivot (en→pt through es), with a glossary (direct
-// and pivot), tag_handling=html, LibreTranslate's /translate and a plain-text document. Each keeps every placeholder and translates around it;
+// and pivot), tag_handling=html and xml, LibreTranslate's /translate and a plain-text document. Each keeps every placeholder and translates around it;
 // texts that only look like placeholders ("Note: the", "50% done") translate exactly as the engine does.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -34,6 +34,17 @@ async function glossary(target: string, entries: string): Promise<string> {
   return res.json().glossary_id;
 }
 
+/** The shapes' texts as markup (in a paragraph, their own tags escaped), and their translations' text read back. */
+async function translateMarkup(format: 'html' | 'xml'): Promise<string[]> {
+  const escape = (s: string) => s.replace(/&/gu, '&amp;').replace(/</gu, '&lt;').replace(/>/gu, '&gt;');
+  const unescape = (s: string) => s.replace(/&lt;/gu, '<').replace(/&gt;/gu, '>').replace(/&amp;/gu, '&');
+  const out = await translate(texts.map((t) => `<p>${escape(t)}</p>`), { target_lang: 'ES', tag_handling: format });
+  return out.map((o) => {
+    assert.match(o, /^<p>.*<\/p>$/su);
+    return unescape(o.slice(3, -4));
+  });
+}
+
 /** Glossary terms of the shapes' sentences: each sentence with one must have its target in the translation. */
 const TERMS: [string, string][] = [
   ['hello', 'saludos'],
@@ -64,19 +75,8 @@ describeRoutes([
     outputs: once(async () => translate(texts, { target_lang: 'PT-BR', glossary_id: await glossary('pt', TERMS.map((t) => t.join('\t')).join('\n')) })),
     check: assertTermsUsed,
   },
-  {
-    name: 'tag_handling=html en→es',
-    outputs: once(async () => {
-      const escape = (s: string) => s.replace(/&/gu, '&amp;').replace(/</gu, '&lt;').replace(/>/gu, '&gt;');
-      const unescape = (s: string) => s.replace(/&lt;/gu, '<').replace(/&gt;/gu, '>').replace(/&amp;/gu, '&');
-      const out = await translate(texts.map((t) => `<p>${escape(t)}</p>`), { target_lang: 'ES', tag_handling: 'html' });
-      return out.map((o) => {
-        assert.match(o, /^<p>.*<\/p>$/su);
-        return unescape(o.slice(3, -4));
-      });
-    }),
-    check: (s, o) => assert.match(o, s.es),
-  },
+  { name: 'tag_handling=html en→es', outputs: once(() => translateMarkup('html')), check: (s, o) => assert.match(o, s.es) },
+  { name: 'tag_handling=xml en→es', outputs: once(() => translateMarkup('xml')), check: (s, o) => assert.match(o, s.es) },
   {
     name: 'LibreTranslate /translate en→es',
     outputs: once(async () => {
@@ -100,6 +100,15 @@ describeRoutes([
     check: (s, o) => assert.match(o, s.es),
   },
 ]);
+
+describe('malformed placeholders', () => {
+  it('are answered, every tag kept: crossing tags, tags across ICU branches, an unclosed message', async () => {
+    const HOSTILE = ['<0>a <1>b</0> c</1>', '{a, plural, one {<0>x} other {y</0>}}', '{count, plural, one {# item}', '<0>'.repeat(2000) + 'text'];
+    const outputs = await translate(HOSTILE, { target_lang: 'ES' });
+    const tags = (t: string) => [...t.matchAll(/<\/?\d+>/gu)].map((m) => m[0]);
+    HOSTILE.forEach((text, i) => assert.deepEqual(tags(outputs[i]!), tags(text), outputs[i]));
+  });
+});
 
 describe('texts that only look like placeholders', () => {
   const PROSE = [
