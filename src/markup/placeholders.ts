@@ -39,7 +39,7 @@ const TAG = /<(\/?)([\p{L}\p{N}_][\p{L}\p{N}_.:-]{0,64})(?:\s[^<>\n]{0,200}?)?\s
 
 /**
  * Text matched between two turns of the event loop: a one-line document of megabytes holds a million placeholders
- * (hostile, but allowed), whose matching would otherwise hold the loop for seconds (as identifiers.ts does).
+ * (hostile, but allowed), whose matching would otherwise hold the loop for seconds (identifiers.ts yields alike).
  */
 const YIELD_CHARS = 64 * 1024;
 
