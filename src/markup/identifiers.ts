@@ -1,9 +1,13 @@
-// Identifiers (URLs, e-mail addresses, file names and paths, code spans, product codes, hashes) never reach the
-// engine: each is cut out of its unit and travels as an empty inline tag, the markup layer's own way of carrying
-// something through the engine untouched, then is written back where the engine put that tag.
+// Identifiers (URLs, e-mail addresses, file names and paths, code spans, product codes, hashes) and the placeholders
+// of app strings (placeholders.ts) never reach the engine: each is cut out of its unit and travels as an empty inline
+// tag (a pair of tags around words as a pair), the markup layer's own way of carrying something through the engine
+// untouched, then is written back where the engine put that tag. ICU messages go to the engine branch by branch.
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { translateTagged, type InlineStrategy, type SegmentTranslator } from './inline-translate.js';
 import type { TaggedText, TagMark } from './tagged-text.js';
+import { icuPieces, type IcuPiece } from './icu-message.js';
+import { placeholderSpans, type PlaceholderSpan } from './placeholders.js';
+import { translateInPieces } from './unit-pieces.js';
 
 const EXTENSIONS =
   'txt|md|pdf|docx?|xlsx?|pptx?|odt|csv|tsv|json|xml|ya?ml|toml|ini|cfg|conf|log|html?|css|js|mjs|ts|tsx|jsx|py|java|kt|c|h|cc|cpp|hpp|cs|go|rs|rb|php|sh|bat|ps1|exe|dll|so|jar|zip|tar|gz|tgz|7z|rar|png|jpe?g|gif|svg|webp|bmp|tiff?|mp3|mp4|wav|mov|avi|srt|vtt|xlf|xliff|sql|db|sqlite|lock|bin|iso|dmg|apk|ipa';
@@ -103,25 +107,96 @@ function takeTokenIdentifiers(window: string, offset: number, take: (start: numb
 
 interface Cut {
   unit: TaggedText;
-  /** Mark id → the identifier it stands for. */
-  identifiers: Map<number, string>;
+  /** Mark id → what its marks stand for: an identifier or placeholder, or a pair's opening and closing tags. */
+  written: Map<number, Written>;
 }
 
-/** The unit without its identifiers, each replaced by an empty mark; undefined when it has none besides placeholders. */
-async function cutIdentifiers(u: TaggedText): Promise<Cut | undefined> {
-  // A span with a tag inside is not one identifier (the tag stays where it is); spans and marks are both in order.
+interface Written {
+  open: string;
+  close?: string;
+  /** No letter or digit touched the atom before (after) it: a blank is put where the engine glued a word to it. */
+  apartBefore?: boolean;
+  apartAfter?: boolean;
+}
+
+/** A span cut from a unit's text: an identifier or atom placeholder (`empty`), or one tag of a placeholder pair. */
+type CutSpan = Span & { kind: TagMark['kind']; pair?: number | undefined };
+
+/**
+ * Placeholders and identifiers together, in order and apart: overlapping ones become one atom (both are kept as
+ * written), and a tag that does so loses its pair (its partner is kept as an atom too).
+ */
+function unitSpans(placeholders: PlaceholderSpan[], identifiers: Span[]): CutSpan[] {
+  const all: CutSpan[] = [];
+  const merged = new Set<number>();
+  let i = 0;
+  let j = 0;
+  while (i < placeholders.length || j < identifiers.length) {
+    const next: CutSpan =
+      j >= identifiers.length || (i < placeholders.length && placeholders[i]!.start <= identifiers[j]!.start)
+        ? placeholders[i++]!
+        : { ...identifiers[j++]!, kind: 'empty' };
+    const last = all.at(-1);
+    if (!last || next.start >= last.end) {
+      all.push(next);
+      continue;
+    }
+    // One inside the other ("/0" in "</0>"): the outer one holds it as written (a tag so held loses its pair).
+    if (next.end <= last.end) {
+      if (next.pair !== undefined) merged.add(next.pair);
+      continue;
+    }
+    for (const pair of [last.pair, next.pair]) if (pair !== undefined) merged.add(pair);
+    all[all.length - 1] = { start: last.start, end: Math.max(last.end, next.end), kind: 'empty' };
+  }
+  return merged.size === 0 ? all : all.map((s) => (s.pair !== undefined && merged.has(s.pair) ? { start: s.start, end: s.end, kind: 'empty' } : s));
+}
+
+/** Drops the spans with a unit's tag inside, and unpairs tags whose pair would not nest with the unit's tags. */
+function spansAroundMarks(spans: CutSpan[], marks: TagMark[]): CutSpan[] {
+  // A pair nests when the unit's tags between its two tags are balanced: the same depth at both, never lower between.
+  // Pairs still open whose depth holds are on a stack, deepest on top; one sweep over marks and spans (both in order).
   let k = 0;
-  const spans = (await identifierSpans(u.text)).filter((s) => {
-    while (k < u.marks.length && u.marks[k]!.pos <= s.start) k++;
-    return !(k < u.marks.length && u.marks[k]!.pos < s.end);
-  });
+  let depth = 0;
+  const kept: CutSpan[] = [];
+  const open: { pair: number; depth: number }[] = [];
+  const broken = new Set<number>();
+  for (const s of spans) {
+    for (; k < marks.length && marks[k]!.pos <= s.start; k++) {
+      const kind = marks[k]!.kind;
+      depth += kind === 'open' ? 1 : kind === 'close' ? -1 : 0;
+      while (open.length > 0 && open.at(-1)!.depth > depth) broken.add(open.pop()!.pair);
+    }
+    const inside = k < marks.length && marks[k]!.pos < s.end;
+    if (inside && s.pair !== undefined) broken.add(s.pair);
+    if (s.kind === 'open' && !inside) open.push({ pair: s.pair!, depth });
+    else if (s.kind === 'close') {
+      const top = open.at(-1);
+      if (top?.pair !== s.pair) broken.add(s.pair!);
+      else if (open.pop()!.depth !== depth) broken.add(s.pair!);
+    }
+    if (!inside) kept.push(s);
+  }
+  return kept.map((s) => (s.pair !== undefined && broken.has(s.pair) ? { start: s.start, end: s.end, kind: 'empty' } : s));
+}
+
+/**
+ * The unit without its identifiers and placeholders, each replaced by an empty mark (a pair of tags by a pair of
+ * marks); undefined when it has none besides a document format's own placeholders. `plural`: inside an ICU plural
+ * branch, where `#` stands for the number.
+ */
+async function cutIdentifiers(u: TaggedText, plural = false): Promise<Cut | undefined> {
+  let placeholders = await placeholderSpans(u.text);
+  if (plural) placeholders = [...placeholders, ...numberSigns(u.text, placeholders)].sort((a, b) => a.start - b.start);
+  const spans = spansAroundMarks(unitSpans(placeholders, await identifierSpans(u.text)), u.marks);
   if (!spans.some((s) => !/^⟦/u.test(u.text.slice(s.start, s.end)))) return undefined;
   let id = u.marks.reduce((n, m) => Math.max(n, m.id), -1);
-  const identifiers = new Map<number, string>();
+  const written = new Map<number, Written>();
+  const pairIds = new Map<number, number>();
   // Marks are in document order: one sweep over the spans gives the length cut before each (linear, not marks × spans).
   let next = 0;
   let removed = 0;
-  // Sorted by source place: an identifier's mark (key start + ½) sits after the tags at its start, before those at its end.
+  // Sorted by source place: a cut mark (key start + ½) sits after the unit's tags at its start, before those at its end.
   const keyed = u.marks.map((mark) => {
     for (; next < spans.length && spans[next]!.end <= mark.pos; next++) removed += spans[next]!.end - spans[next]!.start;
     return { key: mark.pos, mark: { ...mark, pos: mark.pos - removed } };
@@ -130,17 +205,42 @@ async function cutIdentifiers(u: TaggedText): Promise<Cut | undefined> {
   let at = 0;
   for (const s of spans) {
     text += u.text.slice(at, s.start);
-    identifiers.set(++id, u.text.slice(s.start, s.end));
-    keyed.push({ key: s.start + 0.5, mark: { id, kind: 'empty', pos: text.length } });
+    const source = u.text.slice(s.start, s.end);
+    let markId: number;
+    if (s.kind === 'close') {
+      markId = pairIds.get(s.pair!)!;
+      written.get(markId)!.close = source;
+    } else {
+      markId = ++id;
+      const apart = (at: number) => !isWordChar(u.text[at]);
+      written.set(markId, s.kind === 'open' ? { open: source } : { open: source, apartBefore: apart(s.start - 1), apartAfter: apart(s.end) });
+      if (s.kind === 'open') pairIds.set(s.pair!, markId);
+    }
+    keyed.push({ key: s.start + 0.5, mark: { id: markId, kind: s.kind, pos: text.length } });
     at = s.end;
   }
   text += u.text.slice(at);
   const marks = keyed.sort((a, b) => a.key - b.key).map((k) => k.mark);
-  return { unit: { text, marks }, identifiers };
+  return { unit: { text, marks }, written };
 }
 
-/** Writes each identifier back at its mark's place, and drops those marks. */
-function pasteIdentifiers(u: TaggedText, identifiers: Map<number, string>): TaggedText {
+/** The `#` signs of an ICU plural branch's text that no placeholder holds. */
+function numberSigns(text: string, placeholders: PlaceholderSpan[]): PlaceholderSpan[] {
+  const signs: PlaceholderSpan[] = [];
+  let p = 0;
+  for (let at = text.indexOf('#'); at >= 0; at = text.indexOf('#', at + 1)) {
+    while (p < placeholders.length && placeholders[p]!.end <= at) p++;
+    if (!(p < placeholders.length && placeholders[p]!.start <= at)) signs.push({ start: at, end: at + 1, kind: 'empty' });
+  }
+  return signs;
+}
+
+function isWordChar(c: string | undefined): boolean {
+  return c !== undefined && /[\p{L}\p{N}]/u.test(c);
+}
+
+/** Writes each identifier and placeholder back at its marks' places, and drops those marks. */
+function pasteIdentifiers(u: TaggedText, written: Map<number, Written>): TaggedText {
   let text = '';
   let at = 0;
   const marks: TagMark[] = [];
@@ -148,20 +248,32 @@ function pasteIdentifiers(u: TaggedText, identifiers: Map<number, string>): Tagg
     const pos = Math.max(at, Math.min(m.pos, u.text.length));
     text += u.text.slice(at, pos);
     at = pos;
-    const identifier = identifiers.get(m.id);
-    if (identifier === undefined) marks.push({ ...m, pos: text.length });
-    else text += identifier;
+    const source = written.get(m.id);
+    if (source === undefined) marks.push({ ...m, pos: text.length });
+    else if (m.kind !== 'empty') text += m.kind === 'close' ? source.close ?? '' : source.open;
+    else {
+      // An engine that drops the marks (a neural model) has them placed between words, next to one.
+      text += (source.apartBefore && isWordChar(text.at(-1)) ? ' ' : '') + source.open + (source.apartAfter && isWordChar(u.text[pos]) ? ' ' : '');
+    }
   }
   return { text: text + u.text.slice(at), marks };
 }
 
-/** translateTagged, with the identifiers of every unit kept from the engine and given back as written. */
-export async function translateKeepingIdentifiers(units: TaggedText[], translate: SegmentTranslator, strategy: InlineStrategy): Promise<TaggedText[]> {
+/**
+ * translateTagged, with the identifiers and placeholders of every unit kept from the engine and given back as written.
+ * A unit that is an ICU plural/select message has its branch texts (and the text around the message) translated
+ * apart, its structure kept as written.
+ */
+export function translateKeepingIdentifiers(units: TaggedText[], translate: SegmentTranslator, strategy: InlineStrategy): Promise<TaggedText[]> {
+  return translateInPieces(units, (u) => icuPieces(u.text), (jobs, pieces) => translateCut(jobs, pieces, translate, strategy));
+}
+
+async function translateCut(units: TaggedText[], pieces: (IcuPiece | undefined)[], translate: SegmentTranslator, strategy: InlineStrategy): Promise<TaggedText[]> {
   // Unit by unit, the loop getting a turn every WINDOW_CHARS of text, so that a request of many units holds it no longer.
   const cuts: (Cut | undefined)[] = [];
   let sinceYield = 0;
-  for (const u of units) {
-    cuts.push(await cutIdentifiers(u));
+  for (const [i, u] of units.entries()) {
+    cuts.push(await cutIdentifiers(u, pieces[i]?.plural));
     sinceYield += u.text.length;
     if (sinceYield >= WINDOW_CHARS) {
       sinceYield = 0;
@@ -173,5 +285,5 @@ export async function translateKeepingIdentifiers(units: TaggedText[], translate
     translate,
     strategy,
   );
-  return out.map((o, i) => (cuts[i] ? pasteIdentifiers(o, cuts[i]!.identifiers) : o));
+  return out.map((o, i) => (cuts[i] ? pasteIdentifiers(o, cuts[i]!.written) : o));
 }

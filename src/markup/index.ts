@@ -8,6 +8,7 @@ import { parseFragment, type DefaultTreeAdapterTypes as T } from 'parse5';
 import type { MNode } from './markup-tree.js';
 
 export { translateKeepingIdentifiers, identifierSpans } from './identifiers.js';
+export { placeholderSpans, type PlaceholderSpan } from './placeholders.js';
 export { translateTagged, locator, type InlineStrategy, type SegmentTranslator } from './inline-translate.js';
 export { markTree, renderTagged, type TagMark, type TaggedText } from './tagged-text.js';
 export { TAG_PARSE_FAILED, MAX_MARKUP_DEPTH, checkWellFormed } from './xml-markup.js';

@@ -275,12 +275,24 @@ function place(
       if (found) ({ start, end } = found);
       else unaligned = true;
     }
+    // Where the engine put the pair's own empty tags (a placeholder cut out of it: <b>{name}</b>, <1>{{count}} new</1>).
+    const inner = n.children.flatMap((c) => (c.kind === 'empty' && parsed.empties.has(c.id) ? [parsed.empties.get(c.id)!] : []));
+    if (start === undefined && end === undefined && !hasWords(span) && inner.length > 0) {
+      // around no words: it goes where they went
+      start = inner.reduce((a, b) => Math.min(a, b));
+      end = inner.reduce((a, b) => Math.max(a, b));
+    }
     if (start === undefined && end === undefined) {
       start = proportional(n.start, u.text.length, out);
       end = hasWords(span) ? proportional(n.end, u.text.length, out) : start;
     }
     n.start = start ?? Math.min(end!, proportional(n.start, u.text.length, out));
     n.end = end ?? Math.max(n.start, proportional(n.end, u.text.length, out));
+    // Its empty tags found just outside it, blanks apart, are taken in (as the source had them).
+    for (const p of inner) {
+      if (p < n.start && out.slice(p, n.start).trim() === '') n.start = p;
+      if (p > n.end && out.slice(n.end, p).trim() === '') n.end = p;
+    }
   });
   return { unit: { text: out, marks: treeMarks(fixNesting(tree, 0, out.length)) }, unaligned };
 }

@@ -12,7 +12,7 @@ import { flat, inspectPdf, pdftotext } from './pdf-inspect.js';
 import { buildPdf } from './pdf-builder.js';
 import { ocrImage, ocrPage } from './pdf-ocr.js';
 import { readFileSync } from 'node:fs';
-import { icuPieces } from '../../src/documents/formats/icu-message.js';
+import { icuPieces } from '../../src/markup/icu-message.js';
 import { icuShape } from './icu-shape.js';
 import { identifierSpans } from '../../src/markup/index.js';
 

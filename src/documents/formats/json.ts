@@ -3,7 +3,7 @@
 import { parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 import { countCodePoints, decodeText, DocumentFormatError, type DocumentFormat, type ExtractedDocument } from './format.js';
 import { hasWords, JSON_PLACEHOLDERS, protect, type Protected } from './placeholders.js';
-import { icuPieces, joinPieces } from './icu-message.js';
+import { icuPieces, joinPieces } from '../../markup/icu-message.js';
 
 interface StringValue {
   offset: number;

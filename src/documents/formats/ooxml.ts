@@ -13,7 +13,7 @@ import {
 } from './format.js';
 import { openPackage, type OoxmlPackage, type PackageEntry } from './ooxml-package.js';
 import { escapeXmlText, lineRanges, planPart, type PartPlan } from './ooxml-text.js';
-import { translateInPieces } from './unit-pieces.js';
+import { translateInPieces } from '../../markup/unit-pieces.js';
 
 const OOXML = 'application/vnd.openxmlformats-officedocument';
 /** Parts whose plans stay in memory between extract and translation; larger documents are parsed again part by part. */

@@ -1,7 +1,7 @@
 // XLIFF 1.2 and 2.0/2.1: fills each translatable unit's <target> in place (saxes offsets), so notes, comments,
 // namespaces, whitespace and unknown elements come back byte for byte; inline codes travel through the markup layer.
 import { translateTagged, type TaggedText } from '../../markup/index.js';
-import { translateIcuTagged } from './icu-message.js';
+import { translateIcuTagged } from '../../markup/icu-message.js';
 import { countCodePoints, decodeText, DocumentFormatError, type DocumentFormat, type ExtractedDocument, type ExtractOptions } from './format.js';
 import { attr, childElements, namespaceDeclarations, parseLocatedXml, setAttribute, type LocatedDocument, type LocatedElement } from './located-xml.js';
 import { codedUnit, dialect12, dialect2, renderCoded, XLIFF12_NS, XLIFF2_NS, type CodedUnit, type InlineDialect } from './xliff-inline.js';

@@ -1,6 +1,6 @@
 // Translating a tagged unit piece by piece: an ICU message's branch texts, a Word paragraph's lines. The engine sees
 // each piece alone; the text between pieces (ICU structure, blanks around a line break) comes back as written.
-import { markTree, treeMarks, type MarkNode, type TaggedText, type TagMark } from '../../markup/tagged-text.js';
+import { markTree, treeMarks, type MarkNode, type TaggedText, type TagMark } from './tagged-text.js';
 
 /** [start, end) of a unit's text. */
 export interface TextRange {
@@ -12,23 +12,30 @@ export interface TextRange {
  * Translates units cut into pieces by `piecesOf` (undefined: the unit goes whole). Tags wholly inside a piece travel
  * with it; the others stay in the text between pieces, a pair that reaches into a piece opening at the piece's start
  * or closing at its end, so that the result nests as the source did. Pieces without letters or digits are not sent.
+ * `translate` is told the piece each unit it gets was cut as (undefined for a whole unit).
  */
-export async function translateInPieces(
+export async function translateInPieces<P extends TextRange>(
   units: TaggedText[],
-  piecesOf: (u: TaggedText) => TextRange[] | undefined,
-  translate: (units: TaggedText[]) => Promise<TaggedText[]>,
+  piecesOf: (u: TaggedText) => P[] | undefined,
+  translate: (units: TaggedText[], pieces: (P | undefined)[]) => Promise<TaggedText[]>,
 ): Promise<TaggedText[]> {
   const split = units.map((u) => {
     const pieces = piecesOf(u)?.filter((p) => /[\p{L}\p{N}]/u.test(u.text.slice(p.start, p.end)));
     return pieces && pieces.length > 0 ? { pieces, carried: carriedMarks(u, pieces) } : undefined;
   });
   const jobs: TaggedText[] = [];
+  const from: (P | undefined)[] = [];
   units.forEach((u, i) => {
     const s = split[i];
-    if (!s) jobs.push(u);
-    else s.pieces.forEach((p, k) => jobs.push({ text: u.text.slice(p.start, p.end), marks: s.carried[k]!.map((m) => ({ ...m, pos: m.pos - p.start })) }));
+    if (!s) {
+      jobs.push(u);
+      from.push(undefined);
+    } else {
+      s.pieces.forEach((p, k) => jobs.push({ text: u.text.slice(p.start, p.end), marks: s.carried[k]!.map((m) => ({ ...m, pos: m.pos - p.start })) }));
+      from.push(...s.pieces);
+    }
   });
-  const out = await translate(jobs);
+  const out = await translate(jobs, from);
   let next = 0;
   return units.map((u, i) => {
     const s = split[i];

@@ -1,7 +1,7 @@
 // ICU MessageFormat ({count, plural, one {# file} other {# files}}, select, selectordinal) in app strings: only the
 // branch texts are prose. The message is cut into text pieces and the structure between them (argument names,
 // keywords, selectors, braces), so that the engine sees the pieces alone and the structure comes back as written.
-import type { TaggedText } from '../../markup/tagged-text.js';
+import type { TaggedText } from './tagged-text.js';
 import { translateInPieces, type TextRange } from './unit-pieces.js';
 
 /** Deeper nesting of plural/select is not seen in real messages; such a text is left to the callers' usual path. */
