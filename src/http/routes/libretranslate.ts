@@ -9,10 +9,10 @@ import type { Config } from '../../config.js';
 import type { Services } from '../../services.js';
 import type { AuthContext } from '../../accounts/accounts-service.js';
 import type { DocumentHandle, DocumentState } from '../../documents/document-service.js';
-import { ServiceError, type ErrorCode } from '../../lib/errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import { baseLang, languageName } from '../../translate/languages.js';
 import { NO_CUSTOMIZATION, textOptions } from '../../translate/translate-job.js';
-import { STATUS_BY_CODE, serviceErrorOf, setRetryAfter } from '../errors.js';
+import { serviceErrorOf } from '../errors.js';
 import { authOf } from '../plugins/auth.js';
 import { onDelivered } from '../plugins/sockets.js';
 import { clientSignal } from '../client-signal.js';
@@ -34,7 +34,7 @@ import { MAX_TEXTS } from '../requests/translate-request.js';
 import { chineseScript } from '../../detect/chinese-script.js';
 import type { DetectionOutcome } from '../../detect/language-detector.js';
 import { TRANSLATE_BODY_LIMIT, reportingTagHeader } from './translate.js';
-import { allowCrossOrigin } from './libretranslate-cors.js';
+import { allowCrossOrigin, failedWith, libreErrorHandler } from './libretranslate-http.js';
 
 const LibreError = Type.Object({ error: Type.String() });
 /** LibreTranslate reads JSON, URL-encoded forms and multipart forms (its own web page posts the latter). */
@@ -86,34 +86,6 @@ const DownloadQuery = Type.Object(
   { key: Type.String(), expires: Type.String(), signature: Type.String() },
   { additionalProperties: true, 'x-validated-by': 'handler' },
 );
-
-/** Tolk's statuses in LibreTranslate's few: a spent quota is 403 as Mastodon and Pleroma read it, overload 429. */
-function libreStatus(code: ErrorCode): number {
-  const status = STATUS_BY_CODE[code];
-  if (code === 'quota_exceeded') return 403;
-  if (status === 429 || status === 529) return 429;
-  if (status === 403 || status === 404) return status;
-  return status < 500 ? 400 : 500;
-}
-
-/** The error code each failed request was answered for, for the metrics (LibreTranslate's statuses fold several). */
-const failedWith = new WeakMap<FastifyRequest, string>();
-
-function libreErrorHandler(err: Error, request: FastifyRequest, reply: FastifyReply): void {
-  const error = serviceErrorOf(err);
-  failedWith.set(request, error?.code ?? 'internal');
-  if (!error) {
-    // Never echo internals; the trace id ties the log line to the response.
-    request.log.error({ err }, 'unhandled error');
-    void reply.status(500).send({ error: 'Internal server error' });
-    return;
-  }
-  const status = STATUS_BY_CODE[error.code];
-  if (status >= 500) request.log.warn({ err: error }, error.message);
-  setRetryAfter(reply, status, error);
-  const libre = libreStatus(error.code);
-  void reply.status(libre).send({ error: libre === 429 ? `Slowdown: ${error.message}` : error.message });
-}
 
 /** A file name safe for a URL path and a Content-Disposition header. */
 function safeFileName(name: string | undefined): string {
