@@ -9,6 +9,8 @@ import { after, before, describe, it } from 'node:test';
 import { EngineError, type TranslationEngine } from '../../src/engines/engine.js';
 import { FairSlots, type FairSlotsOptions, type ReleaseSlot } from '../../src/engines/llm/fair-slots.js';
 import { LlmEngine, LocalLanguageModel, PostEditedEngine, llmModelsDir, type PostEditCounts } from '../../src/engines/llm/index.js';
+import { defaultLlmThreads } from '../../src/engines/llm/local-model.js';
+import { loadConfig } from '../../src/config.js';
 import { LoopStallMonitor } from '../helpers/loop-stall.js';
 import { installTestLlm } from '../helpers/test-llm.js';
 import { waitFor } from '../helpers/wait.js';
@@ -246,5 +248,23 @@ describe('fair generation slots', () => {
     await assert.rejects(never.acquire('b'), isEngineError('busy', /every language-model slot is in use/));
     held();
     (await never.acquire('b'))();
+  });
+});
+
+describe('local model threads and queue configuration', () => {
+  it('leaves cores to the other engines by default: half of them, never all, at least one', () => {
+    assert.deepEqual([1, 2, 3, 4, 8, 16].map((cores) => defaultLlmThreads(cores)), [1, 1, 2, 2, 4, 8]);
+  });
+
+  it('reads TOLK_LLM_THREADS and TOLK_LLM_QUEUE_WAIT_MS, and refuses bad values naming them', () => {
+    const defaults = loadConfig({}).localLlm;
+    assert.equal(defaults.threads, undefined, 'unset: the default above, decided where the model loads');
+    assert.equal(defaults.queueWaitMs, 60_000);
+    const set = loadConfig({ TOLK_LLM_THREADS: '3', TOLK_LLM_QUEUE_WAIT_MS: '0' }).localLlm;
+    assert.equal(set.threads, 3);
+    assert.equal(set.queueWaitMs, 0);
+    for (const [name, value] of [['TOLK_LLM_QUEUE_WAIT_MS', '-1'], ['TOLK_LLM_QUEUE_WAIT_MS', 'soon'], ['TOLK_LLM_THREADS', '-2']] as const) {
+      assert.throws(() => loadConfig({ [name]: value }), new RegExp(name));
+    }
   });
 });
