@@ -56,7 +56,7 @@ describe('the local language model with its slot taken', () => {
         assert.match(res.json().message, /language model is busy/);
       }
       assert.equal(model().stats().generations, generations, 'nothing was generated for them');
-      assert.equal(model().stats().waiting, 0, 'none of them is left in the queue');
+      assert.equal(model().queued(), 0, 'none of them is left in the queue');
     } finally {
       holder();
     }
