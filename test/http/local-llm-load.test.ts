@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { DocumentClient } from '../helpers/documents.js';
 import { authHeaders, createAccount, createTestApp, testEngines, type TestAccount, type TestContext } from '../helpers/harness.js';
 import { installTestLlm } from '../helpers/test-llm.js';
 import { waitFor } from '../helpers/wait.js';
@@ -16,24 +17,33 @@ const QUEUE_WAIT_MS = 500;
 let ctx: TestContext;
 let pro: TestAccount;
 let modelsDir: string;
+let dataDir: string;
 
 before(async () => {
   modelsDir = mkdtempSync(join(tmpdir(), 'tolk-llm-load-'));
+  dataDir = mkdtempSync(join(tmpdir(), 'tolk-llm-load-data-'));
   installTestLlm(modelsDir);
   ctx = await createTestApp({
     engines: testEngines(['en-es']),
-    env: { TOLK_MODELS_DIR: modelsDir, TOLK_LLM_THREADS: '1', TOLK_LLM_CONTEXT: '2048', TOLK_LLM_QUEUE_WAIT_MS: String(QUEUE_WAIT_MS) },
+    env: { TOLK_DATA_DIR: dataDir, TOLK_MODELS_DIR: modelsDir, TOLK_LLM_THREADS: '1', TOLK_LLM_CONTEXT: '2048', TOLK_LLM_QUEUE_WAIT_MS: String(QUEUE_WAIT_MS) },
   });
   pro = await createAccount(ctx);
 });
 after(async () => {
   await ctx?.close();
   rmSync(modelsDir, { recursive: true, force: true });
+  rmSync(dataDir, { recursive: true, force: true });
 });
 
 const model = () => ctx.services.languageModel!.model;
 const post = (url: string, payload: object) => ctx.app.inject({ method: 'POST', url, headers: authHeaders(pro), payload });
 const rephrase = () => post('/v2/write/rephrase', { text: ['The house is big.'], target_lang: 'en-US' });
+/** Post-edits the model's queue refused as busy, from /metrics. */
+const busyPostEdits = async () => {
+  const res = await ctx.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Service-Auth-Key ${pro.adminKey}`, host: pro.host } });
+  const line = res.body.split('\n').find((l) => l.startsWith('tolk_llm_requests_total{') && l.includes('operation="post_edit"') && l.includes('outcome="busy"'));
+  return line ? Number(line.split(' ').at(-1)) : 0;
+};
 const usage = async () => (await ctx.app.inject({ method: 'GET', url: '/v2/usage', headers: authHeaders(pro) })).json().character_count as number;
 
 describe('the local language model with its slot taken', () => {
@@ -78,6 +88,29 @@ describe('the local language model with its slot taken', () => {
       assert.equal((await post('/v2/translate', { text: ['Good morning.'], source_lang: 'EN', target_lang: 'ES' })).statusCode, 200);
     } finally {
       release();
+    }
+  });
+
+  it('a document that needs the model retries it after its Retry-After while busy, and is translated once the slot is free', async () => {
+    const holder = await model().slots.acquire('another account');
+    let held = true;
+    try {
+      const documents = new DocumentClient(ctx, pro);
+      const up = await documents.upload([
+        { name: 'file', filename: 'note.txt', content: Buffer.from('Good morning.\nThe house is big.\n') },
+        { name: 'source_lang', value: 'EN' },
+        { name: 'target_lang', value: 'ES' },
+        { name: 'formality', value: 'more' },
+      ]);
+      assert.equal(up.statusCode, 200, up.body);
+      const { document_id: id, document_key: key } = up.json() as { document_id: string; document_key: string };
+      await waitFor('the job to find the model busy', async () => (await busyPostEdits()) >= 1);
+      holder();
+      held = false;
+      const status = await documents.waitFor(id, key);
+      assert.equal(status.status, 'done', JSON.stringify(status));
+    } finally {
+      if (held) holder();
     }
   });
 });
