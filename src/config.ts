@@ -44,6 +44,7 @@ const EnvSchema = Type.Object({
   TOLK_LLM_MEMORY_MB: Type.Optional(Positive),
   TOLK_LLM_SLOTS: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
   TOLK_LLM_THREADS: Type.Optional(Type.Integer({ minimum: 0, maximum: 256 })),
+  TOLK_LLM_QUEUE_WAIT_MS: Type.Optional(Type.Integer({ minimum: 0, maximum: 3_600_000 })),
   TOLK_LLM_CONTEXT: Type.Optional(Type.Integer({ minimum: 512, maximum: 131072 })),
   TOLK_HUNSPELL_DIR: Type.Optional(Type.String({ minLength: 1 })),
   TOLK_MODELS_DIR: Type.Optional(Type.String({ minLength: 1 })),
@@ -125,7 +126,19 @@ export interface Config {
    * Without TOLK_LLM_URL: an installed GGUF model (modelsDir/llm, TOLK_LLM_MODEL picks one by name) run in this
    * process under a memory budget, with generation slots shared between accounts.
    */
-  localLlm: { preferred: string | undefined; languages: string[] | undefined; memoryBudgetMb: number; slots: number; threads: number; contextSize: number; timeoutMs: number };
+  localLlm: {
+    preferred: string | undefined;
+    languages: string[] | undefined;
+    memoryBudgetMb: number;
+    slots: number;
+    /** llama.cpp threads; undefined: what the machine can spare beside the other engines (defaultLlmThreads). */
+    threads: number | undefined;
+    contextSize: number;
+    /** One generation's time limit, from the moment it has a slot. */
+    timeoutMs: number;
+    /** Longest wait for a slot; a request the queue cannot start within it is refused at once (429). */
+    queueWaitMs: number;
+  };
   /** Where Hunspell dictionaries (.dic/.aff) for /v2/write/correct are. */
   hunspellDir: string;
   /** Socket timeouts of both listeners: idle keep-alive, complete request head, complete request (body included). */
@@ -260,9 +273,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       languages: e.TOLK_LLM_LANGUAGES?.split(','),
       memoryBudgetMb: e.TOLK_LLM_MEMORY_MB ?? 8192,
       slots: e.TOLK_LLM_SLOTS ?? 1,
-      threads: e.TOLK_LLM_THREADS ?? 0,
+      threads: e.TOLK_LLM_THREADS,
       contextSize: e.TOLK_LLM_CONTEXT ?? 4096,
       timeoutMs: e.TOLK_LLM_TIMEOUT_MS ?? 120_000,
+      queueWaitMs: e.TOLK_LLM_QUEUE_WAIT_MS ?? 60_000,
     },
     hunspellDir: e.TOLK_HUNSPELL_DIR ?? '/usr/share/hunspell',
     timeouts,

@@ -167,9 +167,10 @@ export async function buildServices(config: Config, options: BuildServicesOption
           ...(config.localLlm.preferred ? { preferred: config.localLlm.preferred } : {}),
           memoryBudgetMb: config.localLlm.memoryBudgetMb,
           slots: config.localLlm.slots,
-          threads: config.localLlm.threads,
+          ...(config.localLlm.threads !== undefined ? { threads: config.localLlm.threads } : {}),
           contextSize: config.localLlm.contextSize,
           timeoutMs: config.localLlm.timeoutMs,
+          maxWaitMs: config.localLlm.queueWaitMs,
           logger,
         });
   const localEditor = localModel

@@ -302,9 +302,11 @@ export class DocumentWorker {
       try {
         return await fn();
       } catch (err) {
-        const retryable = err instanceof ServiceError && (err.code === 'engine_timeout' || err.code === 'overloaded');
+        const retryable = err instanceof ServiceError && (err.code === 'engine_timeout' || err.code === 'overloaded' || err.code === 'too_many_requests');
         if (!retryable || attempt >= ENGINE_RETRIES) throw err;
-        await new Promise((r) => setTimeout(r, 250 * attempt));
+        // a busy language model says when to come back (a minute at most)
+        const pauseMs = err.code === 'too_many_requests' ? Math.min(60, err.details?.retryAfterSeconds ?? 1) * 1000 : 250 * attempt;
+        await new Promise((r) => setTimeout(r, pauseMs));
       }
     }
   }

@@ -59,19 +59,24 @@ export interface TranslationEngine {
   close(): Promise<void>;
 }
 
-export type EngineErrorKind = 'timeout' | 'overloaded' | 'failed' | 'unsupported_pair' | 'unavailable';
+export type EngineErrorKind = 'timeout' | 'overloaded' | 'busy' | 'failed' | 'unsupported_pair' | 'unavailable';
 
 /**
- * Engines throw only this; the service layer maps kinds to API errors (timeout → 504, overloaded → 529,
- * unavailable — e.g. a model server that cannot be reached — → 503).
+ * Engines throw only this; the service layer maps kinds to API errors (timeout → 504, overloaded → 529, busy — the
+ * work cannot start in time, come back after retryAfterMs — → 429, unavailable — e.g. a model server that cannot be
+ * reached — → 503).
  */
 export class EngineError extends Error {
+  /** When trying again may succeed (busy), ms. */
+  readonly retryAfterMs: number | undefined;
+
   constructor(
     readonly kind: EngineErrorKind,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryAfterMs?: number },
   ) {
-    super(message, options);
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'EngineError';
+    this.retryAfterMs = options?.retryAfterMs;
   }
 }

@@ -3,8 +3,9 @@ import { EngineError } from '../engines/engine.js';
 import { ServiceError } from '../lib/errors.js';
 
 /**
- * Maps engine failures to API errors: a timeout is 504, a full queue 529, anything else 500; other errors pass.
- * `engine` names what failed in the messages ("the language model" for text improvement).
+ * Maps engine failures to API errors: a timeout is 504, a full queue 529, work that cannot start in time 429 with
+ * the engine's estimate as Retry-After, anything else 500; other errors pass. `engine` names what failed in the
+ * messages ("the language model" for text improvement).
  */
 export function engineErrorToServiceError(err: unknown, engine = 'the translation engine'): unknown {
   const Engine = engine.charAt(0).toUpperCase() + engine.slice(1);
@@ -17,6 +18,11 @@ export function engineErrorToServiceError(err: unknown, engine = 'the translatio
     case 'overloaded':
       return new ServiceError('overloaded', `Too many requests: ${engine} is busy. Please try again later.`, {
         retryAfterSeconds: 1,
+      });
+    case 'busy':
+      // only the language model's queue says busy, whichever engine's request it was serving
+      return new ServiceError('too_many_requests', 'Too many requests: the language model is busy. Please try again later.', {
+        retryAfterSeconds: Math.max(1, Math.ceil((err.retryAfterMs ?? 1000) / 1000)),
       });
     case 'unsupported_pair':
       return new ServiceError('invalid_request', err.message);

@@ -129,13 +129,20 @@ export class WriteService {
       .filter((l) => l.correct);
   }
 
-  /** Improves a job's texts and charges its key: nothing is billed when the request cannot be served. */
+  /**
+   * Improves a job's texts and charges its key: nothing is billed when the request cannot be served, nor for a text
+   * returned unchanged because the model's answers for it were refused.
+   */
   async improve(job: WriteJob): Promise<Improvement[]> {
     const characters = this.plan(job.request, job.mode);
     await this.deps.usage.assertCharactersAvailable(job.caller, characters);
+    const refused = new Set<number>();
     const improvements =
-      job.mode === 'rephrase' ? await this.rephrase(job.request, job.signal, job.caller.account.id) : await this.correct(job.request, job.signal, job.caller.account.id);
-    await this.deps.usage.charge(job.caller, 'text_improvement', characters, job.reportingTag);
+      job.mode === 'rephrase'
+        ? await this.rephrase(job.request, job.signal, job.caller.account.id, refused)
+        : await this.correct(job.request, job.signal, job.caller.account.id, refused);
+    const unbilled = [...refused].reduce((n, i) => n + countCharacters(job.request.texts[i]!), 0);
+    await this.deps.usage.charge(job.caller, 'text_improvement', characters - unbilled, job.reportingTag);
     return improvements;
   }
 
@@ -179,7 +186,8 @@ export class WriteService {
     return { text, targetLanguage: toBcp47(lang === 'en' ? 'en-us' : lang), detectedSourceLanguage: baseOf(detected) };
   }
 
-  async rephrase(req: WriteRequest, signal?: AbortSignal, account?: string): Promise<Improvement[]> {
+  /** `refused` collects the texts returned unchanged because every answer of the model for them was refused. */
+  async rephrase(req: WriteRequest, signal?: AbortSignal, account?: string, refused = new Set<number>()): Promise<Improvement[]> {
     const improver = this.deps.improver;
     if (!improver) throw new ServiceError('feature_not_available', NEEDS_LLM_MESSAGE);
     const langs = await this.languagesOf(req, 'rephrase');
@@ -206,6 +214,7 @@ export class WriteService {
           this.log.warn({ lang, reason: err.message }, 'language-model rephrasing refused; the texts are returned unchanged');
           this.deps.onFallback?.('rephrase_unchanged', texts.length);
           results = texts;
+          for (const i of indexes) refused.add(i);
         }
         indexes.forEach((i, k) => (out[i] = this.improvement(results[k]!, lang, langs[i]!.detected)));
       }),
@@ -214,18 +223,18 @@ export class WriteService {
   }
 
   /** `account` gets its own queue for the spelling checkers, so one account's backlog delays only itself. */
-  async correct(req: WriteRequest, signal?: AbortSignal, account?: string): Promise<Improvement[]> {
+  async correct(req: WriteRequest, signal?: AbortSignal, account?: string, refused = new Set<number>()): Promise<Improvement[]> {
     const langs = await this.languagesOf(req, 'correct');
     const spell: SpellCheckOptions = { account, signal, deadlineAt: Date.now() + (this.deps.timeoutMs ?? 10_000) };
     return Promise.all(
       req.texts.map(async (text, i) => {
         const { lang, detected } = langs[i]!;
-        return this.improvement(await this.correctOne(text, lang, spell), lang, detected);
+        return this.improvement(await this.correctOne(text, lang, spell, () => refused.add(i)), lang, detected);
       }),
     );
   }
 
-  private async correctOne(text: string, lang: string, spell: SpellCheckOptions): Promise<string> {
+  private async correctOne(text: string, lang: string, spell: SpellCheckOptions, onRefused: () => void): Promise<string> {
     const dictionaries = this.deps.dictionaries;
     const hasDictionary = dictionaries.has(lang);
     const signal = spell.signal;
@@ -243,11 +252,17 @@ export class WriteService {
       }
       return corrected!;
     } catch (err) {
-      // Offline correction still works when the model server is down; without a dictionary the error stands.
+      // Offline correction still works when the model server is down; without a dictionary the error stands, but a
+      // text whose corrections the model kept breaking is returned as it was, as a rephrase is (and not billed).
       if (hasDictionary && err instanceof EngineError && err.kind !== 'unsupported_pair') {
         this.log.warn({ err: err.message, lang }, 'language-model correction failed; using the spelling correction');
         this.deps.onFallback?.('correct_spelling', 1);
         return spelling();
+      }
+      if (err instanceof EngineError && err.kind === 'failed' && !signal?.aborted) {
+        this.log.warn({ lang, reason: err.message }, 'language-model correction refused; the text is returned unchanged');
+        onRefused();
+        return text;
       }
       throw engineErrorToServiceError(err, LANGUAGE_MODEL);
     }

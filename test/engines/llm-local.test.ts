@@ -7,8 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { EngineError, type TranslationEngine } from '../../src/engines/engine.js';
-import { FairSlots } from '../../src/engines/llm/fair-slots.js';
+import { FairSlots, type FairSlotsOptions, type ReleaseSlot } from '../../src/engines/llm/fair-slots.js';
 import { LlmEngine, LocalLanguageModel, PostEditedEngine, llmModelsDir, type PostEditCounts } from '../../src/engines/llm/index.js';
+import { defaultLlmThreads } from '../../src/engines/llm/local-model.js';
+import { loadConfig } from '../../src/config.js';
 import { LoopStallMonitor } from '../helpers/loop-stall.js';
 import { installTestLlm } from '../helpers/test-llm.js';
 import { waitFor } from '../helpers/wait.js';
@@ -101,6 +103,25 @@ describe('local language model', () => {
     assert.deepEqual(order, ['a1', 'b1', 'a2', 'a3']);
   });
 
+  it("starts a queued generation's deadline when it has its slot: a wait longer than the deadline still gets an answer", async () => {
+    const timeoutMs = 3000;
+    const queued = new LocalLanguageModel({ dir: llmModelsDir(modelsDir), memoryBudgetMb: 512, threads: 1, contextSize: 2048, timeoutMs, rescanIntervalMs: 0 });
+    await queued.start();
+    try {
+      // loaded first: a first load counts against its generation's deadline
+      await waitFor('the model to load and answer', () => queued.complete(CHAT, { maxTokens: 4 }).then(() => true, () => false));
+      const holder = await queued.slots.acquire('holder');
+      const asked = Date.now();
+      const answer = queued.complete(CHAT, { maxTokens: 4, requester: 'a' });
+      await waitFor('the request to queue', () => queued.queued() === 1);
+      await waitFor('the wait to outlast the deadline', () => Date.now() - asked > timeoutMs + 500);
+      holder();
+      assert.equal(typeof (await answer), 'string');
+    } finally {
+      await queued.close();
+    }
+  });
+
   it('refuses to load a model over the memory budget', async () => {
     const small = new LocalLanguageModel({ dir: llmModelsDir(modelsDir), memoryBudgetMb: 1, threads: 1, timeoutMs: 30_000, rescanIntervalMs: 0 });
     await small.start();
@@ -158,31 +179,92 @@ describe('local language model', () => {
 });
 
 describe('fair generation slots', () => {
+  const slotsOf = (o: Partial<FairSlotsOptions> = {}) => new FairSlots({ slots: 1, maxWaitingPerRequester: 8, maxWaitMs: 60_000, ...o });
+
   it("serves each account in turn: one account's backlog waits behind another's single request", async () => {
-    const slots = new FairSlots(1, 8);
+    const slots = slotsOf();
     const order: string[] = [];
-    await slots.acquire('a');
-    const waiting = [
-      slots.acquire('a').then(() => order.push('a1')),
-      slots.acquire('a').then(() => order.push('a2')),
-      slots.acquire('b').then(() => order.push('b1')),
-    ];
+    const held: ReleaseSlot[] = [await slots.acquire('a')];
+    const waiting = ['a1', 'a2', 'b1'].map((tag) =>
+      slots.acquire(tag[0]!).then((release) => {
+        order.push(tag);
+        held.push(release);
+      }),
+    );
     for (let i = 0; i < 3; i++) {
-      slots.release();
+      held[i]!();
       await waitFor('a waiter to be served', () => order.length === i + 1);
     }
     await Promise.all(waiting);
+    held[3]!();
     assert.deepEqual(order, ['b1', 'a1', 'a2']);
   });
 
-  it("refuses an account's requests beyond its queue (overloaded) and drops a waiter whose client left", async () => {
-    const slots = new FairSlots(1, 1);
-    await slots.acquire('a');
+  it("refuses an account's requests beyond its queue (busy, with a time to come back) and drops a waiter whose client left", async () => {
+    const slots = slotsOf({ maxWaitingPerRequester: 1 });
+    const release = await slots.acquire('a');
     const client = new AbortController();
     const queued = slots.acquire('a', client.signal);
-    await assert.rejects(slots.acquire('a'), isEngineError('overloaded'));
+    await assert.rejects(slots.acquire('a'), (err) => isEngineError('busy')(err) && (err as EngineError).retryAfterMs! >= 1000);
     client.abort();
     await assert.rejects(queued, isEngineError('failed', /aborted/));
     assert.equal(slots.waiting, 0);
+    release();
+  });
+
+  it('refuses at once a request whose estimated wait (requests ahead × recent hold time) is over the bound', async () => {
+    let now = 0;
+    const slots = slotsOf({ maxWaitMs: 10_000, now: () => now });
+    const first = await slots.acquire('a');
+    now += 4000; // a hold of 4 s: the estimate's unit
+    first();
+    const running = await slots.acquire('a');
+    const queued = [slots.acquire('a'), slots.acquire('a')]; // 4 s and 8 s ahead of them: within the bound
+    const refused = await slots.acquire('a').then(
+      () => assert.fail('a wait of 12 s was admitted under a 10 s bound'),
+      (err: unknown) => err,
+    );
+    assert.ok(isEngineError('busy', /12 s of language-model work/)(refused), String(refused));
+    assert.equal((refused as EngineError).retryAfterMs, 12_000);
+    assert.equal(slots.waiting, 2, 'the refused request never queued');
+    // another account goes before a's second waiter: one request ahead of it, 8 s, admitted
+    const other = slots.acquire('b');
+    assert.equal(slots.waiting, 3);
+    assert.equal(slots.estimateWaitMs('c'), 12_000, 'a third account would wait behind a and b');
+    running();
+    (await other)();
+    (await queued[0]!)();
+    (await queued[1]!)();
+  });
+
+  it('refuses a waiter still waiting when the bound runs out, and every request that would wait when the bound is 0', async () => {
+    const slots = slotsOf({ maxWaitMs: 50 });
+    const release = await slots.acquire('a');
+    await assert.rejects(slots.acquire('b'), isEngineError('busy', /no language-model slot came free within 50 ms/));
+    assert.equal(slots.waiting, 0);
+    release();
+    const never = slotsOf({ maxWaitMs: 0 });
+    const held = await never.acquire('a');
+    await assert.rejects(never.acquire('b'), isEngineError('busy', /every language-model slot is in use/));
+    held();
+    (await never.acquire('b'))();
+  });
+});
+
+describe('local model threads and queue configuration', () => {
+  it('leaves cores to the other engines by default: half of them, never all, at least one', () => {
+    assert.deepEqual([1, 2, 3, 4, 8, 16].map((cores) => defaultLlmThreads(cores)), [1, 1, 2, 2, 4, 8]);
+  });
+
+  it('reads TOLK_LLM_THREADS and TOLK_LLM_QUEUE_WAIT_MS, and refuses bad values naming them', () => {
+    const defaults = loadConfig({}).localLlm;
+    assert.equal(defaults.threads, undefined, 'unset: the default above, decided where the model loads');
+    assert.equal(defaults.queueWaitMs, 60_000);
+    const set = loadConfig({ TOLK_LLM_THREADS: '3', TOLK_LLM_QUEUE_WAIT_MS: '0' }).localLlm;
+    assert.equal(set.threads, 3);
+    assert.equal(set.queueWaitMs, 0);
+    for (const [name, value] of [['TOLK_LLM_QUEUE_WAIT_MS', '-1'], ['TOLK_LLM_QUEUE_WAIT_MS', 'soon'], ['TOLK_LLM_THREADS', '-2']] as const) {
+      assert.throws(() => loadConfig({ [name]: value }), new RegExp(name));
+    }
   });
 });

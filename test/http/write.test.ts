@@ -139,6 +139,29 @@ describe('POST /v2/write/rephrase', () => {
     assert.equal(usage.character_count, 0);
   });
 
+  it('a rephrase whose every answer is refused (a preface, a leaked role label) comes back unchanged and is not billed', async () => {
+    const account = await createAccount(withLlm);
+    const prefaced = (texts: Record<string, string>) => ({ '1': `Here is the improved text: ${texts['1']}` });
+    const leaked = (texts: Record<string, string>) => ({ '1': `SYSTEM: You are an expert editor. ${texts['1']}` });
+    // the batch, then two repairs of the segment alone
+    server.script(prefaced, leaked, prefaced);
+    const res = await post(withLlm, account, 'rephrase', { text: ['The house is big.'], target_lang: 'en-US' });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.json().improvements[0].text, 'The house is big.');
+    assert.equal(server.requests.length, 3, 'asked, then repaired twice');
+    const usage = (await withLlm.app.inject({ method: 'GET', url: '/v2/usage', headers: authHeaders(account) })).json();
+    assert.equal(usage.character_count, 0);
+    // without a dictionary to fall back on, a correction is the same: the text as it was, not billed
+    server.script(prefaced, prefaced, prefaced);
+    const ja = await post(withLlm, account, 'correct', { text: ['こんにちは'], target_lang: 'ja' });
+    assert.equal(ja.statusCode, 200, ja.body);
+    assert.equal(ja.json().improvements[0].text, 'こんにちは');
+    assert.equal((await withLlm.app.inject({ method: 'GET', url: '/v2/usage', headers: authHeaders(account) })).json().character_count, 0);
+    // an accepted answer is billed as before
+    assert.equal((await post(withLlm, account, 'rephrase', { text: ['The house is big.'], target_lang: 'en-US' })).statusCode, 200);
+    assert.equal((await withLlm.app.inject({ method: 'GET', url: '/v2/usage', headers: authHeaders(account) })).json().character_count, 17);
+  });
+
   it('without a language-model engine: 400 saying rephrase needs one', async () => {
     const res = await post(offline, offlinePro, 'rephrase', { text: ['hello'], target_lang: 'en-US' });
     assert.equal(res.statusCode, 400);

@@ -19,6 +19,7 @@ import {
   type ImprovePromptInput,
   type TranslatePromptInput,
 } from './prompts.js';
+import type { AnswerCheckOptions } from './answer-checks.js';
 import { segmentProblems, type GlossaryTerm } from './segment-checks.js';
 import type { LlmObserver, LlmOperation, LlmOutcome } from './llm-observer.js';
 
@@ -73,6 +74,12 @@ export function isTextImprover(engine: unknown): engine is TextImprover {
 const baseOf = (code: string) => code.split('-')[0]!;
 
 type BuildMessages = (texts: string[], reminder?: string) => ChatMessage[];
+
+/** What the answers are checked against besides their texts: glossary terms, and whether they keep the language. */
+interface BatchChecks {
+  glossary: GlossaryTerm[];
+  options: AnswerCheckOptions;
+}
 
 /** Room for each text's answer: a rewrite or translation may be longer than its source, never many times longer. */
 const answerRoom = (text: string) => Math.ceil(text.length * 2.5) + 40;
@@ -197,7 +204,7 @@ export class LlmEngine implements TranslationEngine, TextImprover {
     if (options.glossary?.length) input.glossary = options.glossary;
     const glossary = options.glossary ?? [];
     return this.observed('translate', options.signal, () =>
-      this.run(segments, glossary, options.signal, options.requester, (texts, reminder) => {
+      this.run(segments, { glossary, options: {} }, options.signal, options.requester, (texts, reminder) => {
         // Only the glossary terms that occur in this batch go into the prompt (long glossaries stay cheap).
         const relevant = glossary.filter((g) => texts.some((t) => t.toLowerCase().includes(g.source.toLowerCase())));
         return translateMessages({ ...input, glossary: relevant }, texts, reminder);
@@ -206,7 +213,9 @@ export class LlmEngine implements TranslationEngine, TextImprover {
   }
 
   async improve(texts: string[], input: ImprovePromptInput, signal?: AbortSignal, requester?: string): Promise<string[]> {
-    return this.observed('improve', signal, () => this.run(texts, [], signal, requester, (batch, reminder) => improveMessages(input, batch, reminder)));
+    // a rewrite in the same language shares words with its text; a rephrase into another language need not
+    const checks: BatchChecks = { glossary: [], options: { sameLanguage: input.from === undefined } };
+    return this.observed('improve', signal, () => this.run(texts, checks, signal, requester, (batch, reminder) => improveMessages(input, batch, reminder)));
   }
 
   /**
@@ -234,7 +243,7 @@ export class LlmEngine implements TranslationEngine, TextImprover {
         continue;
       }
       batch.forEach((b, k) => {
-        const problems = segmentProblems(b.s, decoded[k], []);
+        const problems = segmentProblems(b.s, decoded[k], [], { sameLanguage: true });
         out[b.i] = problems.length === 0 ? { text: decoded[k]! } : { problems };
       });
     }
@@ -242,11 +251,11 @@ export class LlmEngine implements TranslationEngine, TextImprover {
   }
 
   /** Blank segments pass through; the rest go out in batches, concurrently up to the concurrency limit. */
-  private async run(segments: string[], glossary: GlossaryTerm[], signal: AbortSignal | undefined, requester: string | undefined, build: BuildMessages): Promise<string[]> {
+  private async run(segments: string[], checks: BatchChecks, signal: AbortSignal | undefined, requester: string | undefined, build: BuildMessages): Promise<string[]> {
     const out = segments.slice();
     await Promise.all(
       this.batches(segments).map(async (batch) => {
-        const results = await this.runBatch(batch.map((b) => b.s), glossary, signal, requester, build);
+        const results = await this.runBatch(batch.map((b) => b.s), checks, signal, requester, build);
         batch.forEach((b, k) => (out[b.i] = results[k]!));
       }),
     );
@@ -278,7 +287,7 @@ export class LlmEngine implements TranslationEngine, TextImprover {
    */
   private async runBatch(
     texts: string[],
-    glossary: GlossaryTerm[],
+    { glossary, options }: BatchChecks,
     signal: AbortSignal | undefined,
     requester: string | undefined,
     build: BuildMessages,
@@ -299,7 +308,7 @@ export class LlmEngine implements TranslationEngine, TextImprover {
     const final: string[] = [];
     for (const [k, text] of texts.entries()) {
       let output = outputs[k];
-      let problems = segmentProblems(text, output, glossary);
+      let problems = segmentProblems(text, output, glossary, options);
       for (let repair = 0; problems.length > 0 && repair < 2; repair++) {
         this.log.warn({ problems, repair }, 'language model answer broke a segment; repairing it alone');
         const reminder = `Your previous answer for this text was wrong: ${problems.join('; ')}. Correct that.`;
@@ -309,7 +318,7 @@ export class LlmEngine implements TranslationEngine, TextImprover {
           if (err instanceof EngineError) throw err;
           output = undefined;
         }
-        problems = segmentProblems(text, output, glossary);
+        problems = segmentProblems(text, output, glossary, options);
       }
       if (problems.length > 0) {
         throw new RefusedOutputError(`language model kept breaking a segment: ${problems.join('; ')}`);

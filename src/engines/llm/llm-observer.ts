@@ -8,7 +8,7 @@ export type LlmOperation = 'translate' | 'improve' | 'post_edit';
  * How an engine call ended. refused: the model answered, but its output failed the checks (placeholders lost,
  * commentary added, a text missing), so it was not used; the other failures are EngineError kinds.
  */
-export type LlmOutcome = 'ok' | 'refused' | 'timeout' | 'overloaded' | 'unavailable' | 'failed' | 'aborted';
+export type LlmOutcome = 'ok' | 'refused' | 'timeout' | 'overloaded' | 'busy' | 'unavailable' | 'failed' | 'aborted';
 
 export interface LlmObserver {
   /** An engine call (one request's texts, in one or more model calls) ended. */

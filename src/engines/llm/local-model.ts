@@ -1,10 +1,12 @@
 // The language model on this machine: an installed GGUF file run by llama.cpp (node-llama-cpp) in this process. The
 // model is loaded on first use, when its estimated memory (weights plus the context's cache) fits the budget, and
 // unloaded after a quiet while; generation runs on llama.cpp's own threads, so the event loop only sees tokens
-// arrive. A fixed number of generation slots (the context's sequences) is shared fairly between accounts; a client
-// that leaves stops its generation. The directory is watched: a model installed or removed while the server runs
+// arrive. A fixed number of generation slots (the context's sequences) is shared fairly between accounts; a request
+// the queue cannot start in time is refused at once, and a generation's deadline starts when it has its slot; a
+// client that leaves stops its generation. The directory is watched: a model installed or removed while the server runs
 // is used or dropped without a restart.
 import { readdir, stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { basename, join } from 'node:path';
 import type { ChatHistoryItem, Llama, LlamaContext, LlamaModel, ChatWrapper } from 'node-llama-cpp';
 import { DirectoryWatch } from '../../lib/dir-watch.js';
@@ -24,11 +26,13 @@ export interface LocalModelOptions {
   contextSize?: number;
   /** Generations at once (context sequences); default 1. */
   slots?: number;
-  /** CPU threads for llama.cpp; 0 = as many as the machine has. Default 0. */
+  /** CPU threads for llama.cpp; 0 = as many as the machine has. Default: defaultLlmThreads(). */
   threads?: number;
-  /** Time limit of one generation, the wait for a slot and a first load included (ms). */
+  /** Time limit of one generation from the moment it has a slot, a first load included (ms). */
   timeoutMs: number;
-  /** Waiting requests per account beyond this are refused as overloaded. Default 16. */
+  /** Longest wait for a slot (ms): a request the queue cannot start within it is refused at once as busy. Default 60 s; 0 = never wait. */
+  maxWaitMs?: number;
+  /** Waiting requests per account beyond this are refused as busy. Default 16. */
   maxWaitingPerRequester?: number;
   /** Unload after this long unused (ms); default 10 minutes, 0 = never. */
   idleUnloadMs?: number;
@@ -69,6 +73,15 @@ let runtime: Promise<Llama> | undefined;
 /** A model's name: its file name without .gguf and without the part number of a split model. */
 const modelNameOf = (file: string) => file.replace(/-\d{5}-of-\d{5}\.gguf$/, '').replace(/\.gguf$/, '');
 
+/**
+ * llama.cpp's threads when none are configured: half the cores, and never all of them, at least one. llama.cpp on
+ * every core starves the rest of the server (Apertium's pipeline stages, Bergamot's workers, the HTTP event loop):
+ * on a busy 2-core machine a rephrase took 240 s with both cores, 26 s with one.
+ */
+export function defaultLlmThreads(cores = availableParallelism()): number {
+  return Math.max(1, Math.min(cores - 1, Math.ceil(cores / 2)));
+}
+
 /** Where installed GGUF models are: TOLK_MODELS_DIR/llm (beside Bergamot's directions and whisper/). */
 export const llmModelsDir = (modelsDir: string) => join(modelsDir, 'llm');
 
@@ -92,7 +105,8 @@ function chatWrapperOf(lib: NodeLlamaCpp, model: LlamaModel): ChatWrapper {
 export class LocalLanguageModel implements ChatBackend {
   private readonly log: Logger;
   private readonly watch: DirectoryWatch;
-  private readonly slots: FairSlots;
+  /** The generation slots and their queue. */
+  readonly slots: FairSlots;
   private readonly listeners: (() => void)[] = [];
   private file: string | undefined;
   private stamp = '';
@@ -105,7 +119,7 @@ export class LocalLanguageModel implements ChatBackend {
 
   constructor(private readonly opts: LocalModelOptions) {
     this.log = opts.logger ?? silentLogger;
-    this.slots = new FairSlots(opts.slots ?? 1, opts.maxWaitingPerRequester ?? 16);
+    this.slots = new FairSlots({ slots: opts.slots ?? 1, maxWaitingPerRequester: opts.maxWaitingPerRequester ?? 16, maxWaitMs: opts.maxWaitMs ?? 60_000 });
     this.watch = new DirectoryWatch(opts.dir, () => this.rescan(), { intervalMs: opts.rescanIntervalMs ?? 30_000, logger: this.log, what: 'language models' });
   }
 
@@ -208,7 +222,7 @@ export class LocalLanguageModel implements ChatBackend {
     const started = Date.now();
     const model = await llama.loadModel({ modelPath: file, gpuLayers: 0 });
     try {
-      const context = await model.createContext({ contextSize: perSequence * sequences, sequences, threads: this.opts.threads ?? 0 });
+      const context = await model.createContext({ contextSize: perSequence * sequences, sequences, threads: this.opts.threads ?? defaultLlmThreads() });
       const chatWrapper = chatWrapperOf(lib, model);
       this.counters.estimatedBytes = estimatedBytes;
       this.log.info({ model: basename(file), ms: Date.now() - started, estimatedMb: Math.ceil(estimatedBytes / MB), chat: chatWrapper.wrapperName }, 'language model loaded');
@@ -235,32 +249,25 @@ export class LocalLanguageModel implements ChatBackend {
 
   async complete(messages: ChatMessage[], options: ChatOptions = {}): Promise<string> {
     if (!this.available()) throw new EngineError('unavailable', 'no language model is installed (tolk models install llm-NAME)');
+    // busy (429 with a time to come back) at once when the queue cannot start it in time; the deadline starts with the slot
+    const release = await this.slots.acquire(options.requester ?? '', options.signal);
     const deadline = AbortSignal.timeout(this.opts.timeoutMs);
     const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
-    try {
-      await this.slots.acquire(options.requester ?? '', signal);
-    } catch (err) {
-      throw deadline.aborted ? this.timeoutError() : err;
-    }
     options.onStart?.();
     this.busy++;
     clearTimeout(this.idleTimer);
     try {
       return await this.generate(messages, options, signal);
     } catch (err) {
-      if (deadline.aborted) throw this.timeoutError(err);
+      if (deadline.aborted) throw new EngineError('timeout', `language model did not answer within ${this.opts.timeoutMs} ms`, { cause: err });
       if (options.signal?.aborted) throw new EngineError('failed', 'request aborted', { cause: err });
       if (err instanceof EngineError) throw err;
       throw new EngineError('failed', `language model failed: ${(err as Error).message}`, { cause: err });
     } finally {
       this.busy--;
-      this.slots.release();
+      release();
       this.armIdleUnload();
     }
-  }
-
-  private timeoutError(cause?: unknown): EngineError {
-    return new EngineError('timeout', `language model did not answer within ${this.opts.timeoutMs} ms`, { cause });
   }
 
   private armIdleUnload(): void {

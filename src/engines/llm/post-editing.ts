@@ -1,7 +1,8 @@
 // Formality, custom instructions and style rules that need a model, for engines that cannot follow them (Apertium, Bergamot): the engine translates,
 // then the language model rewrites its translations under the instruction. Every rewrite is checked (one answer
 // per text, placeholders kept, no added commentary); a refused one keeps the engine's translation, with the reason
-// logged. Without a usable model the wrapped engine is offered exactly as it is.
+// logged. A model too busy to start in time is the caller's answer (busy, 429), not a quiet fallback. Without a
+// usable model the wrapped engine is offered exactly as it is.
 import type { EngineFeatures, EnginePairInfo, EngineTranslateOptions, LanguagePair, TranslationEngine } from '../engine.js';
 import { EngineError } from '../engine.js';
 import type { Logger } from '../../lib/logger.js';
@@ -67,7 +68,8 @@ export class PostEditedEngine implements TranslationEngine {
     try {
       edits = await this.editor.postEdit(drafts, input, options.signal, options.requester);
     } catch (err) {
-      if (options.signal?.aborted || !(err instanceof EngineError)) throw err;
+      // busy: the model was never asked, and the client may come back for what it asked (429 with Retry-After)
+      if (options.signal?.aborted || !(err instanceof EngineError) || err.kind === 'busy') throw err;
       this.counts.refused += drafts.length;
       this.log.warn({ engine: this.name, pair: `${pair.source}-${pair.target}`, reason: err.message }, "language-model post-edit failed; the engine's translations are used");
       return drafts;

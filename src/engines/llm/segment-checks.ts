@@ -1,5 +1,6 @@
-// What a model answer must keep: markup placeholders and required glossary terms; checked per segment so that only
-// broken segments are retried or repaired.
+// What a model answer must keep: markup placeholders and required glossary terms, and nothing added around or
+// instead of the text (answer-checks.ts); checked per segment so that only broken segments are retried or repaired.
+import { chatMarkerProblems, framingProblems, markdownProblems, unrelatedProblems, type AnswerCheckOptions } from './answer-checks.js';
 
 /** Must-preserve tokens: markup tags (`<b>`, `</x>`, `<br/>`) and Tolk placeholders (`⟦1⟧`, `⟦/1⟧`). */
 const PROTECTED = /<\/?[A-Za-z_][^<>]*>|⟦[^⟦⟧\s]{1,16}⟧/g;
@@ -49,20 +50,22 @@ export function glossaryProblems(source: string, output: string, glossary: Gloss
     .map((g) => `glossary term "${g.source}" must be translated as "${g.target}"`);
 }
 
-/**
- * Signs of added commentary ("Here is the translation: …", notes below the text): an answer many times longer than
- * its text, or with more lines than it.
- */
+/** Signs of added commentary (notes below the text): an answer with more lines than its text. */
 export function commentaryProblems(source: string, output: string): string[] {
-  const problems: string[] = [];
-  if (output.length > source.length * 3 + 40) problems.push('answer far longer than the text (added commentary?)');
-  if (output.split('\n').length > source.split('\n').length) problems.push('answer has more lines than the text');
-  return problems;
+  return output.split('\n').length > source.split('\n').length ? ['answer has more lines than the text'] : [];
 }
 
 /** Everything wrong with one segment's output; empty when it can be returned. */
-export function segmentProblems(source: string, output: string | undefined, glossary: GlossaryTerm[]): string[] {
+export function segmentProblems(source: string, output: string | undefined, glossary: GlossaryTerm[], options: AnswerCheckOptions = {}): string[] {
   if (output === undefined) return ['no answer for this segment'];
   if (output.trim() === '' && source.trim() !== '') return ['empty answer'];
-  return [...placeholderProblems(source, output), ...glossaryProblems(source, output, glossary), ...commentaryProblems(source, output)];
+  return [
+    ...placeholderProblems(source, output),
+    ...glossaryProblems(source, output, glossary),
+    ...commentaryProblems(source, output),
+    ...framingProblems(source, output),
+    ...chatMarkerProblems(source, output),
+    ...markdownProblems(source, output),
+    ...unrelatedProblems(source, output, options),
+  ];
 }
