@@ -15,7 +15,7 @@ import { decryptStream, encryptStream, keyVerifier, newDocumentId, newDocumentKe
 import { StoredFileMissing, type DocumentStore } from './document-files.js';
 import { documentSpec, type DocumentRequest } from './document-request.js';
 import { DEFAULT_FORMAT_MEMORY_MB, DocumentWorker } from './document-worker.js';
-import { DEFAULT_PIXEL_LIMITS, DocumentFormats, type DocumentFormat, type PixelLimits } from './formats/index.js';
+import { DEFAULT_PIXEL_LIMITS, DocumentFormats, type ArchiveLimits, type DocumentFormat, type PixelLimits } from './formats/index.js';
 
 export const DOCUMENT_NOT_FOUND = 'Document not found';
 export const DOCUMENT_NOT_DONE = 'Document translation is not done';
@@ -41,6 +41,8 @@ export interface DocumentServiceOptions {
   formatMemoryMb?: number;
   /** Pixels one job may draw and decode (default DEFAULT_PIXEL_LIMITS). */
   pixelLimits?: PixelLimits;
+  /** Limits of zip-based documents (default: the formats' own, DEFAULT_ARCHIVE_LIMITS). */
+  archiveLimits?: ArchiveLimits;
   /** Told how each document job this node runs ends (done or error), for the metrics. */
   onJobEnded?: (outcome: 'done' | 'error') => void;
   logger: Logger;
@@ -125,6 +127,7 @@ export class DocumentService {
       formatTimeoutMs: o.formatTimeoutMs ?? 120_000,
       formatMemoryMb: o.formatMemoryMb ?? DEFAULT_FORMAT_MEMORY_MB,
       pixelLimits: o.pixelLimits ?? DEFAULT_PIXEL_LIMITS,
+      ...(o.archiveLimits ? { archiveLimits: o.archiveLimits } : {}),
       ...(o.onJobEnded ? { onJobEnded: o.onJobEnded } : {}),
     });
   }

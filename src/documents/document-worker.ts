@@ -14,7 +14,7 @@ import { decryptStream, encryptStream, unwrapKey } from './crypto.js';
 import type { DocumentStore } from './document-files.js';
 import { documentSpec } from './document-request.js';
 import { FormatThreads, type ThreadDocument } from './format-threads.js';
-import { DocumentFormatError, type DocumentFormat, type DocumentFormats, type ExtractedDocument, type PixelLimits } from './formats/index.js';
+import { DocumentFormatError, type ArchiveLimits, type DocumentFormat, type DocumentFormats, type ExtractedDocument, type ExtractOptions, type PixelLimits } from './formats/index.js';
 
 /** A job is given up after this many claims (each crash of its worker costs one). */
 export const MAX_ATTEMPTS = 3;
@@ -43,6 +43,8 @@ export interface DocumentWorkerOptions {
   formatMemoryMb: number;
   /** Pixels one job may draw and decode (pages, images): native memory, outside the thread's heap limit. */
   pixelLimits: PixelLimits;
+  /** Limits of zip-based documents, handed to the format with each job. */
+  archiveLimits?: ArchiveLimits;
   /** Told how each job this node runs ends (for the metrics). */
   onJobEnded?: (outcome: 'done' | 'error') => void;
 }
@@ -223,7 +225,12 @@ export class DocumentWorker {
   /** Parsing (and later rebuilding) run in a worker thread under the job's time budget; translation stays here. */
   private extract(row: DocumentRow, format: DocumentFormat, input: Buffer, signal: AbortSignal): Promise<ThreadDocument> {
     const langAttribute = toApiCode(row.target_lang).replace(/^([A-Z]+)/u, (l) => l.toLowerCase());
-    const options = { targetLang: langAttribute, watermark: row.watermark === 1, ...(row.source_lang ? { sourceLang: row.source_lang } : {}) };
+    const options: ExtractOptions = {
+      targetLang: langAttribute,
+      watermark: row.watermark === 1,
+      ...(row.source_lang ? { sourceLang: row.source_lang } : {}),
+      ...(this.o.archiveLimits ? { archiveLimits: this.o.archiveLimits } : {}),
+    };
     return this.threads.extract(format.id, input, options, signal);
   }
 
