@@ -19,6 +19,10 @@ import { DocumentFormatError, type ArchiveLimits, type DocumentFormat, type Docu
 /** A job is given up after this many claims (each crash of its worker costs one). */
 export const MAX_ATTEMPTS = 3;
 export const SOURCE_EQUALS_TARGET = 'Source and target language are equal.';
+const INTERRUPTED_BY_RESTARTS = 'The document could not be translated after a server restart. Please upload it again.';
+const INTERNAL_FAILURE = 'The document could not be translated because of an internal error.';
+/** Error messages of jobs that failed through the server's fault, not the document's or the request's. */
+export const SERVER_FAULTS: ReadonlySet<string> = new Set([INTERRUPTED_BY_RESTARTS, INTERNAL_FAILURE]);
 const CHUNK_SEGMENTS = 40;
 const CHUNK_CHARACTERS = 8000;
 const ENGINE_RETRIES = 3;
@@ -171,8 +175,7 @@ export class DocumentWorker {
   private messageFor(err: unknown, row: DocumentRow): string {
     if (err instanceof JobFailure || err instanceof DocumentFormatError) return err.message;
     if (err instanceof ServiceError) return err.message;
-    if (row.attempts > 1) return 'The document could not be translated after a server restart. Please upload it again.';
-    return 'The document could not be translated because of an internal error.';
+    return row.attempts > 1 ? INTERRUPTED_BY_RESTARTS : INTERNAL_FAILURE;
   }
 
   /**

@@ -9,7 +9,7 @@ import type { Config } from '../../config.js';
 import type { Services } from '../../services.js';
 import type { AuthContext } from '../../accounts/accounts-service.js';
 import type { DocumentHandle, DocumentState } from '../../documents/document-service.js';
-import { ServiceError, type ErrorCode } from '../../lib/errors.js';
+import { ServiceError, invalid, type ErrorCode } from '../../lib/errors.js';
 import { baseLang, languageName } from '../../translate/languages.js';
 import { NO_CUSTOMIZATION, textOptions } from '../../translate/translate-job.js';
 import { STATUS_BY_CODE, serviceErrorOf, setRetryAfter } from '../errors.js';
@@ -363,7 +363,8 @@ export async function libreTranslateRoutes(app: FastifyInstance, { services, con
         throw err;
       }
       const state = await awaitDocument(authOf(request), handle, clientSignal(reply));
-      if (state.status === 'error') throw new ServiceError('internal', `Cannot translate file: ${state.errorMessage}`);
+      // As /v2/document tells it in the status: a file the format cannot read (damaged, over a limit) is the client's.
+      if (state.status === 'error') throw state.serverFault ? new ServiceError('internal', state.errorMessage) : invalid(`Cannot translate file: ${state.errorMessage}`);
       if (state.status !== 'done') throw new ServiceError('engine_timeout', 'Cannot translate file: it took too long.');
       const path = `/download_file/${handle.id}/${safeFileName(fileName)}`;
       const expiresAt = Date.now() + config.documents.retentionHours * 3_600_000;
