@@ -52,6 +52,12 @@ export interface RawZipEntry {
   crc?: number;
 }
 
+function signature(value: number): Buffer {
+  const b = Buffer.alloc(4);
+  b.writeUInt32LE(value);
+  return b;
+}
+
 /**
  * A zip whose headers say what the test wants, true or not (yazl would write the true sizes): hostile archives are
  * made at test time, never checked in.
@@ -62,32 +68,24 @@ export function rawZip(entries: RawZipEntry[]): Buffer {
   let offset = 0;
   for (const e of entries) {
     const name = Buffer.from(e.name);
-    const crc = e.crc ?? 0;
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(e.method, 8);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(e.data.length, 18);
-    local.writeUInt32LE(e.declaredSize, 22);
-    local.writeUInt16LE(name.length, 26);
-    const record = Buffer.alloc(46);
-    record.writeUInt32LE(0x02014b50, 0);
-    record.writeUInt16LE(20, 4);
-    record.writeUInt16LE(20, 6);
-    record.writeUInt16LE(e.method, 10);
-    record.writeUInt32LE(crc, 16);
-    record.writeUInt32LE(e.data.length, 20);
-    record.writeUInt32LE(e.declaredSize, 24);
-    record.writeUInt16LE(name.length, 28);
+    // The fields a local header and its central directory record share: version needed, flags, method, time, date,
+    // CRC, sizes, name and extra lengths.
+    const shared = Buffer.alloc(26);
+    shared.writeUInt16LE(20, 0);
+    shared.writeUInt16LE(e.method, 4);
+    shared.writeUInt32LE(e.crc ?? 0, 10);
+    shared.writeUInt32LE(e.data.length, 14);
+    shared.writeUInt32LE(e.declaredSize, 18);
+    shared.writeUInt16LE(name.length, 22);
+    const local = Buffer.concat([signature(0x04034b50), shared]);
+    const record = Buffer.concat([signature(0x02014b50), Buffer.from([20, 0]), shared, Buffer.alloc(14)]);
     record.writeUInt32LE(offset, 42);
     locals.push(local, name, e.data);
     central.push(record, name);
     offset += local.length + name.length + e.data.length;
   }
   const directory = Buffer.concat(central);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
+  const end = Buffer.concat([signature(0x06054b50), Buffer.alloc(18)]);
   end.writeUInt16LE(Math.min(entries.length, 0xffff), 8);
   end.writeUInt16LE(Math.min(entries.length, 0xffff), 10);
   end.writeUInt32LE(directory.length, 12);
