@@ -16,6 +16,8 @@ export interface ServedApp {
   /** The account's key header. */
   auth: Record<string, string>;
   serve: ServeProcess;
+  /** The key header of another pro account (`tolk account create`). */
+  newAccount(): Promise<Record<string, string>>;
   close(): Promise<void>;
 }
 
@@ -41,8 +43,8 @@ export async function startServedApp(env: Record<string, string> = {}): Promise<
       ...env,
     };
     serve = await startServe(fullEnv);
-    const key = (await cliJson(fullEnv, ['account', 'create', '--plan', 'pro'])).admin_key!;
-    return { base: `http://127.0.0.1:${port}`, auth: { authorization: `Service-Auth-Key ${key}` }, serve, close };
+    const newAccount = async () => ({ authorization: `Service-Auth-Key ${(await cliJson(fullEnv, ['account', 'create', '--plan', 'pro'])).admin_key!}` });
+    return { base: `http://127.0.0.1:${port}`, auth: await newAccount(), serve, newAccount, close };
   } catch (err) {
     await close();
     throw err;
@@ -54,8 +56,7 @@ export async function peakGrowth<T>(app: ServedApp, fn: () => Promise<T>): Promi
   const sampler = sampleMemory(app.serve.child.pid!);
   try {
     const result = await fn();
-    sampler.stop();
-    return { result, growthBytes: sampler.peak() - sampler.baseline };
+    return { result, growthBytes: sampler.stop() - sampler.baseline };
   } finally {
     sampler.stop();
   }
@@ -67,8 +68,8 @@ export interface Answer {
 }
 
 /**
- * One request on a connection of its own: a kept-alive socket the server closes after its idle timeout while a slow
- * test prepares its next file would break that request with EPIPE.
+ * One request, as the app's account unless `headers` names another key, on a connection of its own: a kept-alive
+ * socket the server closes after its idle timeout while a slow test prepares its next file would break it (EPIPE).
  */
 export function call(app: ServedApp, method: string, path: string, headers: Record<string, string> = {}, body?: Buffer | string): Promise<Answer> {
   return new Promise((resolve, reject) => {
@@ -87,9 +88,9 @@ export function call(app: ServedApp, method: string, path: string, headers: Reco
 }
 
 /** A multipart body posted with call(). */
-export function postMultipart(app: ServedApp, path: string, parts: Part[]): Promise<Answer> {
+export function postMultipart(app: ServedApp, path: string, parts: Part[], auth = app.auth): Promise<Answer> {
   const { payload, contentType } = multipart(parts);
-  return call(app, 'POST', path, { 'content-type': contentType }, payload);
+  return call(app, 'POST', path, { ...auth, 'content-type': contentType }, payload);
 }
 
 export interface DocumentOutcome {
@@ -100,13 +101,19 @@ export interface DocumentOutcome {
 }
 
 /** Uploads a document and polls its status until it is done or failed (each poll waits up to 4 s on the server). */
-export async function translateDocument(app: ServedApp, fileName: string, content: Buffer, fields: Record<string, string> = { target_lang: 'ES' }): Promise<DocumentOutcome> {
-  const up = await postMultipart(app, '/v2/document', [...Object.entries(fields).map(([name, value]) => ({ name, value })), { name: 'file', filename: fileName, content }]);
+export async function translateDocument(
+  app: ServedApp,
+  fileName: string,
+  content: Buffer,
+  fields: Record<string, string> = { target_lang: 'ES' },
+  auth = app.auth,
+): Promise<DocumentOutcome> {
+  const up = await postMultipart(app, '/v2/document', [...Object.entries(fields).map(([name, value]) => ({ name, value })), { name: 'file', filename: fileName, content }], auth);
   if (up.status !== 200) return { upload: up.status, body: up.body };
   const { document_id: id, document_key: key } = up.body as { document_id: string; document_key: string };
   const deadline = Date.now() + HUNG_TEST_MS * 3;
   for (;;) {
-    const res = await call(app, 'POST', `/v2/document/${id}`, { 'content-type': 'application/json' }, JSON.stringify({ document_key: key }));
+    const res = await call(app, 'POST', `/v2/document/${id}`, { ...auth, 'content-type': 'application/json' }, JSON.stringify({ document_key: key }));
     if (res.status !== 200) return { upload: 200, body: { status: `HTTP ${res.status}`, ...res.body } };
     const body = res.body as DocumentOutcome['body'];
     if (body.status === 'done' || body.status === 'error') return { upload: 200, body };

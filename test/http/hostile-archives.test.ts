@@ -14,8 +14,10 @@ import { call, peakGrowth, postMultipart, startServedApp, translateDocument, typ
 import { deflatedEntry, deflatedRepeats, minimalDocxEntries, rawZip, unzipAll, type RawZipEntry } from '../helpers/zip.js';
 import { idmlParts } from '../documents/idml-fixture.js';
 
-/** The issue's bound: a request may not take the server more than this above its resident memory before it. */
+/** The issue's bounds: a request may not take the server more than this above its resident memory before it… */
 const GROWTH_BOUND = 1024 * MIB;
+/** …nor two from two accounts at once more than this. */
+const TWO_ACCOUNTS_BOUND = 1536 * MIB;
 const ZEROS = Buffer.alloc(MIB);
 const PARAGRAPH = '<w:p><w:r><w:t>The house is big.</w:t></w:r></w:p>';
 
@@ -88,6 +90,21 @@ describe('zip bombs inside Office documents and IDML', () => {
     const ratio = (90 * MIB) / parts[0]!.data.length;
     assert.ok(ratio > 10 && ratio < DEFAULT_ARCHIVE_LIMITS.maxRatio, `ratio ${ratio}`);
     await failsClearly('total.docx', rawZip([...minimalDocxEntries(PARAGRAPH), ...parts]), /unpacks to more than 512 MiB, the limit for all its parts together/);
+  });
+
+  it('two accounts posting 2 GiB bombs under forged sizes at once: both stopped, within the bound for two', async () => {
+    const other = await app.newAccount();
+    const docx = rawZip([...minimalDocxEntries(PARAGRAPH), zeros('word/media/image1.png', 2048, 1000)]);
+    const idml = rawZip([...idmlParts().map(([name, data]) => deflatedEntry(name, data)), zeros('Stories/Story_u9.xml', 2048, 1000)]);
+    const fields = { source_lang: 'EN', target_lang: 'ES' };
+    const { result, growthBytes } = await peakGrowth(app, () =>
+      Promise.all([translateDocument(app, 'one.docx', docx, fields), translateDocument(app, 'two.idml', idml, fields, other)]),
+    );
+    assert.ok(growthBytes < TWO_ACCOUNTS_BOUND, `the server grew by ${Math.round(growthBytes / MIB)} MiB`);
+    for (const outcome of result) {
+      assert.equal(outcome.body.status, 'error', JSON.stringify(outcome.body));
+      assert.match(String(outcome.body.error_message), /unpacks to more than the 1000 bytes its header declares/);
+    }
   });
 
   it('the real packages these bombs were built from are translated (the limits refuse no real document)', async () => {
