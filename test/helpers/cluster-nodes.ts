@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { freshPostgresDatabase } from './fresh-database.js';
 import { TEST_POSTGRES_URL, freePort } from './harness.js';
-import { freshPostgresDatabase } from './pg-database.js';
 import { cliJson, startServe, type ServeProcess } from './serve-process.js';
 import { HUNG_TEST_MS } from './wait.js';
 

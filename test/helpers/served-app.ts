@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, testDatabase } from './harness.js';
 import { sampleMemory } from './peak-memory.js';
-import { freshPostgresDatabase, type FreshDatabase } from './pg-database.js';
+import { freshPostgresDatabase, type FreshDatabase } from './fresh-database.js';
 import { cliJson, startServe, type ServeProcess } from './serve-process.js';
 import { HUNG_TEST_MS } from './wait.js';
 import { multipart, type Part } from '../documents/multipart.js';
