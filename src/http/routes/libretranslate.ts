@@ -363,7 +363,6 @@ export async function libreTranslateRoutes(app: FastifyInstance, { services, con
         throw err;
       }
       const state = await awaitDocument(authOf(request), handle, clientSignal(reply));
-      // As /v2/document tells it in the status: a file the format cannot read (damaged, over a limit) is the client's.
       if (state.status === 'error') throw state.serverFault ? new ServiceError('internal', state.errorMessage) : invalid(`Cannot translate file: ${state.errorMessage}`);
       if (state.status !== 'done') throw new ServiceError('engine_timeout', 'Cannot translate file: it took too long.');
       const path = `/download_file/${handle.id}/${safeFileName(fileName)}`;
