@@ -2,7 +2,6 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
-import { parse as parseQueryString } from 'node:querystring';
 import type { Config } from './config.js';
 import type { Services } from './services.js';
 import { newTraceId } from './lib/ids.js';
@@ -33,6 +32,7 @@ import { libreTranslateRoutes } from './http/routes/libretranslate.js';
 import { metricsPlugin } from './http/routes/metrics.js';
 import { openapiPlugin } from './http/openapi.js';
 import { buildValidator } from './http/schemas/validator.js';
+import { parseFormFields } from './http/form-fields.js';
 
 /** Longest request target accepted before 414 (the reference's gateways use 8 KiB). */
 export const MAX_URI_LENGTH = 8 * 1024;
@@ -117,8 +117,8 @@ export async function buildApp({ config, services, logger, loggerInstance }: Bui
   app.addHook('onRequest', (request, _reply, done) => {
     done(request.url.length > MAX_URI_LENGTH ? new ServiceError('uri_too_long', 'URI too long.') : undefined);
   });
-  // Form bodies: repeated keys (text=…&text=…) become arrays, as the reference expects.
-  await app.register(formbody, { parser: (body) => parseQueryString(body) });
+  // Form bodies: repeated keys (text=…&text=…) become arrays, as the reference expects; too many fields are a 400.
+  await app.register(formbody, { parser: parseFormFields });
   await app.register(authenticationPlugin, {
     accounts: services.accounts,
     endpoints: { port: config.port, freePort: config.freePort, baseUrl: config.baseUrl, freeBaseUrl: config.freeBaseUrl },

@@ -35,6 +35,10 @@ const EnvSchema = Type.Object({
   TOLK_DOCUMENT_PAGE_MEGAPIXELS: Type.Optional(Type.Number({ minimum: 1, maximum: 1000 })),
   TOLK_DOCUMENT_IMAGE_MEGAPIXELS: Type.Optional(Type.Number({ minimum: 1, maximum: 1000 })),
   TOLK_DOCUMENT_OCR_MEGAPIXELS: Type.Optional(Type.Number({ minimum: 1 })),
+  TOLK_DOCUMENT_ARCHIVE_ENTRIES: Type.Optional(Positive),
+  TOLK_DOCUMENT_UNPACKED_MB: Type.Optional(Positive),
+  TOLK_DOCUMENT_PART_MB: Type.Optional(Positive),
+  TOLK_DOCUMENT_COMPRESSION_RATIO: Type.Optional(Positive),
   TOLK_LLM_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   TOLK_LLM_MODEL: Type.Optional(Type.String({ minLength: 1 })),
   TOLK_LLM_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
@@ -117,6 +121,11 @@ export interface Config {
     formatMemoryMb: number;
     /** Pixels a job may draw and decode (TOLK_DOCUMENT_*_MEGAPIXELS): bound the memory outside the thread's heap. */
     pixelLimits: { pagePixels: number; imagePixels: number; ocrPixels: number };
+    /**
+     * Zip-based documents (docx, pptx, xlsx, IDML): entries, bytes unpacked in all and per entry, and the compression
+     * ratio of one entry; checked on the declared sizes first and again on the bytes as they are inflated.
+     */
+    archive: { maxEntries: number; maxTotalBytes: number; maxEntryBytes: number; maxRatio: number };
   };
   /** The language-model engine (OpenAI-compatible Chat Completions), when TOLK_LLM_URL is set. */
   llm:
@@ -214,6 +223,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (timeouts.headersMs > timeouts.requestMs) {
     throw new ConfigError('Invalid configuration:\n  TOLK_HEADERS_TIMEOUT_MS must not exceed TOLK_REQUEST_TIMEOUT_MS');
   }
+  const unpackedMb = e.TOLK_DOCUMENT_UNPACKED_MB ?? 512;
+  const partMb = e.TOLK_DOCUMENT_PART_MB ?? 100;
+  if (partMb > unpackedMb) throw new ConfigError('Invalid configuration:\n  TOLK_DOCUMENT_PART_MB must not exceed TOLK_DOCUMENT_UNPACKED_MB');
   if (e.TOLK_LLM_URL && !e.TOLK_LLM_MODEL) throw new ConfigError('Invalid configuration:\n  TOLK_LLM_MODEL must be set with TOLK_LLM_URL');
   const host = e.TOLK_HOST ?? '127.0.0.1';
   const port = e.TOLK_PORT ?? 8080;
@@ -256,6 +268,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         pagePixels: Math.round((e.TOLK_DOCUMENT_PAGE_MEGAPIXELS ?? 25) * 1_000_000),
         imagePixels: Math.round((e.TOLK_DOCUMENT_IMAGE_MEGAPIXELS ?? 25) * 1_000_000),
         ocrPixels: Math.round((e.TOLK_DOCUMENT_OCR_MEGAPIXELS ?? 400) * 1_000_000),
+      },
+      archive: {
+        maxEntries: e.TOLK_DOCUMENT_ARCHIVE_ENTRIES ?? 10_000,
+        maxTotalBytes: unpackedMb * 1024 * 1024,
+        maxEntryBytes: partMb * 1024 * 1024,
+        maxRatio: e.TOLK_DOCUMENT_COMPRESSION_RATIO ?? 100,
       },
     },
     llm: e.TOLK_LLM_URL

@@ -272,6 +272,7 @@ export async function buildServices(config: Config, options: BuildServicesOption
     formatTimeoutMs: config.documents.formatTimeoutMs,
     formatMemoryMb: config.documents.formatMemoryMb,
     pixelLimits: config.documents.pixelLimits,
+    archiveLimits: config.documents.archive,
     leaseMs: config.documents.leaseMs,
     onJobEnded: (outcome) => metrics.documentJobEnded(outcome),
     logger,

@@ -14,8 +14,8 @@ import type { TranslationCore } from '../translate/translation-core.js';
 import { decryptStream, encryptStream, keyVerifier, newDocumentId, newDocumentKey, verifyKey, wrapKey } from './crypto.js';
 import { StoredFileMissing, type DocumentStore } from './document-files.js';
 import { documentSpec, type DocumentRequest } from './document-request.js';
-import { DEFAULT_FORMAT_MEMORY_MB, DocumentWorker } from './document-worker.js';
-import { DEFAULT_PIXEL_LIMITS, DocumentFormats, type DocumentFormat, type PixelLimits } from './formats/index.js';
+import { DEFAULT_FORMAT_MEMORY_MB, DocumentWorker, SERVER_FAULTS } from './document-worker.js';
+import { DEFAULT_PIXEL_LIMITS, DocumentFormats, type ArchiveLimits, type DocumentFormat, type PixelLimits } from './formats/index.js';
 
 export const DOCUMENT_NOT_FOUND = 'Document not found';
 export const DOCUMENT_NOT_DONE = 'Document translation is not done';
@@ -41,6 +41,8 @@ export interface DocumentServiceOptions {
   formatMemoryMb?: number;
   /** Pixels one job may draw and decode (default DEFAULT_PIXEL_LIMITS). */
   pixelLimits?: PixelLimits;
+  /** Limits of zip-based documents (default: the formats' own, DEFAULT_ARCHIVE_LIMITS). */
+  archiveLimits?: ArchiveLimits;
   /** Told how each document job this node runs ends (done or error), for the metrics. */
   onJobEnded?: (outcome: 'done' | 'error') => void;
   logger: Logger;
@@ -66,7 +68,8 @@ export type DocumentState =
   | { status: 'translating'; secondsRemaining: number }
   /** `notice`: what was kept untranslated (e.g. PDF pages whose fonts cannot be read back). */
   | { status: 'done'; billedCharacters: number; notice?: string }
-  | { status: 'error'; errorMessage: string };
+  /** `serverFault`: the server failed (an internal error), not the document or the request. */
+  | { status: 'error'; errorMessage: string; serverFault: boolean };
 
 /** An accepted upload: the document's id and the key the client needs for its status and result. */
 export interface DocumentHandle {
@@ -125,6 +128,7 @@ export class DocumentService {
       formatTimeoutMs: o.formatTimeoutMs ?? 120_000,
       formatMemoryMb: o.formatMemoryMb ?? DEFAULT_FORMAT_MEMORY_MB,
       pixelLimits: o.pixelLimits ?? DEFAULT_PIXEL_LIMITS,
+      ...(o.archiveLimits ? { archiveLimits: o.archiveLimits } : {}),
       ...(o.onJobEnded ? { onJobEnded: o.onJobEnded } : {}),
     });
   }
@@ -255,8 +259,10 @@ export class DocumentService {
       case 'done':
       case 'downloading':
         return { status: 'done', billedCharacters: row.billed_characters ?? 0, ...(row.notice ? { notice: row.notice } : {}) };
-      default:
-        return { status: 'error', errorMessage: row.error_message ?? 'The document could not be translated.' };
+      default: {
+        const errorMessage = row.error_message ?? 'The document could not be translated.';
+        return { status: 'error', errorMessage, serverFault: SERVER_FAULTS.has(errorMessage) };
+      }
     }
   }
 

@@ -14,11 +14,15 @@ import { decryptStream, encryptStream, unwrapKey } from './crypto.js';
 import type { DocumentStore } from './document-files.js';
 import { documentSpec } from './document-request.js';
 import { FormatThreads, type ThreadDocument } from './format-threads.js';
-import { DocumentFormatError, type DocumentFormat, type DocumentFormats, type ExtractedDocument, type PixelLimits } from './formats/index.js';
+import { DocumentFormatError, type ArchiveLimits, type DocumentFormat, type DocumentFormats, type ExtractedDocument, type ExtractOptions, type PixelLimits } from './formats/index.js';
 
 /** A job is given up after this many claims (each crash of its worker costs one). */
 export const MAX_ATTEMPTS = 3;
 export const SOURCE_EQUALS_TARGET = 'Source and target language are equal.';
+const INTERRUPTED_BY_RESTARTS = 'The document could not be translated after a server restart. Please upload it again.';
+const INTERNAL_FAILURE = 'The document could not be translated because of an internal error.';
+/** Error messages of jobs that failed through the server's fault, not the document's or the request's. */
+export const SERVER_FAULTS: ReadonlySet<string> = new Set([INTERRUPTED_BY_RESTARTS, INTERNAL_FAILURE]);
 const CHUNK_SEGMENTS = 40;
 const CHUNK_CHARACTERS = 8000;
 const ENGINE_RETRIES = 3;
@@ -43,6 +47,8 @@ export interface DocumentWorkerOptions {
   formatMemoryMb: number;
   /** Pixels one job may draw and decode (pages, images): native memory, outside the thread's heap limit. */
   pixelLimits: PixelLimits;
+  /** Limits of zip-based documents, handed to the format with each job. */
+  archiveLimits?: ArchiveLimits;
   /** Told how each job this node runs ends (for the metrics). */
   onJobEnded?: (outcome: 'done' | 'error') => void;
 }
@@ -169,8 +175,7 @@ export class DocumentWorker {
   private messageFor(err: unknown, row: DocumentRow): string {
     if (err instanceof JobFailure || err instanceof DocumentFormatError) return err.message;
     if (err instanceof ServiceError) return err.message;
-    if (row.attempts > 1) return 'The document could not be translated after a server restart. Please upload it again.';
-    return 'The document could not be translated because of an internal error.';
+    return row.attempts > 1 ? INTERRUPTED_BY_RESTARTS : INTERNAL_FAILURE;
   }
 
   /**
@@ -223,7 +228,12 @@ export class DocumentWorker {
   /** Parsing (and later rebuilding) run in a worker thread under the job's time budget; translation stays here. */
   private extract(row: DocumentRow, format: DocumentFormat, input: Buffer, signal: AbortSignal): Promise<ThreadDocument> {
     const langAttribute = toApiCode(row.target_lang).replace(/^([A-Z]+)/u, (l) => l.toLowerCase());
-    const options = { targetLang: langAttribute, watermark: row.watermark === 1, ...(row.source_lang ? { sourceLang: row.source_lang } : {}) };
+    const options: ExtractOptions = {
+      targetLang: langAttribute,
+      watermark: row.watermark === 1,
+      ...(row.source_lang ? { sourceLang: row.source_lang } : {}),
+      ...(this.o.archiveLimits ? { archiveLimits: this.o.archiveLimits } : {}),
+    };
     return this.threads.extract(format.id, input, options, signal);
   }
 

@@ -7,7 +7,9 @@ import { ServiceError, invalid } from '../lib/errors.js';
 import type { DocumentService, ReceivedFile } from '../documents/document-service.js';
 
 const MAX_FIELD_BYTES = 64 * 1024;
-const MAX_FIELDS = 100;
+/** Fields (not files) of one multipart body: a document upload has about a dozen. */
+export const MAX_MULTIPART_FIELDS = 100;
+const MAX_FILES = 5;
 
 export interface MultipartUpload {
   /** The received file, or undefined when the body had no `file` part. */
@@ -17,11 +19,14 @@ export interface MultipartUpload {
   fields: Record<string, string | string[]>;
 }
 
-/** Multipart failures are the client's: malformed bodies are 400, oversized ones 413, never 500. */
+/** Multipart failures are the client's: malformed bodies and too many fields are 400, oversized ones 413, never 500. */
 export function multipartError(err: unknown): unknown {
   if (err instanceof ServiceError) return err;
   const e = err as { code?: string; statusCode?: number; message?: string };
   if (e.code === 'FST_REQ_FILE_TOO_LARGE') return new ServiceError('payload_too_large', 'Document too large.');
+  if (e.code === 'FST_FIELDS_LIMIT' || e.code === 'FST_PARTS_LIMIT' || e.code === 'FST_FILES_LIMIT') {
+    return invalid(`Too many form fields: at most ${MAX_MULTIPART_FIELDS} fields and ${MAX_FILES} files are accepted.`);
+  }
   if (e.statusCode === 413 || /limit/i.test(e.code ?? '')) return new ServiceError('payload_too_large', 'Request body too large.');
   return invalid('Bad request. The multipart body could not be read.');
 }
@@ -31,7 +36,7 @@ export async function receiveMultipartUpload(request: FastifyRequest, documents:
   const upload: MultipartUpload = { file: undefined, fileName: undefined, fields: {} };
   try {
     const parts = request.parts({
-      limits: { fileSize: maxUpload + 1, fieldSize: MAX_FIELD_BYTES, fields: MAX_FIELDS, files: 5, parts: MAX_FIELDS + 5 },
+      limits: { fileSize: maxUpload + 1, fieldSize: MAX_FIELD_BYTES, fields: MAX_MULTIPART_FIELDS, files: MAX_FILES, parts: MAX_MULTIPART_FIELDS + MAX_FILES },
     });
     for await (const part of parts) {
       if (part.type === 'file') {

@@ -269,6 +269,20 @@ describe('LibreTranslate /translate_file', () => {
     assert.deepEqual(Object.keys(again.json()), ['error']);
   });
 
+  it('a damaged file is a 400 naming the problem, as /v2/document tells it in the status; never a 500', async () => {
+    const files = [
+      { filename: 'damaged.docx', content: Buffer.from('PK\x03\x04 not really a zip package') },
+      { filename: 'cut.idml', content: Buffer.from('just text') },
+      { filename: 'bad.xlf', content: '<xliff version="1.2"><file><body><trans-unit id="1"><source>Hi' },
+    ];
+    for (const file of files) {
+      const { payload, contentType } = multipart([{ name: 'file', ...file }, { name: 'source', value: 'en' }, { name: 'target', value: 'es' }, { name: 'api_key', value: pro.key }]);
+      const res = await ctx.app.inject({ method: 'POST', url: '/translate_file', headers: { ...host(), 'content-type': contentType }, payload });
+      assert.equal(res.statusCode, 400, `${file.filename}: ${res.body}`);
+      assert.match(res.json().error, /^Cannot translate file: The .*(damaged|not well-formed)/);
+    }
+  });
+
   it('403 for a URL whose signature was altered, and for an upload without a key', async () => {
     const res = await uploadFile([{ name: 'source', value: 'auto' }, { name: 'target', value: 'es' }, { name: 'api_key', value: pro.key }]);
     assert.equal(res.statusCode, 200, res.body);

@@ -1,5 +1,6 @@
 // The one interface every document format implements: extract segments → (pipeline translates) → rebuild.
 // Formats are pure: bytes in, bytes out; they never see HTTP, the store or the engines.
+import type { ArchiveLimits } from './zip-reader.js';
 
 /** How a segment's text must be treated by the translator. */
 export type SegmentKind =
@@ -42,6 +43,8 @@ export interface ExtractOptions {
   sourceLang?: string;
   /** The job ended (cancelled, server closing): child processes working on it are killed. */
   signal?: AbortSignal;
+  /** Limits of zip-based formats (docx, pptx, xlsx, IDML); the defaults of zip-reader.ts when absent. */
+  archiveLimits?: ArchiveLimits;
 }
 
 export interface DocumentFormat {

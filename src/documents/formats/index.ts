@@ -15,6 +15,7 @@ import { xliffFormat } from './xliff.js';
 
 export type { DocumentFormat, DocumentSegment, ExtractedDocument, ExtractOptions, PixelLimits, SegmentKind } from './format.js';
 export { DEFAULT_PIXEL_LIMITS, DocumentFormatError, countCodePoints, REFERENCE_MINIMUM_BILLED_CHARACTERS } from './format.js';
+export { DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from './zip-reader.js';
 
 /** Extensions of the spec whose formats are not built yet (they need the markup layer or converters). */
 export const PLANNED_EXTENSIONS: ReadonlySet<string> = new Set([

@@ -132,7 +132,7 @@ function ooxmlFormat(kind: OoxmlKind): DocumentFormat {
       if (input.length < 4 || input.readUInt32LE(0) !== 0x04034b50) {
         throw new DocumentFormatError(`The file is not a ${kind.name} document (it is not a ZIP package).`);
       }
-      const pkg = await openPackage(input, what);
+      const pkg = await openPackage(input, what, options.archiveLimits);
       const typesEntry = pkg.entries.find((e) => e.name === '[Content_Types].xml');
       if (!typesEntry) throw new DocumentFormatError(`The file is not a ${kind.name} document ([Content_Types].xml is missing).`);
       const typeOf = contentTypes((await pkg.read(typesEntry)).toString('utf8'), what);

@@ -1,6 +1,5 @@
 // GET /v2/languages and /v3/languages: exactly what the installed engines and the detector can do.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { parse as parseQueryString } from 'node:querystring';
 import { Type, type Static } from '@sinclair/typebox';
 import { unsupportedValue, invalid } from '../../lib/errors.js';
 import { baseLang, languageName, toApiCode, toBcp47 } from '../../translate/languages.js';
@@ -9,6 +8,7 @@ import { STYLE_RULE_LANGUAGES } from '../../customization/style-rules/style-rule
 import { TM_SOURCE_LANGUAGES } from '../../customization/memories/memory-service.js';
 import type { Services } from '../../services.js';
 import { JSON_OR_FORM, errorResponses, handlerChecked } from '../schemas/common.js';
+import { parseFormFields } from '../form-fields.js';
 
 const V2Language = Type.Object({
   language: Type.String(),
@@ -160,7 +160,7 @@ async function getBody(request: FastifyRequest): Promise<Record<string, unknown>
     if (text.length > GET_BODY_LIMIT) throw invalid('Request body too large for GET /v2/languages.');
   }
   if (!text) return undefined;
-  if (!json) return parseQueryString(text);
+  if (!json) return parseFormFields(text);
   try {
     const value: unknown = JSON.parse(text);
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;

@@ -9,7 +9,7 @@ import type { Config } from '../../config.js';
 import type { Services } from '../../services.js';
 import type { AuthContext } from '../../accounts/accounts-service.js';
 import type { DocumentHandle, DocumentState } from '../../documents/document-service.js';
-import { ServiceError } from '../../lib/errors.js';
+import { ServiceError, invalid } from '../../lib/errors.js';
 import { baseLang, languageName } from '../../translate/languages.js';
 import { NO_CUSTOMIZATION, textOptions } from '../../translate/translate-job.js';
 import { serviceErrorOf } from '../errors.js';
@@ -335,7 +335,7 @@ export async function libreTranslateRoutes(app: FastifyInstance, { services, con
         throw err;
       }
       const state = await awaitDocument(authOf(request), handle, clientSignal(reply));
-      if (state.status === 'error') throw new ServiceError('internal', `Cannot translate file: ${state.errorMessage}`);
+      if (state.status === 'error') throw state.serverFault ? new ServiceError('internal', state.errorMessage) : invalid(`Cannot translate file: ${state.errorMessage}`);
       if (state.status !== 'done') throw new ServiceError('engine_timeout', 'Cannot translate file: it took too long.');
       const path = `/download_file/${handle.id}/${safeFileName(fileName)}`;
       const expiresAt = Date.now() + config.documents.retentionHours * 3_600_000;

@@ -1,7 +1,7 @@
 // Adobe InDesign Markup Language packages: the paragraphs of every story are translated on the markup layer (style
 // ranges as inline tags); every other part, and every untouched byte of a story, is written back unchanged.
 import { translateTagged, type TaggedText } from '../../../markup/index.js';
-import { countCodePoints, decodeText, DocumentFormatError, type DocumentFormat, type ExtractedDocument } from '../format.js';
+import { countCodePoints, decodeText, DocumentFormatError, type DocumentFormat, type ExtractedDocument, type ExtractOptions } from '../format.js';
 import { planStory, renderPieces, type Piece } from './idml-story.js';
 import { readZip, writeZip, type ZipPart } from './zip-package.js';
 
@@ -15,8 +15,8 @@ export const idmlFormat: DocumentFormat = {
   // IDML holds no images (links only), so 100 MB is a very large publication; parts unpack within the zip limits.
   maxBytes: 100 * 1024 * 1024,
   minimumBilledCharacters: 0,
-  async extract(input: Buffer): Promise<ExtractedDocument> {
-    const parts = await readZip(input, 'IDML');
+  async extract(input: Buffer, options: ExtractOptions): Promise<ExtractedDocument> {
+    const parts = await readZip(input, 'IDML', options.archiveLimits);
     const mimetype = parts.find((p) => p.name === 'mimetype');
     if (!mimetype || mimetype.data.toString('latin1').trim() !== IDML_MIMETYPE) {
       throw new DocumentFormatError(`The file is not an IDML package (its mimetype entry must be ${IDML_MIMETYPE}).`);
