@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import { readZip } from '../documents/formats/idml/zip-package.js';
+import type { ArchiveLimits } from '../documents/formats/zip-reader.js';
 import { MAX_MODEL_FILE_BYTES } from './model-install-error.js';
 import { nestedPathUnder } from './model-paths.js';
 
@@ -31,12 +32,15 @@ function* tarEntries(tar: Buffer): Generator<{ name: string; data: Buffer }> {
   }
 }
 
+/** A model archive's own bounds: model files are large (up to MAX_MODEL_FILE_BYTES) and some compress well. */
+const MODEL_ARCHIVE_LIMITS: ArchiveLimits = { maxEntries: 10_000, maxTotalBytes: MAX_MODEL_FILE_BYTES, maxEntryBytes: MAX_MODEL_FILE_BYTES, maxRatio: 200 };
+
 /** Unpacks an archive (recognised by its first bytes) into `dir`; returns the number of files written. */
 export async function unpackArchive(archive: Buffer, dir: string, what: string): Promise<number> {
   let entries: { name: string; data: Buffer }[];
   if (archive[0] === 0x50 && archive[1] === 0x4b) {
     try {
-      entries = (await readZip(archive, what)).filter((p) => !p.isDirectory);
+      entries = (await readZip(archive, what, MODEL_ARCHIVE_LIMITS)).filter((p) => !p.isDirectory);
     } catch (err) {
       throw new ArchiveError((err as Error).message);
     }
