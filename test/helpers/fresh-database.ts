@@ -6,6 +6,7 @@ import { TEST_POSTGRES_URL } from './harness.js';
 
 export interface FreshDatabase {
   url: string;
+  name: string;
   drop(): Promise<void>;
 }
 
@@ -18,6 +19,7 @@ export async function freshPostgresDatabase(prefix: string): Promise<FreshDataba
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
+    name,
     async drop() {
       await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
       await admin.end().catch(() => {});
