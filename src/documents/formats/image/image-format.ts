@@ -1,6 +1,6 @@
 // PNG and JPEG images (beta): OCR the text, translate each paragraph, paint the translation over the original text
 // and encode an image of the same format and size.
-import { createCanvas, ImageData } from '@napi-rs/canvas';
+import { canvas as canvasModule } from '../canvas.js';
 import { countCodePoints, DEFAULT_PIXEL_LIMITS, DocumentFormatError, type DocumentFormat, type ExtractedDocument, type ExtractOptions, type PixelLimits } from '../format.js';
 import { readImageHeader, type ImageType } from './image-header.js';
 import { decodeIsolated } from './isolated-decoder.js';
@@ -33,9 +33,9 @@ async function extractImage(input: Buffer, options: ExtractOptions, type: ImageT
   // the decoder may turn the image by its EXIF orientation: the decoded size is the one painted and recognized
   const decoded = await decodeIsolated(input, maxPixels);
   checkSize(decoded.width, decoded.height, maxPixels);
-  const canvas = createCanvas(decoded.width, decoded.height);
+  const canvas = canvasModule().createCanvas(decoded.width, decoded.height);
   const ctx = canvas.getContext('2d');
-  const imageData = new ImageData(decoded.data, decoded.width, decoded.height);
+  const imageData = new (canvasModule().ImageData)(decoded.data, decoded.width, decoded.height);
   ctx.putImageData(imageData, 0, 0);
   const pixels: Pixels = imageData;
 

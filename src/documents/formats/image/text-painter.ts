@@ -1,7 +1,8 @@
 // Paints a translation over a paragraph's original text: background colour over the old text, then the new text
 // in the old text's colour, wrapped to the paragraph's width and shrunk until it fits its height.
 import { existsSync } from 'node:fs';
-import { GlobalFonts, type SKRSContext2D } from '@napi-rs/canvas';
+import type { SKRSContext2D } from '@napi-rs/canvas';
+import { canvas as canvasModule } from '../canvas.js';
 import type { Box, ImageParagraph } from './paragraphs.js';
 import { clip, ColourMedian, eachPixel, pixelDistance, type Pixels, type Rgba } from './pixels.js';
 import type { RecognizedWord } from './text-recognizer.js';
@@ -21,7 +22,7 @@ let fontFamily: string | undefined;
 /** Registers DejaVu Sans once; without it the canvas' default sans-serif face is used. */
 function family(): string {
   if (fontFamily === undefined) {
-    fontFamily = existsSync(FONT_PATH) && GlobalFonts.registerFromPath(FONT_PATH, FONT_FAMILY) ? `"${FONT_FAMILY}"` : 'sans-serif';
+    fontFamily = existsSync(FONT_PATH) && canvasModule().GlobalFonts.registerFromPath(FONT_PATH, FONT_FAMILY) ? `"${FONT_FAMILY}"` : 'sans-serif';
   }
   return fontFamily;
 }

@@ -1,6 +1,6 @@
 // Text kept as it was in a PDF (fonts that cannot be read back) has no words to write into a Word document: a
 // conversion shows it as a picture of its block, rendered by pdf.js onto a canvas.
-import { createCanvas } from '@napi-rs/canvas';
+import { canvas as canvasModule } from '../canvas.js';
 import type { PixelLimits } from '../format.js';
 import { renderPages } from './page-render.js';
 import type { TextBlock } from './layout.js';
@@ -57,7 +57,7 @@ export async function renderKeptBlocks(input: Buffer, blocks: readonly (readonly
       const width = Math.min(canvas.width - left, Math.ceil(Math.abs(x1 - x0)));
       const height = Math.min(canvas.height - top, Math.ceil(Math.abs(y1 - y0)));
       if (width <= 0 || height <= 0) continue;
-      const crop = createCanvas(width, height);
+      const crop = canvasModule().createCanvas(width, height);
       crop.getContext('2d').putImageData(ctx.getImageData(left, top, width, height), 0, 0);
       out[n]!.push({ png: await crop.encode('png'), width: width / scale, height: height / scale, top: b.top + MARGIN });
     }

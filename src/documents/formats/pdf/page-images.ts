@@ -1,6 +1,6 @@
 // The images a PDF's pages paint (image XObjects and inline images), decoded by pdf.js and encoded as PNG, with the
 // size and place they have on the page: a conversion to another format embeds them where they were.
-import { createCanvas, ImageData } from '@napi-rs/canvas';
+import { canvas as canvasModule } from '../canvas.js';
 import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { openPdf, pdfjs } from './pdfjs.js';
 
@@ -97,8 +97,8 @@ function decoded(page: PDFPageProxy, id: string, waitMs: number): Promise<Decode
 async function png(image: DecodedImage): Promise<Buffer | undefined> {
   const pixels = rgba(image);
   if (!pixels) return undefined;
-  const canvas = createCanvas(image.width, image.height);
-  canvas.getContext('2d').putImageData(new ImageData(pixels, image.width, image.height), 0, 0);
+  const canvas = canvasModule().createCanvas(image.width, image.height);
+  canvas.getContext('2d').putImageData(new (canvasModule().ImageData)(pixels, image.width, image.height), 0, 0);
   return canvas.encode('png');
 }
 

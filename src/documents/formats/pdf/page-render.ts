@@ -1,6 +1,7 @@
 // Pages rendered by pdf.js onto a canvas (@napi-rs/canvas), one at a time: pictures of kept text, pages to recognize.
 // A canvas is native memory, outside the heap limit of the thread: the pixel cap of a page is what bounds it.
-import { createCanvas, type Canvas } from '@napi-rs/canvas';
+import type { Canvas } from '@napi-rs/canvas';
+import { canvas as canvasModule } from '../canvas.js';
 import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { openPdf } from './pdfjs.js';
 
@@ -72,7 +73,7 @@ export async function renderPages(
         viewport = page.getViewport({ scale, rotation: 0 });
         const [width, height] = [Math.ceil(viewport.width), Math.ceil(viewport.height)];
         if (options.admit && !options.admit(n, width * height)) break;
-        canvas = createCanvas(width, height);
+        canvas = canvasModule().createCanvas(width, height);
         const ctx = canvas.getContext('2d');
         // white paper under the page, as a viewer shows it
         ctx.fillStyle = '#ffffff';
