@@ -1,4 +1,4 @@
-// The language detector's own thread: loading eld's database and the n-gram model (~1 s of CPU, ~150 MiB) and every
+// The language detector's own thread: loading eld's database and the n-gram model (~1 s of CPU, ~40 MiB) and every
 // detection run here, so neither holds the server's event loop. WorkerLanguageDetector starts and talks to it.
 import { parentPort } from 'node:worker_threads';
 import { EldLanguageDetector, type DetectionOutcome } from './language-detector.js';
