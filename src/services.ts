@@ -17,8 +17,10 @@ import type { LanguageCatalogue } from './translate/language-catalogue.js';
 import { DocumentFormats } from './documents/formats/index.js';
 import { DocumentService, type DocumentServiceOptions } from './documents/document-service.js';
 import { createDocumentStore } from './documents/document-files.js';
-import { join } from 'node:path';
-import type { LanguageDetection } from './detect/language-detector.js';
+import { dirname, join } from 'node:path';
+import { DETECTION_LANGUAGES, DETECTOR_LANGUAGES, type LanguageDetection } from './detect/language-detector.js';
+import { hunspellLexicon, LexiconVote } from './detect/lexicon-vote.js';
+import { MorphAnalysers } from './engines/apertium/morph-analysers.js';
 import { WorkerLanguageDetector } from './detect/worker-language-detector.js';
 import { silentLogger, type Logger } from './lib/logger.js';
 import { DEFAULT_TARGET_VARIANT } from './translate/languages.js';
@@ -215,9 +217,13 @@ export async function buildServices(config: Config, options: BuildServicesOption
   const postEdits: PostEditCounts = { used: 0, refused: 0 };
   const routed = localEditor ? engines.map((e) => new PostEditedEngine(e, localEditor, postEdits, logger)) : engines;
   const router = new EngineRouter(routed.map((e) => metrics.meter(e)), { routing: config.engineRoutes, logger, defaultVariants: DEFAULT_TARGET_VARIANT });
-  // The detector's thread holds ~150 MiB: by default it starts with the first detection (which waits ~1 s for it, the
+  // The detector's thread holds ~40 MiB: by default it starts with the first detection (which waits ~1 s for it, the
   // event loop free meanwhile), so a server whose requests all name their source never pays it; `start` loads it here.
-  const detector = new WorkerLanguageDetector();
+  const hunspell = new Hunspell({ dictionaryDir: config.hunspellDir, processes: config.hunspellProcesses, logger, timeoutMs: config.engineTimeoutMs });
+  // short texts the detector is unsure of are decided by the installed dictionaries and analysers where they can
+  const analysers = new MorphAnalysers({ apertiumDir: dirname(config.apertium.modesDir), timeoutMs: config.engineTimeoutMs });
+  const lexicons = new LexiconVote([hunspellLexicon(hunspell), analysers], DETECTOR_LANGUAGES, new Set(DETECTION_LANGUAGES), config.engineTimeoutMs);
+  const detector = new WorkerLanguageDetector({ lexicons });
   if (config.detectorLoad === 'start') await detector.preload();
   const now = options.now ?? Date.now;
   const urlSigningSecret = await repositories.serverSecrets.serverSecret('url_signing');
@@ -247,7 +253,6 @@ export async function buildServices(config: Config, options: BuildServicesOption
   for (const engine of engines) engine.onPairsChanged?.(() => pairsChanged());
   // a model installed or removed turns formality on or off for the register targets
   localModel?.onChange(() => pairsChanged());
-  const hunspell = new Hunspell({ dictionaryDir: config.hunspellDir, processes: config.hunspellProcesses, logger, timeoutMs: config.engineTimeoutMs });
   const write = new WriteService({
     improver: remoteImprover ?? localEditor,
     dictionaries: hunspell,
@@ -323,6 +328,7 @@ export async function buildServices(config: Config, options: BuildServicesOption
       await Promise.all(engines.map((e) => e.close().catch((err) => logger.error({ err }, 'engine close failed'))));
       await localModel?.close().catch((err) => logger.error({ err }, 'language model close failed'));
       hunspell.close();
+      analysers.close();
       detector.close();
       await voice.close();
       await rateWindows.close();

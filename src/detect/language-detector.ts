@@ -5,6 +5,8 @@ import { FEW_LETTERS, MIN_SURE_LETTERS, NgramModel } from './ngram-model.js';
 import { profileScripts } from './script-profile.js';
 import { confidenceFeatures, confidenceLogit, type ShortTextCalibration, type ShortTextEvidence } from './short-text-confidence.js';
 import { distinctContent } from './distinct-content.js';
+import { loadEld, type EldInstance } from './eld-database.js';
+import { lexiconQuestion, type LexiconQuestion } from './lexicon-vote.js';
 import type { EldLanguageDetectorOptions } from './detector-options.js';
 import type { DetectionOutcome, LanguageDetector } from './detection-types.js';
 
@@ -19,15 +21,6 @@ export const DETECTION_LANGUAGES = [
 export type DetectionLanguage = (typeof DETECTION_LANGUAGES)[number];
 
 export type { DetectionOutcome, DetectionStatus, LanguageDetection, LanguageDetector } from './detection-types.js';
-
-/** Minimal shape of an eld instance (the package's own interfaces are not exported). */
-interface EldInstance {
-  detect(text: string): { language: string; getScores(): Record<string, number> };
-}
-interface EldLoadable extends EldInstance {
-  load(size?: string): Promise<unknown>;
-  newInstance(): EldLoadable;
-}
 
 const SUPPORTED = new Set<string>(DETECTION_LANGUAGES);
 
@@ -84,6 +77,10 @@ const HINT_WINDOW = 0.06;
 const URL_OR_EMAIL = /\b(?:https?:\/\/|www\.)\S+|[\w.+-]+@[\w-]+\.[\w.-]+/giu;
 const CODE_TOKEN = /\b[\p{L}]*\d+[\p{L}\d]*\b/gu;
 
+/** The text as analysed: repeats, URLs, e-mail addresses and codes left out. */
+const cleanText = (text: string, maxChars: number) => distinctContent(text).slice(0, maxChars).replace(URL_OR_EMAIL, ' ').replace(CODE_TOKEN, ' ');
+
+
 /** Maps an eld code to a Tolk lower-case code. */
 export function fromEldCode(code: string): string {
   return FROM_ELD[code] ?? code;
@@ -95,7 +92,8 @@ export const DETECTOR_LANGUAGES: ReadonlySet<string> = new Set(Object.keys(ELD_A
 /** eld codes of the languages Tolk reports (looked up per eld score of every text, so by eld's own code). */
 const SUPPORTED_ELD: ReadonlySet<string> = new Set(Object.keys(ELD_AVERAGE_SCORES).filter((code) => SUPPORTED.has(fromEldCode(code))));
 
-function outcome(raw: string, confidence: number, lowConfidence: boolean): DetectionOutcome {
+/** The outcome reporting `raw`: a success among DETECTION_LANGUAGES, unsupported outside them (`ca`), or unsure. */
+export function outcome(raw: string, confidence: number, lowConfidence: boolean): DetectionOutcome {
   if (lowConfidence) return { status: 'insufficient_confidence', rawLanguage: raw, confidence };
   if (SUPPORTED.has(raw)) return { status: 'success', language: raw, rawLanguage: raw, confidence };
   return { status: 'unsupported_language', rawLanguage: raw, confidence };
@@ -105,9 +103,8 @@ function outcome(raw: string, confidence: number, lowConfidence: boolean): Detec
  * Language detector backed by eld's n-gram databases (60 languages; the small one by default).
  *
  * Construct once with `await EldLanguageDetector.create()` and share the instance; `detect()` is
- * synchronous and safe to call concurrently. The eld package keeps one unused default instance at
- * module level (the library forces that); each EldLanguageDetector owns a separate eld instance from
- * `newInstance()`, and the database module is cached by Node so detectors share it read-only.
+ * synchronous and safe to call concurrently. Each EldLanguageDetector owns an eld instance on its own
+ * copy of the database's table (eld-database.ts).
  */
 export class EldLanguageDetector implements LanguageDetector {
   readonly languages = DETECTOR_LANGUAGES;
@@ -151,11 +148,9 @@ export class EldLanguageDetector implements LanguageDetector {
     this.shortMargins = options.shortMargins ?? true;
   }
 
-  /** Loads eld's database (small by default, ≈0.25 s, ≈50 MB) and returns a ready detector. */
+  /** Loads eld's database (small by default, ≈0.2 s, ≈3 MB in eld-database.ts's table) and returns a ready detector. */
   static async create(options: EldLanguageDetectorOptions = {}): Promise<EldLanguageDetector> {
-    const mod = (await import('eld')) as unknown as { eld: EldLoadable };
-    const instance = mod.eld.newInstance();
-    await instance.load(options.database ?? 'small');
+    const instance = await loadEld(options.database ?? 'small');
     // loaded on a first request now, not at start: requests in flight run between eld's load and the model's
     await new Promise((resolve) => setImmediate(resolve));
     const model = options.ngramModel === false ? undefined : options.ngramModel instanceof NgramModel ? options.ngramModel : await NgramModel.load();
@@ -166,14 +161,21 @@ export class EldLanguageDetector implements LanguageDetector {
     return this.analyse(text).outcome;
   }
 
+  /** What the lexicons are asked about an unsure short text (lexicon-vote.ts); undefined for any other. */
+  lexiconQuestion(text: string, decided: DetectionOutcome): LexiconQuestion | undefined {
+    const cleaned = cleanText(text, this.maxChars);
+    const scores = () => Object.entries(this.eld.detect(cleaned).getScores()).map(([code, s]): [string, number] => [fromEldCode(code), s]);
+    return decided.status === 'insufficient_confidence' ? lexiconQuestion(cleaned, decided.candidates ?? [], scores) : undefined;
+  }
+
+
   /**
    * The detection and, for short alphabetic text the n-gram model voted on, the evidence its confidence came from
    * (scripts/train-detect-ngrams.mjs fits the confidence on it).
    */
   analyse(text: string): { outcome: DetectionOutcome; evidence?: ShortTextEvidence } {
     // Repeated text ("Hello world. " × 2000) is judged on its distinct content: repeats add letters, not evidence.
-    const capped = distinctContent(text).slice(0, this.maxChars);
-    const cleaned = capped.replace(URL_OR_EMAIL, ' ').replace(CODE_TOKEN, ' ');
+    const cleaned = cleanText(text, this.maxChars);
     const profile = profileScripts(cleaned);
     if (profile.letters === 0 || profile.dominant === undefined) {
       return { outcome: { status: 'no_language_detected', confidence: 0 } };

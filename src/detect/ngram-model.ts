@@ -57,6 +57,16 @@ export const MIN_SURE_LETTERS = 4;
 /** Int32 fields per trie transition (NgramModel.edges). */
 const EDGE_FIELDS = 4;
 
+/** Slots of the trie's first transition table (a power of two; it doubles as the trie grows). */
+const MIN_EDGE_SLOTS = 1024;
+
+/** A transition table of `slots` free slots (key −1). */
+function freeEdges(slots: number): Int32Array {
+  const edges = new Int32Array(slots * EDGE_FIELDS);
+  for (let at = 0; at < edges.length; at += EDGE_FIELDS) edges[at] = -1;
+  return edges;
+}
+
 /** Characters of a text the model looks at (only short text is asked about). */
 const MAX_INPUT = 200;
 
@@ -99,19 +109,41 @@ export function serialiseNgramModel(data: NgramModelData): string {
   return `${lines.join('\n')}\n`;
 }
 
-export function parseNgramModel(text: string): NgramModelData {
+/** A model's features in some order, each with its [language index, count, …] pairs (read before the next is met). */
+export type NgramFeatures = Iterable<readonly [feature: string, pairs: ArrayLike<number>]>;
+
+/** What the NgramModel is built from: the data, with the features as any iterable that can be walked twice. */
+export type NgramModelSource = Omit<NgramModelData, 'grams'> & { grams: NgramFeatures };
+
+/**
+ * The model file's head and, as an iterable that reads the text again on each walk, its features: built from it, the
+ * model keeps only its typed arrays (a Map of 248,203 arrays left ~60 MB in the detector thread's heap after load).
+ */
+export function readNgramModel(text: string): NgramModelSource {
   const firstEnd = text.indexOf('\n');
   const head = JSON.parse(text.slice(0, firstEnd)) as Omit<NgramModelData, 'grams'>;
-  const grams = new Map<string, number[]>();
-  let start = firstEnd + 1;
+  return { ...head, grams: { [Symbol.iterator]: () => tsvFeatures(text, firstEnd + 1) } };
+}
+
+/** Yields each `feature<TAB>numbers` line from `start` on, the numbers in one reused array. */
+function* tsvFeatures(text: string, start: number): Generator<readonly [string, ArrayLike<number>]> {
+  const pairs: number[] = [];
   while (start < text.length) {
     let end = text.indexOf('\n', start);
     if (end < 0) end = text.length;
     const tab = text.indexOf('\t', start);
-    if (tab > start && tab < end) grams.set(text.slice(start, tab), text.slice(tab + 1, end).split(' ').map(Number));
+    if (tab > start && tab < end) {
+      pairs.length = 0;
+      for (let from = tab + 1; from < end; ) {
+        let to = text.indexOf(' ', from);
+        if (to < 0 || to > end) to = end;
+        pairs.push(Number(text.slice(from, to)));
+        from = to + 1;
+      }
+      yield [text.slice(start, tab), pairs];
+    }
     start = end + 1;
   }
-  return { ...head, grams };
 }
 
 /**
@@ -144,15 +176,15 @@ export class NgramModel {
    * child node (node 0 is the root), and the child's feature: its offset in `features` and its number of languages
    * (0: the prefix is not a feature itself).
    */
-  private readonly edges: Int32Array;
-  private readonly edgeMask: number;
+  private edges: Int32Array;
+  private edgeMask: number;
   /** Reused by every call (detection is synchronous): per order, the known features met; the text's character indices. */
   private readonly knownScratch: Int32Array;
   private charsScratch = new Int32Array(2 * MAX_INPUT + 2);
   /** Per order, per language: log(α / (total + α·V)), the log-probability of a feature the language never had. */
   private readonly unseen: Float64Array[];
 
-  constructor(data: NgramModelData) {
+  constructor(data: NgramModelSource) {
     this.langs = data.langs;
     this.eldWeight = data.eldWeight;
     this.eldWeightMid = data.eldWeightMid ?? undefined;
@@ -171,30 +203,20 @@ export class NgramModel {
       Float64Array.from(data.langs, (_, li) => weight(order) * Math.log(alpha / ((data.totals[li]?.[order] ?? 0) + alpha * v))),
     );
     this.voteBias = data.voteBias ? Float64Array.from(data.voteBias) : undefined;
+    // Two walks over the features and no string set of their prefixes (load-time garbage stays in the thread's heap):
+    // the first numbers the characters and counts the entries, the second fills the arrays, the trie growing as it goes.
     let characters = 0;
-    const distinctPrefixes = new Set<string>();
-    for (const f of data.grams.keys()) {
-      if (f.startsWith('W:')) continue;
-      let prefix = '';
-      for (const ch of f) {
-        prefix += ch;
-        distinctPrefixes.add(prefix);
-        if (this.indexOf(ch.codePointAt(0)!) === 0) this.setIndex(ch.codePointAt(0)!, ++characters);
-      }
-    }
-    const prefixes = distinctPrefixes.size;
-    distinctPrefixes.clear();
-    this.base = characters + 1;
-    let capacity = 1;
-    while (capacity < prefixes * 2) capacity *= 2;
-    if ((prefixes + 1) * this.base >= 2 ** 31) throw new Error('n-gram model: too many characters or n-grams for the trie');
-    this.edges = new Int32Array(capacity * EDGE_FIELDS);
-    for (let h = 0; h < capacity; h++) this.edges[h * EDGE_FIELDS] = -1;
-    this.edgeMask = capacity - 1;
-    let nodes = 1;
     let total = 0;
-    for (const pairs of data.grams.values()) total += pairs.length / 2;
+    for (const [f, pairs] of data.grams) {
+      total += pairs.length / 2;
+      if (f.startsWith('W:')) continue;
+      for (const ch of f) if (this.indexOf(ch.codePointAt(0)!) === 0) this.setIndex(ch.codePointAt(0)!, ++characters);
+    }
+    this.base = characters + 1;
+    this.edges = freeEdges(MIN_EDGE_SLOTS);
+    this.edgeMask = MIN_EDGE_SLOTS - 1;
     this.features = new Float32Array(total * 2);
+    let nodes = 1;
     let offset = 0;
     for (const [f, pairs] of data.grams) {
       const n = pairs.length / 2;
@@ -214,7 +236,12 @@ export class NgramModel {
       for (const ch of f) {
         const key = node * this.base + this.indexOf(ch.codePointAt(0)!);
         slot = this.edgeSlot(key);
-        if (slot < 0) slot = this.addEdge(key, nodes++);
+        if (slot < 0) {
+          if (nodes * this.base >= 2 ** 31) throw new Error('n-gram model: too many characters or n-grams for the trie');
+          // at most half the slots taken: probes stay short
+          if (2 * nodes > this.edges.length / EDGE_FIELDS) this.growEdges();
+          slot = this.addEdge(key, nodes++);
+        }
         node = this.edges[slot + 1]!;
       }
       this.edges[slot + 2] = start;
@@ -224,7 +251,7 @@ export class NgramModel {
 
   /** Loading is CPU work on the caller's thread (~1 s): the event loop runs between reading, parsing and indexing. */
   static async load(file = NGRAM_MODEL_FILE): Promise<NgramModel> {
-    const data = parseNgramModel(await readFile(file, 'utf8'));
+    const data = readNgramModel(await readFile(file, 'utf8'));
     await new Promise((resolve) => setImmediate(resolve));
     return new NgramModel(data);
   }
@@ -303,6 +330,18 @@ export class NgramModel {
   private edgeSlot(key: number): number {
     const slot = this.probe(key);
     return this.edges[slot] === key ? slot : -1;
+  }
+
+  /** Doubles the transition table, each transition moved to its slot in the larger one. */
+  private growEdges(): void {
+    const old = this.edges;
+    this.edges = freeEdges((2 * old.length) / EDGE_FIELDS);
+    this.edgeMask = (2 * old.length) / EDGE_FIELDS - 1;
+    for (let at = 0; at < old.length; at += EDGE_FIELDS) {
+      if (old[at] === -1) continue;
+      const slot = this.probe(old[at]!);
+      this.edges.set(old.subarray(at, at + EDGE_FIELDS), slot);
+    }
   }
 
   private addEdge(key: number, child: number): number {

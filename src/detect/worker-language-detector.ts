@@ -1,10 +1,11 @@
 // The detector as the services hold it: eld and the n-gram model live in a worker thread (detector-worker.ts), started
 // by the first detection (or at start with TOLK_DETECTOR_LOAD=start), so neither their ~1 s load nor a detection holds
-// the event loop, and a server that never detects does not pay their ~150 MiB.
+// the event loop, and a server that never detects does not pay their ~40 MiB.
 import { Worker } from 'node:worker_threads';
 import { ServiceError } from '../lib/errors.js';
-import { DETECTOR_LANGUAGES, type DetectionOutcome, type LanguageDetection } from './language-detector.js';
+import { DETECTOR_LANGUAGES, outcome as detectionOutcome, type DetectionOutcome, type LanguageDetection } from './language-detector.js';
 import type { DetectBatch, DetectorReply } from './detector-worker.js';
+import type { LexiconQuestion, LexiconVote } from './lexicon-vote.js';
 
 export interface WorkerLanguageDetectorOptions {
   /** The thread's entry module (detector-worker.js). */
@@ -13,9 +14,18 @@ export interface WorkerLanguageDetectorOptions {
   startTimeoutMs?: number;
   /** Deadline for one batch's answer once the thread is ready (a batch of 50 texts takes milliseconds). */
   detectTimeoutMs?: number;
+  /** The installed dictionaries and analysers, asked about short texts the thread is unsure of. */
+  lexicons?: LexiconVote;
 }
 
 const DEFAULT_START_TIMEOUT_MS = 30_000;
+
+/**
+ * The thread's heap. Its tables are typed arrays outside the heap (~30 MiB); what the heap holds is small, and a
+ * young generation left at its default (16 MiB semi-spaces) kept ~30 MiB more resident after the load for nothing.
+ * A thread that outgrows the old generation's cap (a defect) ends with an error and is replaced, not the server.
+ */
+const DETECTOR_HEAP_LIMITS = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 256 } as const;
 const DEFAULT_DETECT_TIMEOUT_MS = 10_000;
 
 const unavailable = (why: string) =>
@@ -23,12 +33,18 @@ const unavailable = (why: string) =>
 
 interface Waiting {
   text: string;
-  resolve: (outcome: DetectionOutcome) => void;
+  resolve: (outcome: DetectionOutcome | Promise<DetectionOutcome>) => void;
   reject: (err: Error) => void;
 }
 
+/** A batch's answer: per text its outcome and, for an unsure short one, the lexicons' question. */
+interface Detected {
+  outcomes: DetectionOutcome[];
+  questions: Array<LexiconQuestion | undefined>;
+}
+
 interface InFlight {
-  resolve: (outcomes: DetectionOutcome[]) => void;
+  resolve: (detected: Detected) => void;
   reject: (err: Error) => void;
   timer: NodeJS.Timeout;
 }
@@ -51,7 +67,7 @@ class DetectorThread {
   ) {
     this.ready = new Promise((resolve, reject) => (this.settleReady = { resolve, reject }));
     this.ready.catch(() => {});
-    this.worker = new Worker(url);
+    this.worker = new Worker(url, { resourceLimits: DETECTOR_HEAP_LIMITS });
     this.startTimer = setTimeout(() => this.fail(unavailable(`the detector did not load within ${startTimeoutMs / 1000} s`)), startTimeoutMs);
     this.worker.on('message', (reply: DetectorReply) => this.settle(reply));
     this.worker.on('error', (err) => this.fail(unavailable(`the detector's thread failed: ${err.message}`)));
@@ -59,7 +75,7 @@ class DetectorThread {
   }
 
   /** Detects the texts in the thread; past the deadline the thread is taken as wedged and ended. */
-  async detect(texts: string[], timeoutMs: number): Promise<DetectionOutcome[]> {
+  async detect(texts: string[], timeoutMs: number): Promise<Detected> {
     await this.ready;
     if (this.dead) throw unavailable("the detector's thread has ended");
     const id = this.nextId++;
@@ -101,7 +117,7 @@ class DetectorThread {
       this.pending.delete(reply.id);
       clearTimeout(p.timer);
       // an exception inside the detector is a defect: a plain error, logged and answered as a 500
-      if ('outcomes' in reply) p.resolve(reply.outcomes);
+      if ('outcomes' in reply) p.resolve(reply);
       else p.reject(new Error(`language detection failed: ${reply.message}`));
     }
     this.holdProcess();
@@ -127,11 +143,13 @@ export class WorkerLanguageDetector implements LanguageDetection {
   private readonly workerUrl: URL;
   private readonly startTimeoutMs: number;
   private readonly detectTimeoutMs: number;
+  private readonly lexicons: LexiconVote | undefined;
 
   constructor(options: WorkerLanguageDetectorOptions = {}) {
     this.workerUrl = options.workerUrl ?? new URL('./detector-worker.js', import.meta.url);
     this.startTimeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
     this.detectTimeoutMs = options.detectTimeoutMs ?? DEFAULT_DETECT_TIMEOUT_MS;
+    this.lexicons = options.lexicons;
   }
 
   /** True while a detector thread is running or starting. */
@@ -159,21 +177,30 @@ export class WorkerLanguageDetector implements LanguageDetection {
   }
 
   private running(): DetectorThread {
+    if (!this.thread) this.lexicons?.warm();
     this.thread ??= new DetectorThread(this.workerUrl, this.startTimeoutMs, (ended) => {
       if (this.thread === ended) this.thread = undefined;
     });
     return this.thread;
   }
 
+  /** An unsure short text's outcome after the lexicons' vote: the language they decide, or as the thread said. */
+  private async withLexicons(outcome: DetectionOutcome, question: LexiconQuestion | undefined): Promise<DetectionOutcome> {
+    if (!question || !this.lexicons) return outcome;
+    const language = await this.lexicons.decide(question);
+    // at the success line: the lexicons settle the language, not how sure the vote was
+    return language === undefined ? outcome : detectionOutcome(language, 0.5, false);
+  }
+
   private async flush(): Promise<void> {
     const batch = this.queued;
     this.queued = [];
     try {
-      const outcomes = await this.running().detect(
+      const { outcomes, questions } = await this.running().detect(
         batch.map((w) => w.text),
         this.detectTimeoutMs,
       );
-      batch.forEach((w, i) => w.resolve(outcomes[i]!));
+      batch.forEach((w, i) => w.resolve(this.withLexicons(outcomes[i]!, questions[i])));
     } catch (err) {
       for (const w of batch) w.reject(err as Error);
     }

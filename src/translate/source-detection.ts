@@ -8,6 +8,8 @@ export interface SourceDetectionPolicy {
   detector: Pick<LanguageDetection, 'detect'>;
   /** True when some route, direct or through pivots, translates source → target (the target's base counts). */
   canTranslate(source: string, target: string): boolean;
+  /** True when some engine translates into the target: only then may an unsure text be taken as already in it. */
+  servesTarget(target: string): boolean;
   /** TOLK_DEFAULT_SOURCE_LANG: the source assumed for undecidable short texts. */
   defaultSourceLang?: string | undefined;
 }
@@ -27,8 +29,10 @@ export function sourceDetector(policy: SourceDetectionPolicy): SourceDetector {
       const fallback = policy.defaultSourceLang;
       const usable = (lang: string) => lang !== targetBase && policy.canTranslate(lang, target);
       if (fallback && candidates[0] !== targetBase && usable(fallback)) return { source: fallback, detected: false };
-      // The likeliest language some engine translates to the target, or the target itself (nothing to translate).
-      const source = candidates.find((lang) => lang === targetBase || usable(lang));
+      // The likeliest language some engine translates to the target, or the target itself (nothing to translate) when
+      // an engine serves it: into a target nothing serves, an unsure text is refused as such, never labelled with it.
+      const served = policy.servesTarget(target);
+      const source = candidates.find((lang) => (lang === targetBase && served) || usable(lang));
       return { source, detected: false };
     },
   };

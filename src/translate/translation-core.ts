@@ -73,6 +73,7 @@ export class TranslationCore {
     const detector = sourceDetector({
       detector: deps.detector,
       canTranslate: (source, target) => router.resolve(source, target) !== null || router.resolve(source, baseLang(target)) !== null,
+      servesTarget: (target) => this.pairs.servesTarget(target),
       defaultSourceLang: deps.defaultSourceLang,
     });
     this.text = new TranslateService({ router: this.pairs, detector, logger: deps.logger, customization: deps.customization });

@@ -198,7 +198,8 @@ class DictionaryCheckers {
       .split('\n')
       .slice(1)
       .map((line) => line.split('/')[0]!.trim())
-      .filter((w) => /^[a-z]{4,}$/.test(w))
+      // capitalised words too: en_US, de_DE, es_ES and fr list them (and acronyms) first
+      .filter((w) => /^[A-Za-z]{4,}$/.test(w))
       .slice(0, 200);
     if (candidates.length === 0) return undefined;
     try {

@@ -2,7 +2,7 @@
 // (sum over the text's known features of log P(feature | language)) computed here from the model's data by string keys.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { featureOrder, forEachNgramFeature, NgramModel, type NgramModelData } from '../../src/detect/ngram-model.js';
+import { featureOrder, forEachNgramFeature, NgramModel, readNgramModel, serialiseNgramModel, type NgramModelData } from '../../src/detect/ngram-model.js';
 import { floresLines, truncateAtWord } from '../helpers/flores.js';
 
 const langs = ['en', 'de', 'da', 'ru'];
@@ -107,5 +107,14 @@ describe('NgramModel', () => {
     const text = 'the 𝔘𝔫𝔦 code';
     const scores = model.logLikelihoods(text);
     assert.ok(scores[0]! > scores[3]!, `en ${scores[0]} vs ru ${scores[3]}`);
+  });
+
+  it('built from its file as read (no Map of features), scores exactly as built from its data', () => {
+    const data = { ...train(4), orderWeights: [0.9, 0.1, 0.08, 0.004, 0.2] };
+    const fromMap = new NgramModel(data);
+    const fromText = new NgramModel(readNgramModel(serialiseNgramModel(data)));
+    for (const line of langs.flatMap((lang) => floresLines(lang).slice(100, 130).flatMap((l) => [truncateAtWord(l, 12), l]))) {
+      assert.deepEqual([...fromText.logLikelihoods(line)], [...fromMap.logLikelihoods(line)], line);
+    }
   });
 });

@@ -151,16 +151,23 @@ describe('TranslationCore.prepare and translateSegments', () => {
   });
 
   it('translates an undecidable word from the default source through a pivot, and labels it so', async () => {
-    const outcome = await ctx.services.translate.translateText(job(['Hola'], { sourceLang: undefined, targetLang: 'pt' }));
-    const [pivoted] = await ctx.services.translate.pairs.translate('en', 'pt', ['Hola'], {});
+    // "Test" is a word of every installed dictionary ("Hola", once undecidable, is Spanish by its lexicons now)
+    const outcome = await ctx.services.translate.translateText(job(['Test'], { sourceLang: undefined, targetLang: 'pt' }));
+    const [pivoted] = await ctx.services.translate.pairs.translate('en', 'pt', ['Test'], {});
     assert.deepEqual(outcome.results.map((r) => [r.detectedSourceLanguage, r.text]), [['EN', pivoted]]);
   });
 
   it('never names an unsure guess: a word whose likely languages no engine translates asks for source_lang', async () => {
-    // unsure between German and Czech (guess: Dutch); the default source is the target; no engine translates de or cs
+    // unsure between Czech and Slovak, known to no installed lexicon; the default source is the target; no engine
+    // translates cs or sk
     await assert.rejects(
-      ctx.services.translate.detectSource('Protonenstrahl', 'en'),
+      ctx.services.translate.detectSource('Děkuji', 'en'),
       (err: Error) => err.message === 'The source language could not be detected with confidence; specify source_lang.',
+    );
+    // Portuguese's dictionaries alone know it: detected, and refused as what it is (es-pt goes one way only here)
+    await assert.rejects(
+      ctx.services.translate.detectSource('Obrigado', 'en'),
+      (err: Error) => err.message === "Detected source language 'PT' cannot be translated to 'EN' by the installed engines.",
     );
   });
 
@@ -201,7 +208,8 @@ describe('translation policies', () => {
     // en→es directly, en→fr through es, de→en; nothing into ko
     const routes = new Set(['en>es', 'en>fr', 'es>fr', 'de>en', 'en>de']);
     const canTranslate = (source: string, target: string) => routes.has(`${source}>${target.split('-')[0]}`);
-    const policy = (detector: SourceDetectionPolicy['detector'], defaultSourceLang?: string) => sourceDetector({ detector, canTranslate, defaultSourceLang });
+    const servesTarget = (target: string) => [...routes].some((route) => route.endsWith(`>${target.split('-')[0]}`));
+    const policy = (detector: SourceDetectionPolicy['detector'], defaultSourceLang?: string) => sourceDetector({ detector, canTranslate, servesTarget, defaultSourceLang });
     assert.deepEqual(await policy(unsure('sk', 'es'), 'en').detectSource('Hola', 'fr'), { source: 'en', detected: false });
     assert.deepEqual(await policy(sure, 'en').detectSource('Bonjour', 'es'), { source: 'fr', detected: true });
     // the default is the target: the likeliest candidate that reaches it, never the unsure guess (nl)
@@ -211,5 +219,7 @@ describe('translation policies', () => {
     assert.deepEqual(await policy(unsure('es', 'pt')).detectSource('Hola', 'fr'), { source: 'es', detected: false });
     // nothing usable: no source, and not a detection
     assert.deepEqual(await policy(unsure('sk', 'cs'), 'en').detectSource('Ahoj', 'ko'), { source: undefined, detected: false });
+    // the likeliest language is a target nothing serves (ko): not taken as the source, so the request is refused as such
+    assert.deepEqual(await policy(unsure('ko', 'en'), 'en').detectSource('proton beam', 'ko'), { source: undefined, detected: false });
   });
 });
