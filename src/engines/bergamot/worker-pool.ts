@@ -1,12 +1,16 @@
 // Worker threads running the Bergamot runtime. Requests are cut into small chunks, queued per model and batched;
-// a model is loaded into one worker and copied into more only while its queue is longer than its copies can take,
-// so M idle models cost M copies, not workers × M. Memory is counted as the runtimes hold it (each worker's
+// a model is loaded into one worker and copied into more while all its copies are busy and requests wait for them
+// (longer than half a batch takes, or more than their batches hold), so a busy direction gets as many workers as its
+// traffic keeps busy and M idle models cost M copies, not workers × M. Memory is counted as the runtimes hold it (each worker's
 // WebAssembly heap, which never shrinks, plus the loads in progress) against the budget: models are freed in the
 // worker that loads next, and idle workers that hold only cold or duplicate models are restarted to give theirs back.
 import { EngineError } from '../engine.js';
 import { silentLogger, type Logger } from '../../lib/logger.js';
 import { CHUNK_SEGMENTS, RequesterTurns, type Chunk, type Request } from './fair-batches.js';
 import { RuntimeWorker } from './runtime-handle.js';
+
+/** Waiting segments per copy being loaded at once for a busy model: 64 waiting one-sentence requests load 16. */
+const SEGMENTS_PER_NEW_COPY = 4;
 
 export interface ModelPayload {
   config: string;
@@ -26,6 +30,8 @@ export interface PoolOptions {
   loadTimeoutMs: number;
   /** An extra copy of a model is given back after its queue has been empty this long, ms. */
   spreadLingerMs: number;
+  /** A model unused this long is freed even when nothing else needs the memory, ms (0: only under memory pressure). */
+  idleUnloadMs: number;
   /** Reads a model's files (called once per worker that loads the model). */
   loadModel: (key: string) => Promise<ModelPayload>;
   /** First guess of a model's memory before one load has been measured. */
@@ -56,7 +62,11 @@ export class WorkerPool {
   private seq = 0;
   private readonly turnsByRequester = new RequesterTurns();
   private closed = false;
-  private trimTimer: NodeJS.Timeout | undefined;
+  private trimTimer: { at: number; timer: NodeJS.Timeout } | undefined;
+  /** Wakes dispatch when the oldest waiting chunk of a model will have waited long enough for another copy. */
+  private spreadTimer: { at: number; timer: NodeJS.Timeout } | undefined;
+  /** Recent duration of one batch, by model, ms (a moving average). */
+  private readonly batchMs = new Map<string, number>();
   private readonly log: Logger;
   private readonly measured = new Map<string, number>();
   readonly loads: LoadStats[] = [];
@@ -126,7 +136,8 @@ export class WorkerPool {
     return new Promise((resolve, reject) => {
       const request: Request = { key, requester, out: new Array<string>(texts.length), pending: 0, settled: false, timer: undefined, resolve, reject };
       for (let at = 0; at < texts.length; at += CHUNK_SEGMENTS) {
-        this.queue.push({ request, at, texts: texts.slice(at, at + CHUNK_SEGMENTS), html: texts.slice(at, at + CHUNK_SEGMENTS).map((_, k) => html[at + k] === true), seq: this.seq++ });
+        const chunkTexts = texts.slice(at, at + CHUNK_SEGMENTS);
+        this.queue.push({ request, at, texts: chunkTexts, html: chunkTexts.map((_, k) => html[at + k] === true), seq: this.seq++, queuedAt: performance.now() });
         request.pending++;
       }
       signal?.addEventListener('abort', () => this.settle(request, signal.reason instanceof Error ? signal.reason : new EngineError('failed', 'translation aborted')), { once: true });
@@ -184,15 +195,42 @@ export class WorkerPool {
           this.runBatch(holder, key, this.takeBatch(waiting));
           continue;
         }
-        const copies = live.filter((w) => w.loaded.has(key) || w.loading?.key === key).length;
+        const loading = live.filter((w) => w.loading?.key === key).length;
+        const copies = live.filter((w) => w.loaded.has(key)).length + loading;
         const segments = waiting.reduce((n, c) => n + c.texts.length, 0);
-        // A first copy; another only while more waits than the copies' next batches take.
-        if (copies === 0 || segments > copies * this.opts.maxBatchSegments) {
+        // A first copy; another while more waits than the copies' next batches take, or while every copy is busy and
+        // the oldest request has waited longer than half a batch.
+        if (copies === 0 || segments > copies * this.opts.maxBatchSegments || this.waitedForCopy(key, waiting, copies - loading, loading, segments)) {
           if (this.startLoad(key, copies === 0)) continue;
         }
         break;
       }
     }
+  }
+
+  /**
+   * Whether what waits for a model whose loaded copies are all busy has waited long enough for one more: longer than
+   * half its recent batch time, with at most one load under way per SEGMENTS_PER_NEW_COPY waiting segments. Before
+   * that moment, dispatch is woken up then.
+   */
+  private waitedForCopy(key: string, waiting: Chunk[], loaded: number, loading: number, segments: number): boolean {
+    if (loaded === 0 || loading >= Math.ceil(segments / SEGMENTS_PER_NEW_COPY)) return false;
+    const due = waiting[0]!.queuedAt + (this.batchMs.get(key) ?? 0) / 2;
+    if (performance.now() >= due) return true;
+    if (!this.spreadTimer || this.spreadTimer.at > due) {
+      clearTimeout(this.spreadTimer?.timer);
+      const timer = setTimeout(() => {
+        this.spreadTimer = undefined;
+        this.dispatch();
+      }, Math.max(1, due - performance.now()));
+      this.spreadTimer = { at: due, timer };
+    }
+    return false;
+  }
+
+  private noteBatchTime(key: string, ms: number): void {
+    const before = this.batchMs.get(key);
+    this.batchMs.set(key, before === undefined ? ms : before * 0.7 + ms * 0.3);
   }
 
   /** The next batch for a model, taken out of the queue (see RequesterTurns). */
@@ -209,8 +247,10 @@ export class WorkerPool {
     void (async () => {
       try {
         const html = batch.flatMap((c) => c.html);
+        const started = performance.now();
         const reply = await worker.call({ op: 'translate', key, texts: batch.flatMap((c) => c.texts), ...(html.includes(true) ? { html } : {}) });
         if (!reply.ok) throw this.fail(worker, reply);
+        this.noteBatchTime(key, performance.now() - started);
         const loaded = worker.loaded.get(key);
         if (loaded) loaded.lastUsed = performance.now();
         let at = 0;
@@ -263,7 +303,9 @@ export class WorkerPool {
     const evict: RuntimeWorker[] = [];
     if (!worker) {
       if (!first) return false; // a second copy never pushes anything out
-      worker = [...idle].sort((a, b) => a.lastUsed() - b.lastUsed())[0]!;
+      // Workers that hold only extra copies go first (their models stay loaded elsewhere), then the coldest.
+      const byVictimOrder = (a: RuntimeWorker, b: RuntimeWorker) => Number(this.holdsOnlyCopies(b)) - Number(this.holdsOnlyCopies(a)) || a.lastUsed() - b.lastUsed();
+      worker = [...idle].sort(byVictimOrder)[0]!;
       // Its own models first (their space is reused by this load), then whole idle workers, coldest first; nothing is
       // freed unless the load can then start.
       let slack = worker.slackBytes();
@@ -274,7 +316,7 @@ export class WorkerPool {
         slack += l.bytes;
       }
       let left = over();
-      for (const w of idle.filter((w) => w !== worker && w.loaded.size > 0).sort((a, b) => a.lastUsed() - b.lastUsed())) {
+      for (const w of idle.filter((w) => w !== worker && w.loaded.size > 0).sort(byVictimOrder)) {
         if (left <= 0) break;
         evict.push(w);
         left -= w.heapBytes - w.baseHeapBytes;
@@ -291,6 +333,11 @@ export class WorkerPool {
     for (const w of evict) this.recycle(w, 'bergamot models evicted');
     void this.load(worker, key, estimate);
     return true;
+  }
+
+  /** Whether every model a worker holds is also held by another live worker. */
+  private holdsOnlyCopies(worker: RuntimeWorker): boolean {
+    return [...worker.loaded.keys()].every((key) => this.workers.some((o) => o !== worker && !o.dead && o.loaded.has(key)));
   }
 
   /** Restarts an idle worker so that its heap is given back; its models are gone. */
@@ -324,12 +371,14 @@ export class WorkerPool {
       const before = worker.heapBytes;
       const reply = await worker.call({ op: 'load', key, ...payload }, [payload.model, payload.shortlist, ...new Set(payload.vocabs)]);
       // One short sentence allocates the model's workspace now: the load then measures what the model really holds.
+      const warmStarted = performance.now();
       const warm = reply.ok ? await worker.call({ op: 'translate', key, texts: ['Hello.'] }) : reply;
       if (!warm.ok) {
         this.opts.onLoadFailed?.(key, warm.message);
         throw this.fail(worker, warm);
       }
       if (worker.dead) return;
+      if (!this.batchMs.has(key)) this.noteBatchTime(key, performance.now() - warmStarted);
       const grown = warm.heapBytes - before;
       const bytes = grown > 0 ? Math.max(grown, this.measured.get(key) ?? 0) : estimate;
       this.measured.set(key, bytes);
@@ -347,36 +396,45 @@ export class WorkerPool {
       clearTimeout(limit);
       worker.loading = undefined;
       worker.busy = false;
+      this.scheduleTrim();
       this.dispatch();
     }
   }
 
-  /** After a burst, extra copies go back once their model's queue has stayed empty for spreadLingerMs. */
-  private scheduleTrim(): void {
-    if (this.trimTimer || this.closed) return;
-    this.trimTimer = setTimeout(() => {
+  /**
+   * After a burst, extra copies go back once their model's queue has stayed empty for spreadLingerMs; a model's last
+   * copy goes back after idleUnloadMs unused.
+   */
+  private scheduleTrim(delayMs = this.opts.spreadLingerMs): void {
+    const at = performance.now() + Math.max(1, delayMs);
+    if (this.closed || (this.trimTimer && this.trimTimer.at <= at)) return;
+    clearTimeout(this.trimTimer?.timer);
+    const timer = setTimeout(() => {
       this.trimTimer = undefined;
       this.trim();
-    }, this.opts.spreadLingerMs);
-    this.trimTimer.unref();
+    }, at - performance.now());
+    timer.unref();
+    this.trimTimer = { at, timer };
   }
 
   private trim(): void {
     const now = performance.now();
     const queued = new Set(this.queue.map((c) => c.request.key));
     const held = (key: string, by: RuntimeWorker) => this.workers.some((o) => o !== by && !o.dead && o.loaded.has(key));
-    let recent = false;
+    let nextDue = Infinity;
     for (const w of [...this.workers].sort((a, b) => a.lastUsed() - b.lastUsed())) {
       if (w.dead || w.busy || w.loaded.size === 0) continue;
       const extra: string[] = [];
       for (const [key, l] of w.loaded) {
-        if (queued.has(key) || !held(key, w)) continue;
-        if (now - l.lastUsed < this.opts.spreadLingerMs) recent = true;
-        else extra.push(key);
+        if (queued.has(key)) continue;
+        const linger = held(key, w) ? this.opts.spreadLingerMs : this.opts.idleUnloadMs;
+        if (linger <= 0) continue;
+        if (now - l.lastUsed >= linger) extra.push(key);
+        else nextDue = Math.min(nextDue, l.lastUsed + linger);
       }
       if (extra.length === 0) continue;
-      // Only duplicates here: the whole heap goes back. Otherwise the copies are freed for this worker's next load.
-      if (extra.length === w.loaded.size) this.recycle(w, 'bergamot extra model copies given back');
+      // All of its models: the whole heap goes back. Otherwise they are freed for this worker's next load.
+      if (extra.length === w.loaded.size) this.recycle(w, 'bergamot idle models given back');
       else {
         for (const key of extra) {
           w.loaded.delete(key);
@@ -384,12 +442,13 @@ export class WorkerPool {
         }
       }
     }
-    if (recent) this.scheduleTrim();
+    if (nextDue < Infinity) this.scheduleTrim(nextDue - now);
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    clearTimeout(this.trimTimer);
+    clearTimeout(this.trimTimer?.timer);
+    clearTimeout(this.spreadTimer?.timer);
     const err = new EngineError('unavailable', 'bergamot engine is closed');
     for (const chunk of this.queue.splice(0)) this.settle(chunk.request, err);
     const workers = this.workers.splice(0);
