@@ -32,6 +32,8 @@ export interface BergamotEngineOptions {
   spreadLingerMs?: number;
   /** A model unused this long is unloaded even when its memory is not needed, ms (0: only beyond the budget). Default 600000. */
   idleUnloadMs?: number;
+  /** Most heap one runtime may reach, MiB (default: what the WebAssembly build allows, less a margin; lower only in tests). */
+  runtimeHeapMaxMb?: number;
   /** Segments per runtime call. Default 64. */
   maxBatchSegments?: number;
   /** Re-scan the directory this often even without a change event, ms (0: never). Default 30000. */
@@ -77,7 +79,7 @@ export class BergamotEngine implements TranslationEngine {
   // No `context` (the models translate sentence by sentence). Glossary terms are carried by the runtime's HTML mode
   // and checked (glossary-terms.ts): a term the model loses is recovered, never dropped.
   readonly features = { context: false, glossary: true };
-  private readonly opts: Required<Omit<BergamotEngineOptions, 'logger'>>;
+  private readonly opts: Required<Omit<BergamotEngineOptions, 'logger' | 'runtimeHeapMaxMb'>> & Pick<BergamotEngineOptions, 'runtimeHeapMaxMb'>;
   private readonly log: Logger;
   private pool: WorkerPool | undefined;
   private models = new Map<string, ModelInfo>();
@@ -113,6 +115,7 @@ export class BergamotEngine implements TranslationEngine {
       loadTimeoutMs: this.opts.loadTimeoutMs,
       spreadLingerMs: this.opts.spreadLingerMs,
       idleUnloadMs: this.opts.idleUnloadMs,
+      ...(this.opts.runtimeHeapMaxMb ? { runtimeHeapMaxBytes: this.opts.runtimeHeapMaxMb * 1048576 } : {}),
       loadModel: (key) => this.payload(key),
       // What a load adds to a worker's heap, as measured on generated tiny and base-memory models (290 MB for 5 MB of
       // files, 512 MB for 37 MB): the workspace twice over, and seven times the files.

@@ -11,6 +11,12 @@ import { RuntimeWorker } from './runtime-handle.js';
 
 /** Waiting segments per copy being loaded at once for a busy model: 64 waiting one-sentence requests load 16. */
 const SEGMENTS_PER_NEW_COPY = 4;
+/**
+ * Most heap one runtime may reach with its models: the WebAssembly build's maximum memory is 2 GiB, and a load that
+ * outgrows it aborts the runtime (a fifth base-memory model in one worker does). The margin covers a load's heap
+ * growing past what the same model measured before.
+ */
+export const RUNTIME_HEAP_MAX_BYTES = 2048 * 1048576 - 96 * 1048576;
 
 export interface ModelPayload {
   config: string;
@@ -20,8 +26,14 @@ export interface ModelPayload {
 }
 
 export interface PoolOptions {
+  /**
+   * Runtimes translating or loading at once (one per core). More runtimes may be started to hold models beyond what
+   * these can (each is capped at RUNTIME_HEAP_MAX_BYTES), within the memory budget; they take turns on these slots.
+   */
   workers: number;
   memoryBudgetBytes: number;
+  /** Most heap one runtime may reach (default RUNTIME_HEAP_MAX_BYTES; lower only to test what happens there). */
+  runtimeHeapMaxBytes?: number;
   /** Most segments in one runtime call. */
   maxBatchSegments: number;
   /** A request's limit from the moment its model is ready (queue wait + translation), ms. */
@@ -60,6 +72,7 @@ export class WorkerPool {
   private workers: RuntimeWorker[] = [];
   private queue: Chunk[] = [];
   private seq = 0;
+  private nextIndex = 0;
   private readonly turnsByRequester = new RequesterTurns();
   private closed = false;
   private trimTimer: { at: number; timer: NodeJS.Timeout } | undefined;
@@ -77,7 +90,7 @@ export class WorkerPool {
 
   /** Starts the workers (done lazily on the first translation) and waits until each runtime is instantiated. */
   async start(): Promise<void> {
-    if (this.workers.length === 0) for (let i = 0; i < this.opts.workers; i++) this.workers.push(this.spawn(i));
+    if (this.workers.length === 0) for (let i = 0; i < this.opts.workers; i++) this.workers.push(this.spawn(this.nextIndex++));
     await Promise.all(this.workers.map((w) => w.ready));
   }
 
@@ -88,6 +101,8 @@ export class WorkerPool {
       this.workers.splice(at, 1);
       if (this.closed) return;
       if (!w.recycled) this.log.warn({ err, worker: index }, 'bergamot worker replaced');
+      // A runtime started only to hold models is not replaced: there are enough for the cores.
+      if (this.workers.length >= this.opts.workers) return;
       const replacement = this.spawn(index);
       this.workers.push(replacement);
       replacement.ready.then(() => this.dispatch(), () => {});
@@ -187,6 +202,7 @@ export class WorkerPool {
     const keys = [...new Set(this.queue.map((c) => c.request.key))];
     for (const key of keys) {
       for (;;) {
+        if (this.busyWorkers() >= this.opts.workers) return; // every core has its runtime at work
         const waiting = this.queue.filter((c) => c.request.key === key);
         if (waiting.length === 0) break;
         const live = this.workers.filter((w) => !w.dead);
@@ -213,6 +229,10 @@ export class WorkerPool {
    * half its recent batch time, with at most one load under way per SEGMENTS_PER_NEW_COPY waiting segments. Before
    * that moment, dispatch is woken up then.
    */
+  private busyWorkers(): number {
+    return this.workers.filter((w) => w.busy && !w.dead).length;
+  }
+
   private waitedForCopy(key: string, waiting: Chunk[], loaded: number, loading: number, segments: number): boolean {
     if (loaded === 0 || loading >= Math.ceil(segments / SEGMENTS_PER_NEW_COPY)) return false;
     const due = waiting[0]!.queuedAt + (this.batchMs.get(key) ?? 0) / 2;
@@ -296,9 +316,17 @@ export class WorkerPool {
     const estimate = this.measured.get(key) ?? this.opts.estimateBytes(key);
     const budget = this.opts.memoryBudgetBytes;
     const growth = (w: RuntimeWorker) => Math.max(0, estimate - w.slackBytes());
-    // The worker that fits it as it is, with the fewest models; else the one whose models are the coldest.
-    const fitting = idle.filter((w) => this.committedBytes() + growth(w) <= budget).sort((a, b) => a.loaded.size - b.loaded.size);
+    const underCap = (w: RuntimeWorker, slack = w.slackBytes()) => w.heapBytes + Math.max(0, estimate - slack) <= (this.opts.runtimeHeapMaxBytes ?? RUNTIME_HEAP_MAX_BYTES);
+    // The worker that fits it as it is, with the fewest models; else a new runtime if the existing ones are full and the
+    // budget holds one more; else the worker whose models are the coldest, after freeing.
+    const fitting = idle.filter((w) => underCap(w) && this.committedBytes() + growth(w) <= budget).sort((a, b) => a.loaded.size - b.loaded.size);
     let worker = fitting[0];
+    const bareHeap = Math.max(...this.workers.map((w) => w.baseHeapBytes));
+    if (!worker && this.committedBytes() + bareHeap + estimate <= budget) {
+      worker = this.spawn(this.nextIndex++);
+      this.workers.push(worker);
+      this.log.info({ model: key, worker: worker.index }, 'bergamot runtime started to hold another model');
+    }
     const own: string[] = [];
     const evict: RuntimeWorker[] = [];
     if (!worker) {
@@ -311,7 +339,7 @@ export class WorkerPool {
       let slack = worker.slackBytes();
       const over = () => this.committedBytes() + Math.max(0, estimate - slack) - budget;
       for (const [victim, l] of [...worker.loaded].sort((a, b) => a[1].lastUsed - b[1].lastUsed)) {
-        if (over() <= 0) break;
+        if (over() <= 0 && underCap(worker, slack)) break;
         own.push(victim);
         slack += l.bytes;
       }
@@ -368,6 +396,7 @@ export class WorkerPool {
     }, this.opts.loadTimeoutMs);
     try {
       const payload = await this.opts.loadModel(key);
+      await worker.ready;
       const before = worker.heapBytes;
       const reply = await worker.call({ op: 'load', key, ...payload }, [payload.model, payload.shortlist, ...new Set(payload.vocabs)]);
       // One short sentence allocates the model's workspace now: the load then measures what the model really holds.

@@ -101,6 +101,34 @@ describe('bergamot scaling', () => {
     }
   });
 
+  it("starts another runtime to hold a model its workers' heaps cannot, and still runs only `workers` batches at once", async () => {
+    // Each runtime may hold one model: the second direction needs a second runtime, though there is one worker.
+    const runtimeHeapMaxMb = (oneModelHeap * 1.5) / 1048576;
+    const engine = new BergamotEngine({ modelsDir: root, workers: 1, runtimeHeapMaxMb, rescanIntervalMs: 0 });
+    let mostBusy = 0;
+    const sampler = setInterval(() => (mostBusy = Math.max(mostBusy, engine.stats().busyWorkers)), 2);
+    try {
+      await engine.start();
+      for (let round = 0; round < 3; round++) {
+        const outs = await Promise.all([
+          ...Array.from({ length: 4 }, (_, i) => engine.translate(EN_ES, [`The house number ${i} is big.`], {})),
+          ...Array.from({ length: 4 }, (_, i) => engine.translate(DE_EN, [`Das Haus Nummer ${i} ist groß.`], {})),
+        ]);
+        assert.ok(outs.every(([t]) => t!.length > 0));
+      }
+      const { heapBytes, copies } = engine.runtimeMemory();
+      assert.equal(heapBytes.length, 2);
+      assert.ok(heapBytes.every((h) => h <= runtimeHeapMaxMb * 1048576), `heaps ${heapBytes.map((h) => Math.round(h / 1048576))} MiB`);
+      assert.deepEqual([...copies].sort(), [['de-en', 1], ['en-es', 1]]);
+      // Each model loaded once: they live side by side, never pushing each other out.
+      assert.deepEqual(engine.loadStats().map((l) => l.key).sort(), ['de-en', 'en-es']);
+      assert.equal(mostBusy, 1);
+    } finally {
+      clearInterval(sampler);
+      await engine.close();
+    }
+  });
+
   it('unloads a direction after it has been idle, giving the heap back, and loads it again when asked', async () => {
     const engine = new BergamotEngine({ modelsDir: root, workers: 1, idleUnloadMs: 300, rescanIntervalMs: 0 });
     try {
