@@ -1,72 +1,19 @@
 // Worker threads running the Bergamot runtime. Requests are cut into small chunks, queued per model and batched;
 // a model is loaded into one worker and copied into more while all its copies are busy and requests wait for them
 // (longer than half a batch takes, or more than their batches hold), so a busy direction gets as many workers as its
-// traffic keeps busy and M idle models cost M copies, not workers × M. Memory is counted as the runtimes hold it (each worker's
-// WebAssembly heap, which never shrinks, plus the loads in progress) against the budget: models are freed in the
-// worker that loads next, and idle workers that hold only cold or duplicate models are restarted to give theirs back.
+// traffic keeps busy and M idle models cost M copies, not workers × M. Memory is counted as the runtimes hold it
+// (each worker's WebAssembly heap, which never shrinks, plus the loads in progress) against the budget: models are
+// freed in the worker that loads next, and idle workers that hold only cold, idle or duplicate models are restarted
+// to give theirs back. A runtime holds at most what its 2 GiB of WebAssembly memory allows; models beyond go to
+// further runtimes within the budget, which take turns on the `workers` slots (see placement.ts).
 import { EngineError } from '../engine.js';
 import { silentLogger, type Logger } from '../../lib/logger.js';
 import { CHUNK_SEGMENTS, RequesterTurns, type Chunk, type Request } from './fair-batches.js';
 import { RuntimeWorker } from './runtime-handle.js';
+import { RUNTIME_HEAP_MAX_BYTES, copyDue, idleModels, planLoad } from './placement.js';
+import type { BergamotPoolStats, LoadStats, PoolOptions } from './pool-options.js';
 
-/** Waiting segments per copy being loaded at once for a busy model: 64 waiting one-sentence requests load 16. */
-const SEGMENTS_PER_NEW_COPY = 4;
-/**
- * Most heap one runtime may reach with its models: the WebAssembly build's maximum memory is 2 GiB, and a load that
- * outgrows it aborts the runtime (a fifth base-memory model in one worker does). The margin covers a load's heap
- * growing past what the same model measured before.
- */
-export const RUNTIME_HEAP_MAX_BYTES = 2048 * 1048576 - 96 * 1048576;
-
-export interface ModelPayload {
-  config: string;
-  model: ArrayBuffer;
-  shortlist: ArrayBuffer;
-  vocabs: ArrayBuffer[];
-}
-
-export interface PoolOptions {
-  /**
-   * Runtimes translating or loading at once (one per core). More runtimes may be started to hold models beyond what
-   * these can (each is capped at RUNTIME_HEAP_MAX_BYTES), within the memory budget; they take turns on these slots.
-   */
-  workers: number;
-  memoryBudgetBytes: number;
-  /** Most heap one runtime may reach (default RUNTIME_HEAP_MAX_BYTES; lower only to test what happens there). */
-  runtimeHeapMaxBytes?: number;
-  /** Most segments in one runtime call. */
-  maxBatchSegments: number;
-  /** A request's limit from the moment its model is ready (queue wait + translation), ms. */
-  requestTimeoutMs: number;
-  /** Longest a model may take to load before its requests fail, ms. */
-  loadTimeoutMs: number;
-  /** An extra copy of a model is given back after its queue has been empty this long, ms. */
-  spreadLingerMs: number;
-  /** A model unused this long is freed even when nothing else needs the memory, ms (0: only under memory pressure). */
-  idleUnloadMs: number;
-  /** Reads a model's files (called once per worker that loads the model). */
-  loadModel: (key: string) => Promise<ModelPayload>;
-  /** First guess of a model's memory before one load has been measured. */
-  estimateBytes: (key: string) => number;
-  /** The runtime refused to load a model (it aborted): the engine stops offering it. */
-  onLoadFailed?: (key: string, reason: string) => void;
-  logger?: Logger;
-}
-
-export interface BergamotPoolStats {
-  workers: number;
-  busyWorkers: number;
-  queuedRequests: number;
-  /** One entry per worker holding a model (a model loaded in two workers is listed twice). */
-  loadedModels: string[];
-}
-
-export interface LoadStats {
-  key: string;
-  worker: number;
-  bytes: number;
-  loadMs: number;
-}
+export type { BergamotPoolStats, LoadStats, ModelPayload, PoolOptions } from './pool-options.js';
 
 export class WorkerPool {
   private workers: RuntimeWorker[] = [];
@@ -224,18 +171,17 @@ export class WorkerPool {
     }
   }
 
-  /**
-   * Whether what waits for a model whose loaded copies are all busy has waited long enough for one more: longer than
-   * half its recent batch time, with at most one load under way per SEGMENTS_PER_NEW_COPY waiting segments. Before
-   * that moment, dispatch is woken up then.
-   */
   private busyWorkers(): number {
     return this.workers.filter((w) => w.busy && !w.dead).length;
   }
 
+  /**
+   * Whether what waits for a model whose loaded copies are all busy has waited long enough for one more (copyDue);
+   * before that moment, dispatch is woken up then.
+   */
   private waitedForCopy(key: string, waiting: Chunk[], loaded: number, loading: number, segments: number): boolean {
-    if (loaded === 0 || loading >= Math.ceil(segments / SEGMENTS_PER_NEW_COPY)) return false;
-    const due = waiting[0]!.queuedAt + (this.batchMs.get(key) ?? 0) / 2;
+    const due = copyDue(waiting[0]!.queuedAt, this.batchMs.get(key), loaded, loading, segments);
+    if (due === undefined) return false;
     if (performance.now() >= due) return true;
     if (!this.spreadTimer || this.spreadTimer.at > due) {
       clearTimeout(this.spreadTimer?.timer);
@@ -248,9 +194,9 @@ export class WorkerPool {
     return false;
   }
 
+  /** A moving average of the model's batch time. */
   private noteBatchTime(key: string, ms: number): void {
-    const before = this.batchMs.get(key);
-    this.batchMs.set(key, before === undefined ? ms : before * 0.7 + ms * 0.3);
+    this.batchMs.set(key, (this.batchMs.get(key) ?? ms) * 0.7 + ms * 0.3);
   }
 
   /** The next batch for a model, taken out of the queue (see RequesterTurns). */
@@ -299,73 +245,30 @@ export class WorkerPool {
     return new EngineError('failed', `bergamot: ${reply.message}`);
   }
 
-  /** Memory the runtimes hold or are about to: every worker's heap and the loads in progress. */
-  private committedBytes(): number {
-    let sum = 0;
-    for (const w of this.workers) sum += w.heapBytes + (w.loading?.reserved ?? 0);
-    return sum;
-  }
-
   /**
-   * Starts loading `key` into an idle worker when the budget allows (after freeing cold models); returns false when
+   * Starts loading `key` when the budget allows (see planLoad), after freeing what the plan frees; returns false when
    * it must wait for a busy worker. A first copy is loaded over the budget only when nothing else holds memory.
    */
   private startLoad(key: string, first: boolean): boolean {
-    const idle = this.workers.filter((w) => !w.dead && !w.busy);
-    if (idle.length === 0) return false;
     const estimate = this.measured.get(key) ?? this.opts.estimateBytes(key);
-    const budget = this.opts.memoryBudgetBytes;
-    const growth = (w: RuntimeWorker) => Math.max(0, estimate - w.slackBytes());
-    const underCap = (w: RuntimeWorker, slack = w.slackBytes()) => w.heapBytes + Math.max(0, estimate - slack) <= (this.opts.runtimeHeapMaxBytes ?? RUNTIME_HEAP_MAX_BYTES);
-    // The worker that fits it as it is, with the fewest models; else a new runtime if the existing ones are full and the
-    // budget holds one more; else the worker whose models are the coldest, after freeing.
-    const fitting = idle.filter((w) => underCap(w) && this.committedBytes() + growth(w) <= budget).sort((a, b) => a.loaded.size - b.loaded.size);
-    let worker = fitting[0];
-    const bareHeap = Math.max(...this.workers.map((w) => w.baseHeapBytes));
-    if (!worker && this.committedBytes() + bareHeap + estimate <= budget) {
+    const plan = planLoad(this.workers, { estimate, first, budget: this.opts.memoryBudgetBytes, runtimeHeapMax: this.opts.runtimeHeapMaxBytes ?? RUNTIME_HEAP_MAX_BYTES });
+    if (plan.kind === 'wait') return false;
+    let worker: RuntimeWorker;
+    if (plan.kind === 'new-runtime') {
       worker = this.spawn(this.nextIndex++);
       this.workers.push(worker);
       this.log.info({ model: key, worker: worker.index }, 'bergamot runtime started to hold another model');
-    }
-    const own: string[] = [];
-    const evict: RuntimeWorker[] = [];
-    if (!worker) {
-      if (!first) return false; // a second copy never pushes anything out
-      // Workers that hold only extra copies go first (their models stay loaded elsewhere), then the coldest.
-      const byVictimOrder = (a: RuntimeWorker, b: RuntimeWorker) => Number(this.holdsOnlyCopies(b)) - Number(this.holdsOnlyCopies(a)) || a.lastUsed() - b.lastUsed();
-      worker = [...idle].sort(byVictimOrder)[0]!;
-      // Its own models first (their space is reused by this load), then whole idle workers, coldest first; nothing is
-      // freed unless the load can then start.
-      let slack = worker.slackBytes();
-      const over = () => this.committedBytes() + Math.max(0, estimate - slack) - budget;
-      for (const [victim, l] of [...worker.loaded].sort((a, b) => a[1].lastUsed - b[1].lastUsed)) {
-        if (over() <= 0 && underCap(worker, slack)) break;
-        own.push(victim);
-        slack += l.bytes;
+    } else {
+      worker = plan.worker;
+      for (const victim of plan.free) {
+        worker.loaded.delete(victim);
+        void worker.call({ op: 'free', key: victim }).catch(() => undefined);
+        this.log.info({ model: victim, worker: worker.index }, 'bergamot model evicted');
       }
-      let left = over();
-      for (const w of idle.filter((w) => w !== worker && w.loaded.size > 0).sort(byVictimOrder)) {
-        if (left <= 0) break;
-        evict.push(w);
-        left -= w.heapBytes - w.baseHeapBytes;
-      }
-      if (left > 0 && this.workers.some((w) => w !== worker && !evict.includes(w) && (w.loaded.size > 0 || w.loading))) {
-        return false; // wait until a busy worker's models can go
-      }
+      for (const w of plan.recycle) this.recycle(w, 'bergamot models evicted');
     }
-    for (const victim of own) {
-      worker.loaded.delete(victim);
-      void worker.call({ op: 'free', key: victim }).catch(() => undefined);
-      this.log.info({ model: victim, worker: worker.index }, 'bergamot model evicted');
-    }
-    for (const w of evict) this.recycle(w, 'bergamot models evicted');
     void this.load(worker, key, estimate);
     return true;
-  }
-
-  /** Whether every model a worker holds is also held by another live worker. */
-  private holdsOnlyCopies(worker: RuntimeWorker): boolean {
-    return [...worker.loaded.keys()].every((key) => this.workers.some((o) => o !== worker && !o.dead && o.loaded.has(key)));
   }
 
   /** Restarts an idle worker so that its heap is given back; its models are gone. */
@@ -449,23 +352,12 @@ export class WorkerPool {
   private trim(): void {
     const now = performance.now();
     const queued = new Set(this.queue.map((c) => c.request.key));
-    const held = (key: string, by: RuntimeWorker) => this.workers.some((o) => o !== by && !o.dead && o.loaded.has(key));
-    let nextDue = Infinity;
-    for (const w of [...this.workers].sort((a, b) => a.lastUsed() - b.lastUsed())) {
-      if (w.dead || w.busy || w.loaded.size === 0) continue;
-      const extra: string[] = [];
-      for (const [key, l] of w.loaded) {
-        if (queued.has(key)) continue;
-        const linger = held(key, w) ? this.opts.spreadLingerMs : this.opts.idleUnloadMs;
-        if (linger <= 0) continue;
-        if (now - l.lastUsed >= linger) extra.push(key);
-        else nextDue = Math.min(nextDue, l.lastUsed + linger);
-      }
-      if (extra.length === 0) continue;
+    const { extra, nextDue } = idleModels(this.workers, queued, now, this.opts.spreadLingerMs, this.opts.idleUnloadMs);
+    for (const [w, keys] of extra) {
       // All of its models: the whole heap goes back. Otherwise they are freed for this worker's next load.
-      if (extra.length === w.loaded.size) this.recycle(w, 'bergamot idle models given back');
+      if (keys.length === w.loaded.size) this.recycle(w, 'bergamot idle models given back');
       else {
-        for (const key of extra) {
+        for (const key of keys) {
           w.loaded.delete(key);
           void w.call({ op: 'free', key }).catch(() => undefined);
         }
