@@ -46,7 +46,8 @@ const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math
 async function runCase(root: string, directions: number) {
   const modelsDir = mkdtempSync(join(tmpdir(), 'tolk-bench-bergamot-memory-'));
   for (const pair of DIRECTIONS.slice(0, directions)) execFileSync('cp', ['-r', join(root, pair), join(modelsDir, pair)]);
-  const engine = new BergamotEngine({ modelsDir, workers: WORKERS, rescanIntervalMs: 0, ...(args.has('budget') ? { memoryBudgetMb: BUDGET_MB } : {}) });
+  // The request limit far above the 15 s default: a loaded machine measures latency, not timeouts.
+  const engine = new BergamotEngine({ modelsDir, workers: WORKERS, rescanIntervalMs: 0, requestTimeoutMs: 300_000, ...(args.has('budget') ? { memoryBudgetMb: BUDGET_MB } : {}) });
   await engine.start();
   let peakRss = process.memoryUsage().rss;
   let peakHeaps = 0;

@@ -79,7 +79,8 @@ function httpClient(port: number, key: string): Translate {
 async function main(): Promise<void> {
   const modelsDir = await modelsDirWith(['en-es'], 'real');
   const dataDir = mkdtempSync(join(tmpdir(), 'tolk-bench-bergamot-'));
-  const engine = new BergamotEngine({ modelsDir, workers: WORKERS, rescanIntervalMs: 0 });
+  // A request limit far above the 15 s default: 64 concurrent requests on a loaded 2-core machine measure latency, not timeouts.
+  const engine = new BergamotEngine({ modelsDir, workers: WORKERS, rescanIntervalMs: 0, requestTimeoutMs: 300_000 });
   const config = loadConfig({ TOLK_DATA_DIR: dataDir, TOLK_PORT: '0', TOLK_FREE_PORT: '0', TOLK_RATE_LIMIT_PER_MINUTE: '100000000' });
   const services = await buildServices(config, { engineOverride: [engine] });
   const app = await buildApp({ config, services, logger: false });

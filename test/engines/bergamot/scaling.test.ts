@@ -6,7 +6,7 @@ import { rm } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import { BergamotEngine, defaultMemoryBudgetMb } from '../../../src/engines/bergamot/index.js';
 import { loadConfig } from '../../../src/config.js';
-import { modelsDirWith } from '../../helpers/bergamot-models.js';
+import { heapPeakSampler, modelsDirWith } from '../../helpers/bergamot-models.js';
 import { waitFor } from '../../helpers/wait.js';
 
 const EN_ES = { source: 'en', target: 'es' };
@@ -68,19 +68,18 @@ describe('bergamot scaling', () => {
   it('adds no copy that the budget cannot hold, however long requests wait', async () => {
     const budgetMb = (oneModelHeap * 1.5) / 1048576;
     const engine = new BergamotEngine({ modelsDir: root, workers: 2, memoryBudgetMb: budgetMb, rescanIntervalMs: 0 });
-    let peak = 0;
-    const sampler = setInterval(() => (peak = Math.max(peak, sum(engine.runtimeMemory().heapBytes))), 5);
+    const heaps = heapPeakSampler(engine);
     try {
       await engine.start();
       await engine.translate(EN_ES, ['The house is big.'], {});
       let done = 0;
       const sent = await interactive(engine, 8, () => ++done > 400);
       assert.ok(sent >= 400);
-      peak = Math.max(peak, sum(engine.runtimeMemory().heapBytes));
+      const peak = heaps.peak();
       assert.deepEqual(engine.loadStats().map((l) => l.key), ['en-es']);
       assert.ok(peak <= budgetMb * 1048576, `${Math.round(peak / 1048576)} MiB held, budget ${Math.round(budgetMb)} MiB`);
     } finally {
-      clearInterval(sampler);
+      heaps.stop();
       await engine.close();
     }
   });
