@@ -2,7 +2,8 @@
 // vocabulary) through Tolk's /v2/translate against the same engine and workers called directly (the floor), at 1 and
 // 8 concurrent one-sentence requests; memory per loaded model, cold-load time, worst event-loop delay.
 //
-// Run: npm run bench:bergamot [-- --duration=4000 --workers=N]
+// Run: npm run bench:bergamot [-- --duration=4000 --workers=N --concurrency=1,8 --rounds=3 --engine-only]
+// (issue 46's scaling: --concurrency=64 --engine-only, once with --workers=1 and once with more)
 import { rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -21,6 +22,7 @@ const args = benchArgs();
 const DURATION_MS = Number(args.get('duration') ?? 4000);
 const WORKERS = Number(args.get('workers') ?? availableParallelism());
 const ROUNDS = Number(args.get('rounds') ?? 3);
+const CONCURRENCY = (args.get('concurrency') ?? '1,8').split(',').map(Number);
 const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
 const SENTENCES = (() => {
   try {
@@ -77,7 +79,8 @@ function httpClient(port: number, key: string): Translate {
 async function main(): Promise<void> {
   const modelsDir = await modelsDirWith(['en-es'], 'real');
   const dataDir = mkdtempSync(join(tmpdir(), 'tolk-bench-bergamot-'));
-  const engine = new BergamotEngine({ modelsDir, workers: WORKERS, rescanIntervalMs: 0 });
+  // A request limit far above the 15 s default: 64 concurrent requests on a loaded 2-core machine measure latency, not timeouts.
+  const engine = new BergamotEngine({ modelsDir, workers: WORKERS, rescanIntervalMs: 0, requestTimeoutMs: 300_000 });
   const config = loadConfig({ TOLK_DATA_DIR: dataDir, TOLK_PORT: '0', TOLK_FREE_PORT: '0', TOLK_RATE_LIMIT_PER_MINUTE: '100000000' });
   const services = await buildServices(config, { engineOverride: [engine] });
   const app = await buildApp({ config, services, logger: false });
@@ -107,8 +110,10 @@ async function main(): Promise<void> {
   const http = httpClient(port, key);
   type Result = Awaited<ReturnType<typeof measure>>;
   const rows: { variant: string; concurrency: number; r: Result }[] = [];
-  const variants = [['engine (runtime in workers, no HTTP)', direct], ['tolk /v2/translate (HTTP)', http]] as const;
-  for (const concurrency of [1, 8]) {
+  const variants = ([['engine (runtime in workers, no HTTP)', direct], ['tolk /v2/translate (HTTP)', http]] as const).slice(0, args.has('engine-only') ? 1 : 2);
+  let mostCopies = 0;
+  const copiesSampler = setInterval(() => (mostCopies = Math.max(mostCopies, engine.runtimeMemory().copies.get('en-es') ?? 0)), 50);
+  for (const concurrency of CONCURRENCY) {
     for (const [, fn] of variants) await measure(fn, concurrency); // warm-up, same length
     // Rounds alternate the order of the variants; the median round (by words/s) is reported.
     const runs = new Map<string, Result[]>(variants.map(([name]) => [name, []]));
@@ -121,6 +126,7 @@ async function main(): Promise<void> {
     }
   }
   delay.disable();
+  clearInterval(copiesSampler);
 
   const fmt = (n: number, d = 1) => n.toFixed(d);
   console.log(`\nBergamot, real-shaped en→es model (dim 256, 6 enc / 2 SSRU dec, FFN 1536, 32000 pieces), ${WORKERS} workers, ${availableParallelism()} cores, ${SENTENCES.length} FLORES sentences of 16–22 words, ${DURATION_MS} ms per cell, median of ${ROUNDS} rounds`);
@@ -129,10 +135,11 @@ async function main(): Promise<void> {
   for (const { variant, concurrency, r } of rows) {
     console.log(`| ${variant} | ${concurrency} | ${fmt(r.sentences / r.seconds)} | ${fmt(r.words / r.seconds)} | ${fmt(r.words / r.seconds / availableParallelism())} | ${fmt(r.p50)} |`);
   }
-  for (const c of [1, 8]) {
+  for (const c of args.has('engine-only') ? [] : CONCURRENCY) {
     const [e, h] = rows.filter((x) => x.concurrency === c).map((x) => x.r.words / x.r.seconds);
     console.log(`${c} concurrent: HTTP/engine = ${fmt((h! / e!) * 100, 0)} %`);
   }
+  console.log(`copies of the model: at most ${mostCopies} during the run, ${engine.loadStats().length} loads`);
   const perModel = loads.length ? loads[0]!.bytes : 0;
   console.log(`memory per loaded model: WebAssembly heap of one worker grew ${fmt(perModel / 1048576)} MiB (reserved, grows in steps); process RSS grew ${fmt((rssAfter - rssBefore) / 1048576)} MiB for ${loads.length} worker copies`);
   console.log(`cold load (read files, hand to a worker, build the model): ${loads.map((l) => `${fmt(l.loadMs, 0)} ms`).join(', ')}; first translations done after ${fmt(coldMs, 0)} ms`);

@@ -155,7 +155,8 @@ export interface Config {
   /** On SIGTERM/SIGINT, requests in flight get this long to finish before their connections are cut. */
   shutdownTimeoutMs: number;
   /** Neural translation models (Firefox Translations/Bergamot, under modelsDir): worker threads (0 = engine off), memory budget, public index. */
-  bergamot: { workers: number | undefined; memoryBudgetMb: number; indexUrl: string | undefined };
+  /** `memoryBudgetMb` undefined: the engine's default (a quarter of the machine's memory, 2048–32768 MiB). */
+  bergamot: { workers: number | undefined; memoryBudgetMb: number | undefined; indexUrl: string | undefined };
   /** Installed models (TOLK_MODELS_DIR, default DATA_DIR/models); speech recognition models under whisper/. */
   modelsDir: string;
   /** Speech-to-text engine: auto = Whisper when a model is installed, else PocketSphinx. */
@@ -301,7 +302,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: e.TOLK_SHUTDOWN_TIMEOUT_MS ?? 25_000,
     bergamot: {
       workers: e.TOLK_BERGAMOT_WORKERS,
-      memoryBudgetMb: e.TOLK_BERGAMOT_MEMORY_MB ?? 2048,
+      memoryBudgetMb: e.TOLK_BERGAMOT_MEMORY_MB,
       indexUrl: e.TOLK_MODELS_INDEX_URL,
     },
     modelsDir: resolve(e.TOLK_MODELS_DIR ?? resolve(dataDir, 'models')),

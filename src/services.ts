@@ -127,9 +127,9 @@ export async function buildServices(config: Config, options: BuildServicesOption
             : [
                 new BergamotEngine({
                   modelsDir: config.modelsDir,
-                  memoryBudgetMb: config.bergamot.memoryBudgetMb,
                   requestTimeoutMs: config.engineTimeoutMs,
                   ...(config.bergamot.workers ? { workers: config.bergamot.workers } : {}),
+                  ...(config.bergamot.memoryBudgetMb ? { memoryBudgetMb: config.bergamot.memoryBudgetMb } : {}),
                   logger,
                 }),
               ]),

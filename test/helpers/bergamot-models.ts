@@ -61,3 +61,16 @@ export async function modelsDirWith(pairs: string[], shape: Shape = {}): Promise
   for (const pair of pairs) await makeModel(join(root, pair), pair, shape);
   return root;
 }
+
+/** Anything with runtimes to watch (a BergamotEngine). */
+interface HasRuntimes {
+  runtimeMemory(): { heapBytes: number[] };
+}
+
+/** Watches the sum of an engine's runtime heaps every 5 ms; `peak()` takes one more sample and `stop()` ends it. */
+export function heapPeakSampler(engine: HasRuntimes): { peak: () => number; stop: () => void } {
+  let peak = 0;
+  const sample = () => (peak = Math.max(peak, engine.runtimeMemory().heapBytes.reduce((a, b) => a + b, 0)));
+  const timer = setInterval(sample, 5);
+  return { peak: () => sample(), stop: () => clearInterval(timer) };
+}

@@ -1,6 +1,6 @@
 // The Bergamot engine: Firefox Translations' neural models (one directory per direction under the models directory),
 // run by the WebAssembly runtime in worker threads; directories are re-scanned when they change, without a restart.
-import { availableParallelism } from 'node:os';
+import { availableParallelism, totalmem } from 'node:os';
 import {
   EngineError,
   type EnginePairInfo,
@@ -21,7 +21,7 @@ export interface BergamotEngineOptions {
   workers?: number;
   /**
    * Memory of the runtimes, MiB: every worker's WebAssembly heap (an upper bound of what it touches) and the loads in
-   * progress; least recently used models are unloaded beyond it. Default 2048.
+   * progress; least recently used models are unloaded beyond it. Default: defaultMemoryBudgetMb().
    */
   memoryBudgetMb?: number;
   /** Limit of a call from the moment its model is ready (queue wait + translation). Default 15000. */
@@ -30,6 +30,10 @@ export interface BergamotEngineOptions {
   loadTimeoutMs?: number;
   /** An extra copy of a model, loaded while its queue was long, is given back after this long without it, ms. Default 10000. */
   spreadLingerMs?: number;
+  /** A model unused this long is unloaded even when its memory is not needed, ms (0: only beyond the budget). Default 600000. */
+  idleUnloadMs?: number;
+  /** Most heap one runtime may reach, MiB (default: what the WebAssembly build allows, less a margin; lower only in tests). */
+  runtimeHeapMaxMb?: number;
   /** Segments per runtime call. Default 64. */
   maxBatchSegments?: number;
   /** Re-scan the directory this often even without a change event, ms (0: never). Default 30000. */
@@ -59,6 +63,15 @@ function runtimeConfig(precision: ModelInfo['precision']): string {
 
 const WORKSPACE_BYTES = 128 * 1048576;
 
+/**
+ * The default memory budget, MiB: a quarter of the machine's memory, at least 2048 and at most 32768. A base-memory
+ * direction reserves about 530 MiB of heap per copy, so 6144 MiB on a 24 GiB machine holds ten directions at once, and
+ * the rest of the memory is left to the other engines (Apertium, the local language model) and the system.
+ */
+export function defaultMemoryBudgetMb(machineBytes = totalmem()): number {
+  return Math.min(32768, Math.max(2048, Math.floor(machineBytes / 1048576 / 4)));
+}
+
 const pairKey = (source: string, target: string) => `${source}-${target}`;
 
 export class BergamotEngine implements TranslationEngine {
@@ -66,7 +79,7 @@ export class BergamotEngine implements TranslationEngine {
   // No `context` (the models translate sentence by sentence). Glossary terms are carried by the runtime's HTML mode
   // and checked (glossary-terms.ts): a term the model loses is recovered, never dropped.
   readonly features = { context: false, glossary: true };
-  private readonly opts: Required<Omit<BergamotEngineOptions, 'logger'>>;
+  private readonly opts: Required<Omit<BergamotEngineOptions, 'logger' | 'runtimeHeapMaxMb'>> & Pick<BergamotEngineOptions, 'runtimeHeapMaxMb'>;
   private readonly log: Logger;
   private pool: WorkerPool | undefined;
   private models = new Map<string, ModelInfo>();
@@ -79,10 +92,11 @@ export class BergamotEngine implements TranslationEngine {
   constructor(options: BergamotEngineOptions) {
     this.opts = {
       workers: availableParallelism(),
-      memoryBudgetMb: 2048,
+      memoryBudgetMb: defaultMemoryBudgetMb(),
       requestTimeoutMs: 15_000,
       loadTimeoutMs: 60_000,
       spreadLingerMs: 10_000,
+      idleUnloadMs: 600_000,
       maxBatchSegments: 64,
       rescanIntervalMs: 30_000,
       ...options,
@@ -100,6 +114,8 @@ export class BergamotEngine implements TranslationEngine {
       requestTimeoutMs: this.opts.requestTimeoutMs,
       loadTimeoutMs: this.opts.loadTimeoutMs,
       spreadLingerMs: this.opts.spreadLingerMs,
+      idleUnloadMs: this.opts.idleUnloadMs,
+      ...(this.opts.runtimeHeapMaxMb ? { runtimeHeapMaxBytes: this.opts.runtimeHeapMaxMb * 1048576 } : {}),
       loadModel: (key) => this.payload(key),
       // What a load adds to a worker's heap, as measured on generated tiny and base-memory models (290 MB for 5 MB of
       // files, 512 MB for 37 MB): the workspace twice over, and seven times the files.

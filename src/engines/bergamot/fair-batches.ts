@@ -26,6 +26,8 @@ export interface Chunk {
   /** Which texts are HTML (the runtime's HTML mode, tags carried by word alignment). */
   html: boolean[];
   seq: number;
+  /** When it was queued (performance.now()): how long the oldest chunk of a model has waited decides a new copy. */
+  queuedAt: number;
 }
 
 /** The turn at which each requester was last served; a requester with nothing queued is forgotten. */

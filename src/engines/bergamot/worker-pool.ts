@@ -1,62 +1,32 @@
 // Worker threads running the Bergamot runtime. Requests are cut into small chunks, queued per model and batched;
-// a model is loaded into one worker and copied into more only while its queue is longer than its copies can take,
-// so M idle models cost M copies, not workers × M. Memory is counted as the runtimes hold it (each worker's
-// WebAssembly heap, which never shrinks, plus the loads in progress) against the budget: models are freed in the
-// worker that loads next, and idle workers that hold only cold or duplicate models are restarted to give theirs back.
+// a model is loaded into one worker and copied into more while all its copies are busy and requests wait for them
+// (longer than half a batch takes, or more than their batches hold), so a busy direction gets as many workers as its
+// traffic keeps busy and M idle models cost M copies, not workers × M. Memory is counted as the runtimes hold it
+// (each worker's WebAssembly heap, which never shrinks, plus the loads in progress) against the budget: models are
+// freed in the worker that loads next, and idle workers that hold only cold, idle or duplicate models are restarted
+// to give theirs back. A runtime holds at most what its 2 GiB of WebAssembly memory allows; models beyond go to
+// further runtimes within the budget, which take turns on the `workers` slots (see placement.ts).
 import { EngineError } from '../engine.js';
 import { silentLogger, type Logger } from '../../lib/logger.js';
 import { CHUNK_SEGMENTS, RequesterTurns, type Chunk, type Request } from './fair-batches.js';
 import { RuntimeWorker } from './runtime-handle.js';
+import { RUNTIME_HEAP_MAX_BYTES, copyDue, idleModels, planLoad } from './placement.js';
+import type { BergamotPoolStats, LoadStats, PoolOptions } from './pool-options.js';
 
-export interface ModelPayload {
-  config: string;
-  model: ArrayBuffer;
-  shortlist: ArrayBuffer;
-  vocabs: ArrayBuffer[];
-}
-
-export interface PoolOptions {
-  workers: number;
-  memoryBudgetBytes: number;
-  /** Most segments in one runtime call. */
-  maxBatchSegments: number;
-  /** A request's limit from the moment its model is ready (queue wait + translation), ms. */
-  requestTimeoutMs: number;
-  /** Longest a model may take to load before its requests fail, ms. */
-  loadTimeoutMs: number;
-  /** An extra copy of a model is given back after its queue has been empty this long, ms. */
-  spreadLingerMs: number;
-  /** Reads a model's files (called once per worker that loads the model). */
-  loadModel: (key: string) => Promise<ModelPayload>;
-  /** First guess of a model's memory before one load has been measured. */
-  estimateBytes: (key: string) => number;
-  /** The runtime refused to load a model (it aborted): the engine stops offering it. */
-  onLoadFailed?: (key: string, reason: string) => void;
-  logger?: Logger;
-}
-
-export interface BergamotPoolStats {
-  workers: number;
-  busyWorkers: number;
-  queuedRequests: number;
-  /** One entry per worker holding a model (a model loaded in two workers is listed twice). */
-  loadedModels: string[];
-}
-
-export interface LoadStats {
-  key: string;
-  worker: number;
-  bytes: number;
-  loadMs: number;
-}
+export type { BergamotPoolStats, LoadStats, ModelPayload, PoolOptions } from './pool-options.js';
 
 export class WorkerPool {
   private workers: RuntimeWorker[] = [];
   private queue: Chunk[] = [];
   private seq = 0;
+  private nextIndex = 0;
   private readonly turnsByRequester = new RequesterTurns();
   private closed = false;
-  private trimTimer: NodeJS.Timeout | undefined;
+  private trimTimer: { at: number; timer: NodeJS.Timeout } | undefined;
+  /** Wakes dispatch when the oldest waiting chunk of a model will have waited long enough for another copy. */
+  private spreadTimer: { at: number; timer: NodeJS.Timeout } | undefined;
+  /** Recent duration of one batch, by model, ms (a moving average). */
+  private readonly batchMs = new Map<string, number>();
   private readonly log: Logger;
   private readonly measured = new Map<string, number>();
   readonly loads: LoadStats[] = [];
@@ -67,7 +37,7 @@ export class WorkerPool {
 
   /** Starts the workers (done lazily on the first translation) and waits until each runtime is instantiated. */
   async start(): Promise<void> {
-    if (this.workers.length === 0) for (let i = 0; i < this.opts.workers; i++) this.workers.push(this.spawn(i));
+    if (this.workers.length === 0) for (let i = 0; i < this.opts.workers; i++) this.workers.push(this.spawn(this.nextIndex++));
     await Promise.all(this.workers.map((w) => w.ready));
   }
 
@@ -78,6 +48,8 @@ export class WorkerPool {
       this.workers.splice(at, 1);
       if (this.closed) return;
       if (!w.recycled) this.log.warn({ err, worker: index }, 'bergamot worker replaced');
+      // A runtime started only to hold models is not replaced: there are enough for the cores.
+      if (this.workers.length >= this.opts.workers) return;
       const replacement = this.spawn(index);
       this.workers.push(replacement);
       replacement.ready.then(() => this.dispatch(), () => {});
@@ -126,7 +98,8 @@ export class WorkerPool {
     return new Promise((resolve, reject) => {
       const request: Request = { key, requester, out: new Array<string>(texts.length), pending: 0, settled: false, timer: undefined, resolve, reject };
       for (let at = 0; at < texts.length; at += CHUNK_SEGMENTS) {
-        this.queue.push({ request, at, texts: texts.slice(at, at + CHUNK_SEGMENTS), html: texts.slice(at, at + CHUNK_SEGMENTS).map((_, k) => html[at + k] === true), seq: this.seq++ });
+        const chunkTexts = texts.slice(at, at + CHUNK_SEGMENTS);
+        this.queue.push({ request, at, texts: chunkTexts, html: chunkTexts.map((_, k) => html[at + k] === true), seq: this.seq++, queuedAt: performance.now() });
         request.pending++;
       }
       signal?.addEventListener('abort', () => this.settle(request, signal.reason instanceof Error ? signal.reason : new EngineError('failed', 'translation aborted')), { once: true });
@@ -176,6 +149,7 @@ export class WorkerPool {
     const keys = [...new Set(this.queue.map((c) => c.request.key))];
     for (const key of keys) {
       for (;;) {
+        if (this.busyWorkers() >= this.opts.workers) return; // every core has its runtime at work
         const waiting = this.queue.filter((c) => c.request.key === key);
         if (waiting.length === 0) break;
         const live = this.workers.filter((w) => !w.dead);
@@ -184,15 +158,45 @@ export class WorkerPool {
           this.runBatch(holder, key, this.takeBatch(waiting));
           continue;
         }
-        const copies = live.filter((w) => w.loaded.has(key) || w.loading?.key === key).length;
+        const loading = live.filter((w) => w.loading?.key === key).length;
+        const copies = live.filter((w) => w.loaded.has(key)).length + loading;
         const segments = waiting.reduce((n, c) => n + c.texts.length, 0);
-        // A first copy; another only while more waits than the copies' next batches take.
-        if (copies === 0 || segments > copies * this.opts.maxBatchSegments) {
+        // A first copy; another while more waits than the copies' next batches take, or while every copy is busy and
+        // the oldest request has waited longer than half a batch.
+        if (copies === 0 || segments > copies * this.opts.maxBatchSegments || this.waitedForCopy(key, waiting, copies - loading, loading, segments)) {
           if (this.startLoad(key, copies === 0)) continue;
         }
         break;
       }
     }
+  }
+
+  private busyWorkers(): number {
+    return this.workers.filter((w) => w.busy && !w.dead).length;
+  }
+
+  /**
+   * Whether what waits for a model whose loaded copies are all busy has waited long enough for one more (copyDue);
+   * before that moment, dispatch is woken up then.
+   */
+  private waitedForCopy(key: string, waiting: Chunk[], loaded: number, loading: number, segments: number): boolean {
+    const due = copyDue(waiting[0]!.queuedAt, this.batchMs.get(key), loaded, loading, segments);
+    if (due === undefined) return false;
+    if (performance.now() >= due) return true;
+    if (!this.spreadTimer || this.spreadTimer.at > due) {
+      clearTimeout(this.spreadTimer?.timer);
+      const timer = setTimeout(() => {
+        this.spreadTimer = undefined;
+        this.dispatch();
+      }, Math.max(1, due - performance.now()));
+      this.spreadTimer = { at: due, timer };
+    }
+    return false;
+  }
+
+  /** A moving average of the model's batch time. */
+  private noteBatchTime(key: string, ms: number): void {
+    this.batchMs.set(key, (this.batchMs.get(key) ?? ms) * 0.7 + ms * 0.3);
   }
 
   /** The next batch for a model, taken out of the queue (see RequesterTurns). */
@@ -209,8 +213,10 @@ export class WorkerPool {
     void (async () => {
       try {
         const html = batch.flatMap((c) => c.html);
+        const started = performance.now();
         const reply = await worker.call({ op: 'translate', key, texts: batch.flatMap((c) => c.texts), ...(html.includes(true) ? { html } : {}) });
         if (!reply.ok) throw this.fail(worker, reply);
+        this.noteBatchTime(key, performance.now() - started);
         const loaded = worker.loaded.get(key);
         if (loaded) loaded.lastUsed = performance.now();
         let at = 0;
@@ -239,56 +245,28 @@ export class WorkerPool {
     return new EngineError('failed', `bergamot: ${reply.message}`);
   }
 
-  /** Memory the runtimes hold or are about to: every worker's heap and the loads in progress. */
-  private committedBytes(): number {
-    let sum = 0;
-    for (const w of this.workers) sum += w.heapBytes + (w.loading?.reserved ?? 0);
-    return sum;
-  }
-
   /**
-   * Starts loading `key` into an idle worker when the budget allows (after freeing cold models); returns false when
+   * Starts loading `key` when the budget allows (see planLoad), after freeing what the plan frees; returns false when
    * it must wait for a busy worker. A first copy is loaded over the budget only when nothing else holds memory.
    */
   private startLoad(key: string, first: boolean): boolean {
-    const idle = this.workers.filter((w) => !w.dead && !w.busy);
-    if (idle.length === 0) return false;
     const estimate = this.measured.get(key) ?? this.opts.estimateBytes(key);
-    const budget = this.opts.memoryBudgetBytes;
-    const growth = (w: RuntimeWorker) => Math.max(0, estimate - w.slackBytes());
-    // The worker that fits it as it is, with the fewest models; else the one whose models are the coldest.
-    const fitting = idle.filter((w) => this.committedBytes() + growth(w) <= budget).sort((a, b) => a.loaded.size - b.loaded.size);
-    let worker = fitting[0];
-    const own: string[] = [];
-    const evict: RuntimeWorker[] = [];
-    if (!worker) {
-      if (!first) return false; // a second copy never pushes anything out
-      worker = [...idle].sort((a, b) => a.lastUsed() - b.lastUsed())[0]!;
-      // Its own models first (their space is reused by this load), then whole idle workers, coldest first; nothing is
-      // freed unless the load can then start.
-      let slack = worker.slackBytes();
-      const over = () => this.committedBytes() + Math.max(0, estimate - slack) - budget;
-      for (const [victim, l] of [...worker.loaded].sort((a, b) => a[1].lastUsed - b[1].lastUsed)) {
-        if (over() <= 0) break;
-        own.push(victim);
-        slack += l.bytes;
+    const plan = planLoad(this.workers, { estimate, first, budget: this.opts.memoryBudgetBytes, runtimeHeapMax: this.opts.runtimeHeapMaxBytes ?? RUNTIME_HEAP_MAX_BYTES });
+    if (plan.kind === 'wait') return false;
+    let worker: RuntimeWorker;
+    if (plan.kind === 'new-runtime') {
+      worker = this.spawn(this.nextIndex++);
+      this.workers.push(worker);
+      this.log.info({ model: key, worker: worker.index }, 'bergamot runtime started to hold another model');
+    } else {
+      worker = plan.worker;
+      for (const victim of plan.free) {
+        worker.loaded.delete(victim);
+        void worker.call({ op: 'free', key: victim }).catch(() => undefined);
+        this.log.info({ model: victim, worker: worker.index }, 'bergamot model evicted');
       }
-      let left = over();
-      for (const w of idle.filter((w) => w !== worker && w.loaded.size > 0).sort((a, b) => a.lastUsed() - b.lastUsed())) {
-        if (left <= 0) break;
-        evict.push(w);
-        left -= w.heapBytes - w.baseHeapBytes;
-      }
-      if (left > 0 && this.workers.some((w) => w !== worker && !evict.includes(w) && (w.loaded.size > 0 || w.loading))) {
-        return false; // wait until a busy worker's models can go
-      }
+      for (const w of plan.recycle) this.recycle(w, 'bergamot models evicted');
     }
-    for (const victim of own) {
-      worker.loaded.delete(victim);
-      void worker.call({ op: 'free', key: victim }).catch(() => undefined);
-      this.log.info({ model: victim, worker: worker.index }, 'bergamot model evicted');
-    }
-    for (const w of evict) this.recycle(w, 'bergamot models evicted');
     void this.load(worker, key, estimate);
     return true;
   }
@@ -321,15 +299,18 @@ export class WorkerPool {
     }, this.opts.loadTimeoutMs);
     try {
       const payload = await this.opts.loadModel(key);
+      await worker.ready;
       const before = worker.heapBytes;
       const reply = await worker.call({ op: 'load', key, ...payload }, [payload.model, payload.shortlist, ...new Set(payload.vocabs)]);
       // One short sentence allocates the model's workspace now: the load then measures what the model really holds.
+      const warmStarted = performance.now();
       const warm = reply.ok ? await worker.call({ op: 'translate', key, texts: ['Hello.'] }) : reply;
       if (!warm.ok) {
         this.opts.onLoadFailed?.(key, warm.message);
         throw this.fail(worker, warm);
       }
       if (worker.dead) return;
+      if (!this.batchMs.has(key)) this.noteBatchTime(key, performance.now() - warmStarted);
       const grown = warm.heapBytes - before;
       const bytes = grown > 0 ? Math.max(grown, this.measured.get(key) ?? 0) : estimate;
       this.measured.set(key, bytes);
@@ -347,49 +328,48 @@ export class WorkerPool {
       clearTimeout(limit);
       worker.loading = undefined;
       worker.busy = false;
+      this.scheduleTrim();
       this.dispatch();
     }
   }
 
-  /** After a burst, extra copies go back once their model's queue has stayed empty for spreadLingerMs. */
-  private scheduleTrim(): void {
-    if (this.trimTimer || this.closed) return;
-    this.trimTimer = setTimeout(() => {
+  /**
+   * After a burst, extra copies go back once their model's queue has stayed empty for spreadLingerMs; a model's last
+   * copy goes back after idleUnloadMs unused.
+   */
+  private scheduleTrim(delayMs = this.opts.spreadLingerMs): void {
+    const at = performance.now() + Math.max(1, delayMs);
+    if (this.closed || (this.trimTimer && this.trimTimer.at <= at)) return;
+    clearTimeout(this.trimTimer?.timer);
+    const timer = setTimeout(() => {
       this.trimTimer = undefined;
       this.trim();
-    }, this.opts.spreadLingerMs);
-    this.trimTimer.unref();
+    }, at - performance.now());
+    timer.unref();
+    this.trimTimer = { at, timer };
   }
 
   private trim(): void {
     const now = performance.now();
     const queued = new Set(this.queue.map((c) => c.request.key));
-    const held = (key: string, by: RuntimeWorker) => this.workers.some((o) => o !== by && !o.dead && o.loaded.has(key));
-    let recent = false;
-    for (const w of [...this.workers].sort((a, b) => a.lastUsed() - b.lastUsed())) {
-      if (w.dead || w.busy || w.loaded.size === 0) continue;
-      const extra: string[] = [];
-      for (const [key, l] of w.loaded) {
-        if (queued.has(key) || !held(key, w)) continue;
-        if (now - l.lastUsed < this.opts.spreadLingerMs) recent = true;
-        else extra.push(key);
-      }
-      if (extra.length === 0) continue;
-      // Only duplicates here: the whole heap goes back. Otherwise the copies are freed for this worker's next load.
-      if (extra.length === w.loaded.size) this.recycle(w, 'bergamot extra model copies given back');
+    const { extra, nextDue } = idleModels(this.workers, queued, now, this.opts.spreadLingerMs, this.opts.idleUnloadMs);
+    for (const [w, keys] of extra) {
+      // All of its models: the whole heap goes back. Otherwise they are freed for this worker's next load.
+      if (keys.length === w.loaded.size) this.recycle(w, 'bergamot idle models given back');
       else {
-        for (const key of extra) {
+        for (const key of keys) {
           w.loaded.delete(key);
           void w.call({ op: 'free', key }).catch(() => undefined);
         }
       }
     }
-    if (recent) this.scheduleTrim();
+    if (nextDue < Infinity) this.scheduleTrim(nextDue - now);
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    clearTimeout(this.trimTimer);
+    clearTimeout(this.trimTimer?.timer);
+    clearTimeout(this.spreadTimer?.timer);
     const err = new EngineError('unavailable', 'bergamot engine is closed');
     for (const chunk of this.queue.splice(0)) this.settle(chunk.request, err);
     const workers = this.workers.splice(0);

@@ -5,7 +5,7 @@ import { rm } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import { EngineError } from '../../../src/engines/engine.js';
 import { BergamotEngine } from '../../../src/engines/bergamot/index.js';
-import { modelsDirWith } from '../../helpers/bergamot-models.js';
+import { heapPeakSampler, modelsDirWith } from '../../helpers/bergamot-models.js';
 import { waitFor } from '../../helpers/wait.js';
 
 const EN_ES = { source: 'en', target: 'es' };
@@ -59,17 +59,16 @@ describe('bergamot memory', () => {
     // Room for one model and a half: the second must wait and take the first one's place.
     const budgetMb = (oneModelHeap * 1.5) / 1048576;
     const engine = new BergamotEngine({ modelsDir: root, workers: 2, memoryBudgetMb: budgetMb, rescanIntervalMs: 0 });
-    let peak = 0;
-    const sampler = setInterval(() => (peak = Math.max(peak, sum(engine.runtimeMemory().heapBytes))), 5);
+    const heaps = heapPeakSampler(engine);
     try {
       await engine.start();
       const [en, de] = await Promise.all([burst(engine, EN_ES, 4), burst(engine, DE_EN, 4)]);
       assert.equal(en.length + de.length, 8);
-      peak = Math.max(peak, sum(engine.runtimeMemory().heapBytes));
+      const peak = heaps.peak();
       assert.ok(peak <= budgetMb * 1048576, `${Math.round(peak / 1048576)} MiB held, budget ${Math.round(budgetMb)} MiB`);
       assert.deepEqual(engine.loadStats().map((l) => l.key).sort(), ['de-en', 'en-es']);
     } finally {
-      clearInterval(sampler);
+      heaps.stop();
       await engine.close();
     }
   });
