@@ -6,12 +6,11 @@
 //
 // Run: npm run build --silent && node dist/bench/image-layout.js [--format=/other/dist/src/documents/formats/image/image-format.js]
 
-import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { pathToFileURL } from 'node:url';
 import type { DocumentFormat } from '../src/documents/formats/format.js';
-import type { Box } from '../src/documents/formats/image/paragraphs.js';
-import type { RecognizedWord, RgbImage, TextRecognizer } from '../src/documents/formats/image/text-recognizer.js';
+import type { TextRecognizer } from '../src/documents/formats/image/text-recognizer.js';
 import { TesseractRecognizer } from '../src/documents/ocr/tesseract-recognizer.js';
+import { checkImageLayout } from '../test/documents/image-layout-check.js';
 import { screenshotBesideShortWord, screenshotWithIdentifiers, shortCellTable, type LayoutImage } from '../test/documents/image-layout-images.js';
 import { benchArgs } from './args.js';
 
@@ -20,27 +19,6 @@ const modulePath = args.get('format') ?? new URL('../src/documents/formats/image
 const mod = (await import(pathToFileURL(modulePath).href)) as { createImageFormat: (type: 'png', r: TextRecognizer) => DocumentFormat };
 const tesseract = new TesseractRecognizer();
 const format = mod.createImageFormat('png', tesseract);
-
-async function decode(png: Buffer): Promise<{ width: number; height: number; data: Uint8ClampedArray; rgb: RgbImage }> {
-  const img = await loadImage(png);
-  const ctx = createCanvas(img.width, img.height).getContext('2d');
-  ctx.drawImage(img, 0, 0);
-  const { data } = ctx.getImageData(0, 0, img.width, img.height);
-  const rgb = Buffer.alloc(img.width * img.height * 3);
-  for (let i = 0, j = 0; i < data.length; i += 4, j += 3) rgb.set(data.subarray(i, i + 3), j);
-  return { width: img.width, height: img.height, data, rgb: { width: img.width, height: img.height, rgb } };
-}
-
-/** Whether any pixel of the box (grown by one) differs by more than 48 in a channel. */
-function touched(a: { width: number; data: Uint8ClampedArray }, b: { data: Uint8ClampedArray }, box: Box): boolean {
-  for (let y = box.top - 1; y <= box.top + box.height; y++) {
-    for (let x = box.left - 1; x <= box.left + box.width; x++) {
-      const i = (y * a.width + x) * 4;
-      if ([0, 1, 2].some((c) => Math.abs(a.data[i + c]! - b.data[i + c]!) > 48)) return true;
-    }
-  }
-  return false;
-}
 
 const images: [string, LayoutImage][] = [
   ['UI row: long translation beside a short word', screenshotBesideShortWord()],
@@ -54,15 +32,7 @@ for (const [name, image] of images) {
   const doc = await format.extract(image.png, { sourceLang: 'en', targetLang: 'es' });
   const sources = doc.segments.map((s) => s.text);
   const translations = sources.map(image.translate);
-  const out = await doc.rebuild(translations);
-  const [before, after] = [await decode(image.png), await decode(out)];
-  const replaced = new Set(sources.flatMap((s, i) => (translations[i] === s ? [] : s.split(' '))));
-  const source = (await tesseract.recognize(before.rgb, 'en')).filter((w) => /[\p{L}\p{N}]/u.test(w.text) && w.confidence >= 60);
-  const untranslated = source.filter((w) => !replaced.has(w.text));
-  const paintedOver = untranslated.filter((w) => touched(before, after, w));
-  const digits = (ws: RecognizedWord[]) => ws.filter((w) => /\d/u.test(w.text) && w.height < w.width);
-  const read = new Set(digits(await tesseract.recognize(after.rgb, 'es')).map((w) => w.text));
-  const tokens = digits(source);
-  const kept = tokens.filter((w) => read.has(w.text) || !touched(before, after, w));
-  console.log(`| ${name} | ${paintedOver.length} of ${untranslated.length}${paintedOver.length ? ` (${paintedOver.map((w) => w.text).join(', ')})` : ''} | ${kept.length} of ${tokens.length} |`);
+  const r = await checkImageLayout(tesseract, image.png, await doc.rebuild(translations), sources, translations);
+  const painted = r.paintedOver.length ? ` (${r.paintedOver.map((w) => w.text).join(', ')})` : '';
+  console.log(`| ${name} | ${r.paintedOver.length} of ${r.untranslated.length}${painted} | ${r.keptDigitTokens} of ${r.digitTokens} |`);
 }

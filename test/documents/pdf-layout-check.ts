@@ -22,13 +22,25 @@ export interface ItemBox {
 const DESCENT = 0.2;
 const ASCENT = 0.8;
 
+/** A page's visible area (its CropBox: x0, y0, x1, y1 in user space) and its non-blank text items. */
+export interface PageBoxes {
+  view: number[];
+  items: ItemBox[];
+}
+
 /** Every page's non-blank text items with their page-aligned boxes (user space, y up). */
 export async function textBoxes(pdf: Buffer): Promise<ItemBox[][]> {
+  return (await pageBoxes(pdf)).map((p) => p.items);
+}
+
+/** Every page's visible area and text items. */
+export async function pageBoxes(pdf: Buffer): Promise<PageBoxes[]> {
   const doc = await getDocument({ data: new Uint8Array(pdf), verbosity: 0, isEvalSupported: false, disableFontFace: true }).promise;
   try {
-    const pages: ItemBox[][] = [];
+    const pages: PageBoxes[] = [];
     for (let n = 1; n <= doc.numPages; n++) {
-      const content = await (await doc.getPage(n)).getTextContent();
+      const page = await doc.getPage(n);
+      const content = await page.getTextContent();
       const boxes: ItemBox[] = [];
       for (const item of content.items) {
         if (!('str' in item) || item.str.trim() === '') continue;
@@ -48,7 +60,7 @@ export async function textBoxes(pdf: Buffer): Promise<ItemBox[][]> {
         }
         boxes.push({ text: item.str, angle: Math.round((Math.atan2(b, a) * 180) / Math.PI), x0: Math.min(...xs), y0: Math.min(...ys), x1: Math.max(...xs), y1: Math.max(...ys) });
       }
-      pages.push(boxes);
+      pages.push({ view: [...page.view], items: boxes });
     }
     return pages;
   } finally {
@@ -81,9 +93,22 @@ export function numberTokens(text: string): Map<string, number> {
   return counts;
 }
 
+/** Items reaching more than a point outside the page's visible area (its CropBox). */
+export function offPage(items: readonly ItemBox[], view: readonly number[]): ItemBox[] {
+  const [x0 = 0, y0 = 0, x1 = 0, y1 = 0] = view;
+  return items.filter((i) => i.x0 < x0 - 1 || i.y0 < y0 - 1 || i.x1 > x1 + 1 || i.y1 > y1 + 1);
+}
+
+/** Letters and digits of a page's text items. */
+export const letterCount = (items: readonly ItemBox[]) => items.reduce((n, i) => n + (i.text.match(/[\p{L}\p{N}]/gu)?.length ?? 0), 0);
+
 export interface LayoutReport {
   /** Per page: overlapping pairs in the output beyond those of the source. */
   newOverlaps: number[];
+  /** Per page: text items outside the visible area in the output beyond those of the source. */
+  newOffPage: number[];
+  /** Per page: letters and digits in the source's text items and in the output's (text lost shows as far fewer). */
+  letters: { source: number; output: number }[];
   /** Examples of the output's overlapping pairs, for messages. */
   examples: string[];
   /** Number tokens of the source (poppler's text) and how many of them the output still has. */
@@ -93,13 +118,20 @@ export interface LayoutReport {
 
 /** Compares a translated PDF with its source. */
 export async function checkLayout(source: Buffer, output: Buffer): Promise<LayoutReport> {
-  const [before, after] = [await textBoxes(source), await textBoxes(output)];
+  const [before, after] = [await pageBoxes(source), await pageBoxes(output)];
   const examples: string[] = [];
-  const newOverlaps = after.map((items, n) => {
+  const newOverlaps = after.map(({ items }, n) => {
     const pairs = overlappingPairs(items);
     examples.push(...pairs.slice(0, 5).map(([a, b]) => `p${n + 1}: "${a.text}" × "${b.text}"`));
-    return Math.max(0, pairs.length - overlappingPairs(before[n] ?? []).length);
+    return Math.max(0, pairs.length - overlappingPairs(before[n]?.items ?? []).length);
   });
+  const newOffPage = after.map(({ items, view }, n) => {
+    const off = offPage(items, view);
+    examples.push(...off.slice(0, 3).map((i) => `p${n + 1}: "${i.text}" off the page`));
+    const was = before[n] ? offPage(before[n].items, before[n].view).length : 0;
+    return Math.max(0, off.length - was);
+  });
+  const letters = after.map(({ items }, n) => ({ source: letterCount(before[n]?.items ?? []), output: letterCount(items) }));
   const [src, out] = [numberTokens(pdftotext(source) ?? ''), numberTokens(pdftotext(output) ?? '')];
   let sourceNumbers = 0;
   let keptNumbers = 0;
@@ -107,7 +139,7 @@ export async function checkLayout(source: Buffer, output: Buffer): Promise<Layou
     sourceNumbers += count;
     keptNumbers += Math.min(count, out.get(token) ?? 0);
   }
-  return { newOverlaps, examples, sourceNumbers, keptNumbers };
+  return { newOverlaps, newOffPage, letters, examples, sourceNumbers, keptNumbers };
 }
 
 /** An engine that makes text about a fifth longer, as Spanish is, and leaves names (capitalised words) alone. */

@@ -13,11 +13,12 @@ export function ocrImage(png: Buffer): string {
   return ocr.stdout;
 }
 
-export function ocrPage(pdf: Buffer, page: number): string {
+/** OCR of one page of a PDF rendered in grey at `dpi`. */
+export function ocrPage(pdf: Buffer, page: number, dpi = 200): string {
   const dir = mkdtempSync(join(tmpdir(), 'tolk-ocr-'));
   try {
     writeFileSync(join(dir, 'in.pdf'), pdf);
-    const render = spawnSync('pdftoppm', ['-r', '200', '-gray', '-png', '-f', String(page), '-l', String(page), join(dir, 'in.pdf'), join(dir, 'p')], { timeout: 60_000 });
+    const render = spawnSync('pdftoppm', ['-r', String(dpi), '-gray', '-png', '-f', String(page), '-l', String(page), join(dir, 'in.pdf'), join(dir, 'p')], { timeout: 60_000 });
     assert.equal(render.status, 0, String(render.stderr));
     const png = readdirSync(dir).find((f) => f.endsWith('.png'))!;
     const ocr = spawnSync('tesseract', [join(dir, png), '-', '-l', 'eng'], { encoding: 'utf8', timeout: 120_000 });

@@ -263,7 +263,12 @@ function drawVerbatim(page: PDFPage, pdfFont: PDFFont, font: DrawFont, block: Te
       // text in a kept font is still in the content stream
       if (keptFonts.has(piece.fontName ?? '')) continue;
       const text = font.metrics.drawable(piece.text);
-      if (text.trim() !== '') drawLine(page, pdfFont, piece.color ?? block.color, block.angle, piece.u, piece.v, text, piece.size);
+      if (text.trim() === '') continue;
+      // the substitute face may be wider than the source's: shrunk to the piece's width, it cannot run into its neighbours
+      const natural = font.metrics.measure(text) * piece.size;
+      // (to half its size at most: a narrower piece is a width the PDF got wrong, not a condensed face)
+      const size = natural > piece.width + 0.5 ? Math.max(0.5, piece.width / natural) * piece.size : piece.size;
+      drawLine(page, pdfFont, piece.color ?? block.color, block.angle, piece.u, piece.v, text, size);
     }
   }
 }
