@@ -92,6 +92,7 @@ async function measure(variant: Variant, mode: string, kind: string, texts: stri
   );
   const latencies: number[] = [];
   const cpu0 = process.cpuUsage();
+  const server0 = variant.serverCpuMs?.() ?? NaN;
   const stage0 = variant.stageCpuMs?.() ?? NaN;
   const start = performance.now();
   const end = start + DURATION_MS;
@@ -108,7 +109,8 @@ async function measure(variant: Variant, mode: string, kind: string, texts: stri
   );
   const seconds = (performance.now() - start) / 1000;
   const cpu = process.cpuUsage(cpu0);
-  const cpuMsPerRequest = (cpu.user + cpu.system) / 1000 / latencies.length;
+  // a server in its own process: its CPU (not the client's); in this process: both together
+  const cpuMsPerRequest = (variant.serverCpuMs ? variant.serverCpuMs() - server0 : (cpu.user + cpu.system) / 1000) / latencies.length;
   const stageCpuMsPerRequest = ((variant.stageCpuMs?.() ?? NaN) - stage0) / latencies.length;
   latencies.sort((a, b) => a - b);
   return {
@@ -218,7 +220,8 @@ async function apyVariant(): Promise<Variant> {
  * "request completed" line per request, written synchronously to a file), one pro account, POST /v2/translate.
  */
 async function tolkVariant(): Promise<Variant> {
-  return CLIENT === 'wrk' ? tolkProcessVariant() : tolkInProcessVariant();
+  // --tolk-in-process (node client only): Tolk built inside the bench process, e.g. for `node --cpu-prof`
+  return CLIENT === 'node' && args.has('tolk-in-process') ? tolkInProcessVariant() : tolkProcessVariant();
 }
 
 /**

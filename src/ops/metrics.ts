@@ -49,6 +49,8 @@ export class Metrics {
   readonly registry = new Registry();
   private readonly requests: Counter<'route' | 'method' | 'status'>;
   private readonly latency: Histogram<'route' | 'method'>;
+  /** Bounded: route patterns (or "unmatched") × methods × statuses. */
+  private readonly requestSeries = new Map<string, { count: { inc(): void }; latency: { observe(value: number): void } }>();
   private readonly characters: Counter<'engine' | 'pair'>;
   private readonly documentJobs: Counter<'outcome'>;
   private readonly fallbacks: Record<Exclude<LlmFallback, 'post_edit_draft_kept'>, number> = { rephrase_unchanged: 0, correct_spelling: 0 };
@@ -204,8 +206,15 @@ export class Metrics {
 
   /** One answered request; `route` is the route pattern (never the raw URL, to keep the label set bounded). */
   observeRequest(route: string, method: string, status: number, seconds: number): void {
-    this.requests.inc({ route, method, status: String(status) });
-    this.latency.observe({ route, method }, seconds);
+    // the series of a route, method and status found once: prom-client hashes the label object on every call
+    const key = `${route} ${method} ${status}`;
+    let series = this.requestSeries.get(key);
+    if (!series) {
+      series = { count: this.requests.labels(route, method, String(status)), latency: this.latency.labels(route, method) };
+      this.requestSeries.set(key, series);
+    }
+    series.count.inc();
+    series.latency.observe(seconds);
   }
 
   documentJobEnded(outcome: DocumentJobOutcome): void {

@@ -30,10 +30,21 @@ export function chunkText(text: string, size = SENTENCE_CHUNK): string[] {
 }
 
 /**
+ * A text that is one sentence in any language: words of letters, digits, marks, commas, apostrophes and hyphens
+ * between single spaces, then at most one `.`, `!` or `?` at its end. Checked against sentencex on every word prefix
+ * of the FLORES sentences of 59 languages: sentencex splits off a closing quote after the stop and long runs of
+ * blanks, hence none here. Anything else, and anything longer, goes to sentencex.
+ */
+const ONE_SENTENCE = /^[\p{L}\p{M}\p{N},'’-]+(?: [\p{L}\p{M}\p{N},'’-]+)*[.!?]?$/u;
+const ONE_SENTENCE_MAX = 500;
+
+/**
  * Sentences of a text (pieces that concatenate back to it exactly), with sentencex, which keeps abbreviations such as
  * "Dr." and "z. B." inside their sentence; a result that does not rebuild the input falls back to one piece.
  */
 export function splitIntoSentences(text: string, lang: string): string[] {
+  // Most requests are one short sentence: nothing to split, and sentencex's native call is skipped
+  if (text.length <= ONE_SENTENCE_MAX && ONE_SENTENCE.test(text)) return [text];
   const out: string[] = [];
   for (const chunk of chunkText(text)) {
     let pieces: string[];

@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { SENTENCE_CHUNK, restoreFormatting, segmentText, splitIntoSentences } from '../../src/translate/segmentation.js';
 import { translateTagged } from '../../src/markup/index.js';
 import { markTree } from '../../src/markup/tagged-text.js';
+import { segment as sentencexSegment } from 'sentencex';
+import { floresLines } from '../helpers/flores.js';
 
 describe('sentence splitting', () => {
   it('keeps abbreviations inside their sentence and rebuilds the text exactly', () => {
@@ -13,6 +15,26 @@ describe('sentence splitting', () => {
     assert.deepEqual(s.map((x) => x.trim()), ['Dr. Smith met Mr. Jones at 3 p.m. yesterday.', 'They talked!', 'Then they left.']);
     assert.equal(s.join(''), text);
     assert.equal(splitIntoSentences('Das ist z. B. ein Test. Und noch einer.', 'de').length, 2);
+  });
+
+  it('answers a one-sentence text without sentencex exactly as sentencex would, in every script', () => {
+    // every word prefix of real sentences, bare and with each stop, with blanks and quotes around: the shortcut for one
+    // sentence (words, single spaces, one final stop) must never keep together what sentencex splits
+    let compared = 0;
+    for (const lang of ['en', 'de', 'fr', 'ru', 'ar', 'hi', 'th', 'zh', 'ja', 'el', 'hy', 'am', 'my', 'tl']) {
+      for (const line of floresLines(lang).slice(0, 12)) {
+        const words = line.split(' ');
+        for (let n = 1; n <= words.length; n++) {
+          const prefix = words.slice(0, n).join(' ');
+          for (const text of [prefix, `${prefix}.`, `${prefix}?`, `${prefix}!`, `${prefix}."`, `${prefix}. `, `${prefix}${' '.repeat(40)}`, `"${prefix}"`]) {
+            const pieces = sentencexSegment(lang, text);
+            assert.deepEqual(splitIntoSentences(text, lang), pieces.join('') === text ? pieces : [text], `${lang}: ${JSON.stringify(text)}`);
+            compared++;
+          }
+        }
+      }
+    }
+    assert.ok(compared > 10_000, `${compared} texts compared`);
   });
 
   it('splits very long input in capped chunks without losing a character', () => {

@@ -74,27 +74,29 @@ export function onDelivered(request: FastifyRequest, reply: FastifyReply, callba
 /** Node sets `upgrade` on requests it handed to the server's 'upgrade' listeners rather than to its HTTP handler. */
 const cameAsUpgrade = (request: FastifyRequest) => (request.raw as { upgrade?: boolean }).upgrade === true;
 
-// Hooks in callback style: they run on every request, and an async hook costs a promise each time.
+// One hook in callback style: it runs on every request, and an async hook costs a promise each time.
 async function sockets(app: FastifyInstance): Promise<void> {
-  // The client's next request on a connection settles the delivery before it runs (so it sees the usage charged).
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
+    // A request with `Connection: Upgrade` reaches a route through the server's 'upgrade' event, which detaches the
+    // socket from the HTTP server: nothing would ever close it once the plain HTTP answer is sent. (Handled here
+    // rather than in onSend/onResponse hooks, which every request would then run.)
+    if (cameAsUpgrade(request)) closeAfterAnswer(request, reply);
+    // The client's next request on a connection settles the delivery before it runs (so it sees the usage charged).
     const settle = pending.get(request.raw.socket);
     if (settle) void settle().then(() => done(), done);
     else done();
   });
-  // A request with `Connection: Upgrade` reaches a route through the server's 'upgrade' event, which detaches the
-  // socket from the HTTP server: nothing would ever close it once the plain HTTP answer is sent.
-  app.addHook('onSend', (request, reply, payload, done) => {
-    if (cameAsUpgrade(request)) void reply.header('connection', 'close');
-    done(null, payload);
-  });
-  app.addHook('onResponse', (request, _reply, done) => {
+}
+
+/** An upgrade request answered as plain HTTP: `Connection: close`, and its socket ended once the answer is out. */
+function closeAfterAnswer(request: FastifyRequest, reply: FastifyReply): void {
+  void reply.header('connection', 'close');
+  reply.raw.once('finish', () => {
     const socket = request.raw.socket;
-    if (cameAsUpgrade(request) && !socket.destroyed) {
+    if (!socket.destroyed) {
       socket.end();
       setTimeout(() => socket.destroy(), UPGRADE_LINGER_MS).unref();
     }
-    done();
   });
 }
 
