@@ -201,12 +201,16 @@ describe('web page in Chromium', { skip: !existsSync(CHROMIUM) && `no Chromium a
     assert.equal(await page.locator('#source-lang option[value=""]').textContent(), 'Detect language');
     // HTML typed in is translated as HTML: the tags and their attributes stay, the words between them are translated.
     await page.locator('#target-lang').selectOption('ES');
+    const asHtml = page.waitForRequest((r) => r.url().endsWith('/v2/translate') && (r.postData() ?? '').includes('house'));
     await page.getByLabel('Text to translate').fill('<p>The cat sleeps in the <a href="/house">big house</a>.</p>');
+    assert.equal(JSON.parse((await asHtml).postData()!).tag_handling, 'html');
     await page.waitForFunction(() => /gato/i.test((document.getElementById('target-text') as HTMLTextAreaElement).value));
     const html = await page.getByLabel('Translation').inputValue();
     assert.match(html, /^<p>.*<a href="\/house">[^<]*casa[^<]*<\/a>.*<\/p>$/, html);
+    // Plain text is sent without tag handling (the server still keeps paired tags as placeholders of app strings).
+    const sent = page.waitForRequest((r) => r.url().endsWith('/v2/translate') && (r.postData() ?? '').includes('house'));
     await page.getByLabel('Format').selectOption('text');
-    await page.waitForFunction(() => !/<a href="\/house">/.test((document.getElementById('target-text') as HTMLTextAreaElement).value));
+    assert.equal(JSON.parse((await sent).postData()!).tag_handling, undefined);
     await page.getByLabel('Format').selectOption('auto');
     assert.equal(await page.title(), 'Translator – Tolk');
   });
