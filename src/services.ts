@@ -256,7 +256,14 @@ export async function buildServices(config: Config, options: BuildServicesOption
   const write = new WriteService({
     improver: remoteImprover ?? localEditor,
     dictionaries: hunspell,
-    detector: { detect: async (text) => (await detector.detect(text)).language },
+    // A word the lexicons place in another language may be a typo of this one ("Helo" is Norwegian too): correction
+    // does not refuse a text on the lexicons' word alone.
+    detector: {
+      detect: async (text) => {
+        const outcome = await detector.detect(text);
+        return outcome.decidedBy === 'lexicons' ? undefined : outcome.language;
+      },
+    },
     logger,
     usage,
     timeoutMs: config.engineTimeoutMs,

@@ -24,6 +24,8 @@ export interface DetectionOutcome {
    * first, within the model's candidateWindow of the best by the n-gram model with eld's scores; absent without the model.
    */
   candidates?: readonly string[];
+  /** Set when the installed dictionaries and analysers decided a short text the vote was unsure of (lexicon-vote.ts). */
+  decidedBy?: 'lexicons';
 }
 
 export interface LanguageDetector {

@@ -189,7 +189,7 @@ export class WorkerLanguageDetector implements LanguageDetection {
     if (!question || !this.lexicons) return outcome;
     const language = await this.lexicons.decide(question);
     // at the success line: the lexicons settle the language, not how sure the vote was
-    return language === undefined ? outcome : detectionOutcome(language, 0.5, false);
+    return language === undefined ? outcome : { ...detectionOutcome(language, 0.5, false), decidedBy: 'lexicons' };
   }
 
   private async flush(): Promise<void> {

@@ -213,7 +213,7 @@ describe('POST /v2/write/correct', () => {
   it('ignores writing_style and bills text_improvement characters', async () => {
     const account = await createAccount(offline);
     const res = await post(offline, account, 'correct', { text: ['Helo'], target_lang: 'en-US', writing_style: 'casual' });
-    assert.equal(res.statusCode, 200);
+    assert.equal(res.statusCode, 200, res.body);
     const usage = (await offline.app.inject({ method: 'GET', url: '/v2/usage', headers: authHeaders(account) })).json();
     assert.equal(usage.products.find((p: { product_type: string }) => p.product_type === 'write').api_key_unit_count, 4);
   });
