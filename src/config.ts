@@ -208,10 +208,17 @@ function describeError(schema: TSchema, message: string): string {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const relevant: Record<string, unknown> = {};
   for (const key of Object.keys(EnvSchema.properties)) if (env[key] !== undefined && env[key] !== '') relevant[key] = env[key];
-  const converted = Value.Convert(EnvSchema, relevant);
+  // TypeBox's Convert truncates '1.5' to 1 for an integer; a setting written as a fraction is refused instead.
+  const fractions = Object.keys(relevant).filter(
+    (key) => (EnvSchema.properties as Record<string, TSchema>)[key]!.type === 'integer' && !/^\s*-?\d+\s*$/.test(String(relevant[key])),
+  );
+  const converted = Value.Convert(EnvSchema, { ...relevant }); // a copy: Convert may change what it is given
   const errors = [...Value.Errors(EnvSchema, converted)];
-  if (errors.length > 0) {
-    const lines = errors.map((e) => `${e.path.slice(1)}=${JSON.stringify(relevant[e.path.slice(1)])}: ${describeError(e.schema, e.message)}`);
+  if (errors.length > 0 || fractions.length > 0) {
+    const lines = [
+      ...fractions.map((key) => `${key}=${JSON.stringify(relevant[key])}: Expected integer`),
+      ...errors.map((e) => `${e.path.slice(1)}=${JSON.stringify(relevant[e.path.slice(1)])}: ${describeError(e.schema, e.message)}`),
+    ];
     throw new ConfigError(`Invalid configuration:\n  ${[...new Set(lines)].join('\n  ')}`);
   }
   const e = converted as Env;
