@@ -3,6 +3,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { after, before, beforeEach } from 'node:test';
 
 export interface ChatRequestRecord {
   headers: IncomingMessage['headers'];
@@ -137,4 +138,31 @@ export async function unreachableUrl(): Promise<string> {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return `http://127.0.0.1:${port}/v1`;
+}
+
+/**
+ * One fake server for a suite (or describe block): started before its tests, cleared before each, closed after them
+ * with the engines the tests registered through `track`.
+ */
+export function fakeLlmServerPerSuite(): { server: () => FakeLlmServer; track: <E extends { close(): Promise<void> }>(engine: E) => E } {
+  let server: FakeLlmServer | undefined;
+  const engines: { close(): Promise<void> }[] = [];
+  before(async () => {
+    server = await startFakeLlmServer();
+  });
+  after(async () => {
+    await Promise.all(engines.map((e) => e.close()));
+    await server?.close();
+  });
+  beforeEach(() => {
+    server!.requests.length = 0;
+    server!.answers.clear();
+  });
+  return {
+    server: () => server!,
+    track: (engine) => {
+      engines.push(engine);
+      return engine;
+    },
+  };
 }
