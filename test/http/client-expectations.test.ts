@@ -6,6 +6,7 @@ import * as deepl from 'deepl-node';
 import { LlmEngine } from '../../src/engines/llm/index.js';
 import { startFakeLlmServer, type FakeLlmServer } from '../engines/llm-test-server.js';
 import { createAccount, createTestApp, freePort, testEngines, type TestAccount, type TestContext } from '../helpers/harness.js';
+import { HUNG_TEST_MS } from '../helpers/wait.js';
 
 let ctx: TestContext;
 let pro: TestAccount;
@@ -24,7 +25,7 @@ before(async () => {
   });
   pro = await createAccount(ctx, { plan: 'pro' });
   await ctx.app.listen({ port, host: '127.0.0.1' });
-  client = new deepl.DeepLClient(pro.key, { serverUrl: url, maxRetries: 0 });
+  client = new deepl.DeepLClient(pro.key, { serverUrl: url, maxRetries: 0, minTimeout: 2 * HUNG_TEST_MS });
 });
 after(async () => {
   await ctx?.close();

@@ -166,7 +166,7 @@ describe('deepl-node rephraseText against Tolk', () => {
   });
 
   it('without a language model the client surfaces a Bad request naming what is missing', async () => {
-    const off = new deepl.DeepLClient(offlinePro.key, { serverUrl: offlineUrl, maxRetries: 0 });
+    const off = new deepl.DeepLClient(offlinePro.key, { serverUrl: offlineUrl, maxRetries: 0, minTimeout: 2 * HUNG_TEST_MS });
     await assert.rejects(off.rephraseText('I could relly use sum help.', 'en-US'), (e: Error) => e instanceof deepl.DeepLError && /Bad request/.test(e.message) && /language-model engine/.test(e.message));
   });
 });

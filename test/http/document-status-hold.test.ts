@@ -10,7 +10,7 @@ import { STATUS_HOLD_MS } from '../../src/documents/document-service.js';
 import { countStatusPolls } from '../helpers/documents.js';
 import { GatedEngine } from '../helpers/gated-engine.js';
 import { createAccount, createTestApp, freePort, type TestContext } from '../helpers/harness.js';
-import { waitFor } from '../helpers/wait.js';
+import { waitFor, HUNG_TEST_MS } from '../helpers/wait.js';
 
 const engine = new GatedEngine();
 let ctx: TestContext;
@@ -28,7 +28,7 @@ before(async () => {
   await ctx.app.listen({ port, host: '127.0.0.1' });
   polls = countStatusPolls(ctx);
   // the client's defaults: a 5 s request timeout; no retry would hide a timed-out status request
-  translator = new deepl.Translator(pro.key, { serverUrl: url, maxRetries: 0 });
+  translator = new deepl.Translator(pro.key, { serverUrl: url, maxRetries: 0, minTimeout: 2 * HUNG_TEST_MS });
 });
 after(async () => {
   await ctx.close();

@@ -58,7 +58,7 @@ describe('deepl-node document translation against Tolk', () => {
   it('translateDocument translates an html file; markup, script and code stay as they were', async () => {
     const input = new URL('../../../test/fixtures/documents/sample.html', import.meta.url);
     const output = join(dir, 'sample.es.html');
-    const translator = new deepl.Translator(pro.key, { serverUrl: url });
+    const translator = new deepl.Translator(pro.key, { serverUrl: url, minTimeout: 2 * HUNG_TEST_MS });
     const status = await translator.translateDocument(readFileSync(input), output, 'en', 'es', { filename: 'sample.html' });
     assert.ok(status.done());
     const html = readFileSync(output, 'utf8');
@@ -72,7 +72,7 @@ describe('deepl-node document translation against Tolk', () => {
   it('translateDocument translates a docx file; the result is a Word package in Spanish', async () => {
     const input = new URL('../../../test/fixtures/documents/sample.docx', import.meta.url);
     const output = join(dir, 'sample.es.docx');
-    const translator = new deepl.Translator(pro.key, { serverUrl: url });
+    const translator = new deepl.Translator(pro.key, { serverUrl: url, minTimeout: 2 * HUNG_TEST_MS });
     const status = await translator.translateDocument(readFileSync(input), output, 'en', 'es', { filename: 'sample.docx' });
     assert.ok(status.done());
     assert.equal(status.billedCharacters, 50_000);
@@ -86,7 +86,7 @@ describe('deepl-node document translation against Tolk', () => {
   it('reports an error status and an unsupported file type through the client’s errors', async () => {
     const same = join(dir, 'same.txt');
     writeFileSync(same, 'The house is big.');
-    const translator = new deepl.Translator(pro.key, { serverUrl: url });
+    const translator = new deepl.Translator(pro.key, { serverUrl: url, minTimeout: 2 * HUNG_TEST_MS });
     await assert.rejects(translator.translateDocument(same, join(dir, 'same.out.txt'), 'en', 'en-US'), (err: Error) =>
       err instanceof deepl.DocumentTranslationError && /Source and target language are equal/.test(err.message),
     );

@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createAccount, createTestApp, type TestAccount, type TestContext } from '../helpers/harness.js';
+import { HUNG_TEST_MS } from '../helpers/wait.js';
 
 let ctx: TestContext;
 let pro: TestAccount;
@@ -26,7 +27,7 @@ after(async () => ctx.close());
 
 describe('deepl-node glossaries against Tolk', () => {
   it('v2: create, get, list, entries, language pairs, delete', async () => {
-    const t = new deepl.Translator(pro.key, { serverUrl: url });
+    const t = new deepl.Translator(pro.key, { serverUrl: url, minTimeout: 2 * HUNG_TEST_MS });
     const g = await t.createGlossary('Test', 'en', 'de', new deepl.GlossaryEntries({ entries: { Hello: 'Hallo', World: 'Welt' } }));
     assert.equal(g.entryCount, 2);
     assert.equal(g.sourceLang, 'en');
@@ -41,7 +42,7 @@ describe('deepl-node glossaries against Tolk', () => {
   });
 
   it('v3: multilingual create, update (merge), replace, entries, delete dictionary, rename', async () => {
-    const c = new deepl.DeepLClient(pro.key, { serverUrl: url });
+    const c = new deepl.DeepLClient(pro.key, { serverUrl: url, minTimeout: 2 * HUNG_TEST_MS });
     const g = await c.createMultilingualGlossary('Multi', [
       { sourceLangCode: 'en', targetLangCode: 'de', entries: new deepl.GlossaryEntries({ entries: { Hello: 'Hallo' } }) },
       { sourceLangCode: 'de', targetLangCode: 'en', entries: new deepl.GlossaryEntries({ entries: { Hallo: 'Hello' } }) },
@@ -65,7 +66,7 @@ describe('deepl-node translation memories against Tolk', () => {
   it('imports a TMX file and exports it again through the signed upload and download URLs', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'tolk-tm-'));
     try {
-      const client = new deepl.DeepLClient(pro.key, { serverUrl: url });
+      const client = new deepl.DeepLClient(pro.key, { serverUrl: url, minTimeout: 2 * HUNG_TEST_MS });
       const tmx = path.join(dir, 'legal.tmx');
       writeFileSync(tmx, readFileSync(new URL('../../../test/fixtures/customization/small.tmx', import.meta.url)));
       const imported = await client.importTranslationMemoryFromFilepath(tmx, { displayName: 'Legal', timeoutMs: 60_000 });

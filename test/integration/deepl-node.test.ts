@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as deepl from 'deepl-node';
 import { createAccount, createTestApp, type TestAccount, type TestContext, freePort } from '../helpers/harness.js';
+import { HUNG_TEST_MS } from '../helpers/wait.js';
 
 let ctx: TestContext;
 let pro: TestAccount;
@@ -26,14 +27,14 @@ after(async () => ctx.close());
 
 describe('deepl-node against Tolk', () => {
   it('translates a single text and reports the detected source language', async () => {
-    const translator = new deepl.Translator(pro.key, { serverUrl: paidUrl });
+    const translator = new deepl.Translator(pro.key, { serverUrl: paidUrl, minTimeout: 2 * HUNG_TEST_MS });
     const result = await translator.translateText('The house is big.', null, 'es');
     assert.match(result.text, /casa/i);
     assert.equal(result.detectedSourceLang, 'en');
   });
 
   it('translates several texts in order with source language and billed characters', async () => {
-    const translator = new deepl.Translator(pro.key, { serverUrl: paidUrl });
+    const translator = new deepl.Translator(pro.key, { serverUrl: paidUrl, minTimeout: 2 * HUNG_TEST_MS });
     const results = await translator.translateText(['The dog.', 'The cat.'], 'en', 'es', { showBilledCharacters: true } as deepl.TranslateTextOptions);
     assert.equal(results.length, 2);
     assert.match(results[0]!.text, /perro/i);
@@ -42,14 +43,14 @@ describe('deepl-node against Tolk', () => {
   });
 
   it('reads usage', async () => {
-    const translator = new deepl.Translator(pro.key, { serverUrl: paidUrl });
+    const translator = new deepl.Translator(pro.key, { serverUrl: paidUrl, minTimeout: 2 * HUNG_TEST_MS });
     const usage = await translator.getUsage();
     assert.ok(usage.character);
     assert.ok(usage.character.count >= 8 + 8 + 17);
   });
 
   it('lists languages', async () => {
-    const translator = new deepl.Translator(pro.key, { serverUrl: paidUrl });
+    const translator = new deepl.Translator(pro.key, { serverUrl: paidUrl, minTimeout: 2 * HUNG_TEST_MS });
     const sources = await translator.getSourceLanguages();
     assert.ok(sources.some((l) => l.code === 'en' && l.name === 'English'));
     const targets = await translator.getTargetLanguages();
@@ -57,16 +58,16 @@ describe('deepl-node against Tolk', () => {
   });
 
   it('maps 403 and 456 to the client’s error classes', async () => {
-    const bad = new deepl.Translator('wrong-key', { serverUrl: paidUrl });
+    const bad = new deepl.Translator('wrong-key', { serverUrl: paidUrl, minTimeout: 2 * HUNG_TEST_MS });
     await assert.rejects(bad.translateText('Hi', null, 'es'), deepl.AuthorizationError);
-    const freeTranslator = new deepl.Translator(free.key, { serverUrl: freeUrl });
+    const freeTranslator = new deepl.Translator(free.key, { serverUrl: freeUrl, minTimeout: 2 * HUNG_TEST_MS });
     const ok = await freeTranslator.translateText('The house is big.', 'en', 'es');
     assert.match(ok.text, /casa/i);
     await assert.rejects(freeTranslator.translateText('The house is big and the garden is green.', 'en', 'es'), deepl.QuotaExceededError);
   });
 
   it('a free key on the paid endpoint is refused', async () => {
-    const wrong = new deepl.Translator(free.key, { serverUrl: paidUrl });
+    const wrong = new deepl.Translator(free.key, { serverUrl: paidUrl, minTimeout: 2 * HUNG_TEST_MS });
     await assert.rejects(wrong.translateText('Hi', 'en', 'es'), (err: Error) => err instanceof deepl.AuthorizationError && err.message.includes(freeUrl));
   });
 });
