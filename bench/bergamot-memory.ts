@@ -162,7 +162,8 @@ async function main(): Promise<void> {
   for (const r of rows) console.log(`${r.directions} directions, loads (model@worker ms, the last ${r.steadyLoads} in the steady state): ${r.loadList.join(', ')}`);
   const one = rows.find((r) => r.directions === 1);
   for (const r of one ? rows.filter((x) => x !== one) : []) {
-    console.log(`${r.directions} directions against 1, steady-state p50: ${(quantile(r.steady, 0.5) / quantile(one!.steady, 0.5)).toFixed(2)}×`);
+    const ratio = (a: number[], b: number[]) => (quantile(a, 0.5) / quantile(b, 0.5)).toFixed(2);
+    console.log(`${r.directions} directions against 1, p50: steady state ${ratio(r.steady, one!.steady)}×, whole stream (first visits included) ${ratio([...r.first, ...r.steady], [...one!.first, ...one!.steady])}×`);
   }
 }
 
