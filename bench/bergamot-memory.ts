@@ -2,7 +2,8 @@
 // published size, generated weights, real vocabularies), one engine per case with the engine's default budget
 // (TOLK_BERGAMOT_MEMORY_MB unset: a quarter of the machine's memory) unless --budget is given. Each case starts cold:
 // the first burst (8 concurrent one-sentence requests for one direction) measures the latency of a cold start; then
-// clients send one-sentence requests while the process's resident memory is sampled every 20 ms. `--order=random`
+// clients send one-sentence requests while the process's resident memory is sampled every 20 ms: "first visits" until
+// every direction has answered once (their cold loads), then the steady state for --duration. `--order=random`
 // (default): random directions, a 40-sentence request now and then; `--order=round-robin`: one-sentence requests
 // that visit every direction in turn (issue 46: ten directions against one). Baseline in the same run: the process
 // with the runtimes started and no model.
@@ -41,6 +42,27 @@ function writeModels(root: string, pairs: string[]): void {
   }
 }
 
+/** Runtime calls (batches) of the engine's pool: how many, their segments and their time (the pool's own measure). */
+function watchBatches(engine: InstanceType<typeof BergamotEngine>) {
+  const pool = (engine as unknown as { pool: { runBatch: (w: unknown, k: string, b: { texts: string[] }[]) => void; noteBatchTime: (k: string, ms: number) => void } }).pool;
+  let count = 0;
+  let segments = 0;
+  let ms = 0;
+  const run = pool.runBatch.bind(pool);
+  const note = pool.noteBatchTime.bind(pool);
+  pool.runBatch = (w, k, b) => {
+    count++;
+    segments += b.reduce((n, c) => n + c.texts.length, 0);
+    run(w, k, b);
+  };
+  pool.noteBatchTime = (k, t) => {
+    ms += t;
+    note(k, t);
+  };
+  return { reset: () => void (count = segments = ms = 0), read: () => ({ count, segments, ms }) };
+}
+
+const f = (n: number) => n.toFixed(0);
 const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? 0;
 
 async function runCase(root: string, directions: number) {
@@ -49,6 +71,7 @@ async function runCase(root: string, directions: number) {
   // The request limit far above the 15 s default: a loaded machine measures latency, not timeouts.
   const engine = new BergamotEngine({ modelsDir, workers: WORKERS, rescanIntervalMs: 0, requestTimeoutMs: 300_000, ...(args.has('budget') ? { memoryBudgetMb: BUDGET_MB } : {}) });
   await engine.start();
+  const batches = watchBatches(engine);
   let peakRss = process.memoryUsage().rss;
   let peakHeaps = 0;
   const sampler = setInterval(() => {
@@ -66,21 +89,34 @@ async function runCase(root: string, directions: number) {
     }),
   );
 
-  const latencies: number[] = [];
+  // First visits: the stream runs until every direction has answered once (its cold load included); then the
+  // steady state is measured for DURATION_MS with every direction visited before.
+  const first: number[] = [];
+  const steady: number[] = [];
+  const answered = new Set<string>();
+  let steadyFrom = Infinity;
+  let loadsBefore = 0;
   let errors = 0;
   let requests = 0;
   let turn = 0;
-  const end = performance.now() + DURATION_MS;
+  const end = () => steadyFrom + DURATION_MS;
   await Promise.all(
     Array.from({ length: CLIENTS }, async (_, client) => {
       let n = client;
-      while (performance.now() < end) {
+      while (performance.now() < end()) {
         const pair = DIRECTIONS[ROUND_ROBIN ? turn++ % directions : Math.floor(Math.random() * directions)]!;
         const texts = ++n % 25 === 0 && !ROUND_ROBIN ? Array.from({ length: 40 }, (_, i) => SENTENCES[i % SENTENCES.length]!) : [SENTENCES[n % SENTENCES.length]!];
         const t = performance.now();
+        const inSteady = t >= steadyFrom;
         try {
           await engine.translate(pairOf(pair), texts, {});
-          if (texts.length === 1) latencies.push(performance.now() - t);
+          if (texts.length === 1) (inSteady ? steady : first).push(performance.now() - t);
+          answered.add(pair);
+          if (answered.size === directions && steadyFrom === Infinity) {
+            steadyFrom = performance.now();
+            loadsBefore = engine.loadStats().length;
+            batches.reset();
+          }
         } catch {
           errors++;
         }
@@ -89,11 +125,14 @@ async function runCase(root: string, directions: number) {
     }),
   );
   clearInterval(sampler);
-  const loads = engine.loadStats().length;
+  const loadList = engine.loadStats().map((l) => `${l.key}@${l.worker} ${f(l.loadMs)}`);
+  const loads = loadList.length;
+  const steadyLoads = loads - loadsBefore;
+  const steadyBatches = batches.read();
   const copies = [...engine.runtimeMemory().copies.values()].reduce((a, b) => a + b, 0);
   await engine.close();
   rmSync(modelsDir, { recursive: true, force: true });
-  return { directions, cold, latencies, errors, requests, peakRss, peakHeaps, loads, copies };
+  return { directions, cold, first, steady, errors, requests, peakRss, peakHeaps, loads, steadyLoads, steadyBatches, copies, loadList };
 }
 
 async function main(): Promise<void> {
@@ -110,15 +149,21 @@ async function main(): Promise<void> {
   for (const directions of CASES) rows.push(await runCase(root, directions));
   if (!args.has('models')) rmSync(root, { recursive: true, force: true });
 
-  const f = (n: number) => n.toFixed(0);
   console.log(`\nBergamot memory, base-memory models (width 384, 6 enc / 4 SSRU dec, 31.6 MB each), ${WORKERS} workers, ${availableParallelism()} cores, budget ${BUDGET_MB} MiB${args.has('budget') ? '' : " (the engine's default)"}, ${CLIENTS} clients for ${DURATION_MS} ms per case, ${ROUND_ROBIN ? 'one-sentence requests visiting the directions in turn' : 'random directions'}`);
   console.log(`baseline: runtimes started, no model: RSS ${f(baselineRss / MiB)} MiB`);
-  console.log('| directions | first burst (8 × 1 sentence, cold) ms: first / last | requests | errors | p50 / p95 ms (1 sentence) | loads | copies at end | peak Σ heaps MiB | peak RSS MiB | below budget |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  console.log('| directions | first burst (8 × 1 sentence, cold) ms: first / last | first visits: requests, p50 / p95 ms | steady state: requests, p50 / p95 ms | loads (steady state) | steady batches: count, segments each, ms each | copies at end | peak Σ heaps MiB | peak RSS MiB | below budget | errors |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
+    const b = r.steadyBatches;
     console.log(
-      `| ${r.directions} | ${f(Math.min(...r.cold))} / ${f(Math.max(...r.cold))} | ${r.requests} | ${r.errors} | ${f(quantile(r.latencies, 0.5))} / ${f(quantile(r.latencies, 0.95))} | ${r.loads} | ${r.copies} | ${f(r.peakHeaps / MiB)} | ${f(r.peakRss / MiB)} | ${r.peakRss <= BUDGET_MB * MiB ? 'yes' : 'NO'} |`,
+      `| ${r.directions} | ${f(Math.min(...r.cold))} / ${f(Math.max(...r.cold))} | ${r.first.length}, ${f(quantile(r.first, 0.5))} / ${f(quantile(r.first, 0.95))} | ${r.steady.length}, ${f(quantile(r.steady, 0.5))} / ${f(quantile(r.steady, 0.95))} | ${r.loads} (${r.steadyLoads}) | ${b.count}, ${(b.segments / Math.max(1, b.count)).toFixed(1)}, ${f(b.ms / Math.max(1, b.count))} | ${r.copies} | ${f(r.peakHeaps / MiB)} | ${f(r.peakRss / MiB)} | ${r.peakRss <= BUDGET_MB * MiB ? 'yes' : 'NO'} | ${r.errors} |`,
     );
+  }
+  for (const r of rows) console.log(`${r.directions} directions, loads (model@worker ms, the last ${r.steadyLoads} in the steady state): ${r.loadList.join(', ')}`);
+  const one = rows.find((r) => r.directions === 1);
+  for (const r of one ? rows.filter((x) => x !== one) : []) {
+    const ratio = (a: number[], b: number[]) => (quantile(a, 0.5) / quantile(b, 0.5)).toFixed(2);
+    console.log(`${r.directions} directions against 1, p50: steady state ${ratio(r.steady, one!.steady)}×, whole stream (first visits included) ${ratio([...r.first, ...r.steady], [...one!.first, ...one!.steady])}×`);
   }
 }
 

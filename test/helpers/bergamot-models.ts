@@ -4,6 +4,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { BergamotEngine } from '../../src/engines/bergamot/index.js';
 
 const REPO = resolve(fileURLToPath(import.meta.url), '../../../..');
 /** Directory of the Firefox vocabularies: TOLK_BERGAMOT_VOCABS, else ../shared/data/bergamot beside the repository. */
@@ -73,4 +74,21 @@ export function heapPeakSampler(engine: HasRuntimes): { peak: () => number; stop
   const sample = () => (peak = Math.max(peak, engine.runtimeMemory().heapBytes.reduce((a, b) => a + b, 0)));
   const timer = setInterval(sample, 5);
   return { peak: () => sample(), stop: () => clearInterval(timer) };
+}
+
+/**
+ * What one worker holding one generated model of `pair` takes (the unit test budgets are made of): the sum of the
+ * runtime heaps after one translation, and the bare runtime's heap before any model.
+ */
+export async function measureOneModel(root: string, pair: { source: string; target: string }): Promise<{ oneModelHeap: number; bareHeap: number }> {
+  const probe = new BergamotEngine({ modelsDir: root, workers: 1, rescanIntervalMs: 0 });
+  try {
+    await probe.start();
+    await probe.translate(pair, ['The house is big.'], {});
+    const oneModelHeap = probe.runtimeMemory().heapBytes.reduce((a, b) => a + b, 0);
+    const bareHeap = (probe as unknown as { pool: { workers: { baseHeapBytes: number }[] } }).pool.workers[0]!.baseHeapBytes;
+    return { oneModelHeap, bareHeap };
+  } finally {
+    await probe.close();
+  }
 }

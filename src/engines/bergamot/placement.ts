@@ -29,6 +29,8 @@ export interface LoadRequest {
   first: boolean;
   budget: number;
   runtimeHeapMax: number;
+  /** Models with requests waiting: a load blocks its runtime for seconds, so it goes where none of these are. */
+  queued?: ReadonlySet<string>;
 }
 
 export type LoadPlan =
@@ -49,7 +51,8 @@ export function holdsOnlyCopies(worker: RuntimeWorker, workers: RuntimeWorker[])
 }
 
 /**
- * The idle worker that fits the load as it is, with the fewest models; else a new runtime when the existing ones are
+ * The idle worker that fits the load as it is, whose models have nothing waiting (a load holds its runtime for
+ * seconds, and their requests would wait for it), with the fewest models; else a new runtime when the existing ones are
  * full and the budget holds one more; else (a first copy only) the idle worker whose models are the coldest, after
  * freeing its own models and then whole idle workers. Waits when nothing can be freed before a busy worker is done.
  */
@@ -59,7 +62,10 @@ export function planLoad(workers: RuntimeWorker[], req: LoadRequest): LoadPlan {
   const { estimate, budget } = req;
   const committed = committedBytes(workers);
   const underCap = (w: RuntimeWorker, slack = w.slackBytes()) => w.heapBytes + Math.max(0, estimate - slack) <= req.runtimeHeapMax;
-  const fitting = idle.filter((w) => underCap(w) && committed + Math.max(0, estimate - w.slackBytes()) <= budget).sort((a, b) => a.loaded.size - b.loaded.size);
+  const waitedFor = (w: RuntimeWorker) => [...w.loaded.keys()].filter((k) => req.queued?.has(k)).length;
+  const fitting = idle
+    .filter((w) => underCap(w) && committed + Math.max(0, estimate - w.slackBytes()) <= budget)
+    .sort((a, b) => waitedFor(a) - waitedFor(b) || a.loaded.size - b.loaded.size);
   if (fitting[0]) return { kind: 'load', worker: fitting[0], free: [], recycle: [] };
   const bareHeap = Math.max(...workers.map((w) => w.baseHeapBytes));
   if (committed + bareHeap + estimate <= budget) return { kind: 'new-runtime' };

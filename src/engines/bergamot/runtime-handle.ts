@@ -13,6 +13,8 @@ export class RuntimeWorker {
   readonly worker: Worker;
   readonly ready: Promise<void>;
   busy = false;
+  /** Model whose batch it is translating now. */
+  running: string | undefined;
   /** Aborted or exited: never given work again (its replacement is on the way). */
   dead = false;
   /** Restarted on purpose to give its memory back. */

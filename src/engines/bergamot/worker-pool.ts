@@ -1,6 +1,6 @@
 // Worker threads running the Bergamot runtime. Requests are cut into small chunks, queued per model and batched;
-// a model is loaded into one worker and copied into more while all its copies are busy and requests wait for them
-// (longer than half a batch takes, or more than their batches hold), so a busy direction gets as many workers as its
+// a model is loaded into one worker and copied into more while all its copies are busy with it and requests wait for
+// them (longer than half a batch takes, or more than their batches hold), so a busy direction gets as many workers as its
 // traffic keeps busy and M idle models cost M copies, not workers × M. Memory is counted as the runtimes hold it
 // (each worker's WebAssembly heap, which never shrinks, plus the loads in progress) against the budget: models are
 // freed in the worker that loads next, and idle workers that hold only cold, idle or duplicate models are restarted
@@ -161,9 +161,11 @@ export class WorkerPool {
         const loading = live.filter((w) => w.loading?.key === key).length;
         const copies = live.filter((w) => w.loaded.has(key)).length + loading;
         const segments = waiting.reduce((n, c) => n + c.texts.length, 0);
-        // A first copy; another while more waits than the copies' next batches take, or while every copy is busy and
-        // the oldest request has waited longer than half a batch.
-        if (copies === 0 || segments > copies * this.opts.maxBatchSegments || this.waitedForCopy(key, waiting, copies - loading, loading, segments)) {
+        // A first copy; another while more waits than the copies' next batches take, or while every copy is busy
+        // with this model and the oldest request has waited longer than half a batch. A copy busy with another model
+        // of its runtime is free after that batch: a load (seconds) would not serve these requests sooner.
+        const ownTraffic = live.every((w) => !w.loaded.has(key) || w.running === key);
+        if (copies === 0 || segments > copies * this.opts.maxBatchSegments || (ownTraffic && this.waitedForCopy(key, waiting, copies - loading, loading, segments))) {
           if (this.startLoad(key, copies === 0)) continue;
         }
         break;
@@ -210,6 +212,7 @@ export class WorkerPool {
 
   private runBatch(worker: RuntimeWorker, key: string, batch: Chunk[]): void {
     worker.busy = true;
+    worker.running = key;
     void (async () => {
       try {
         const html = batch.flatMap((c) => c.html);
@@ -231,6 +234,7 @@ export class WorkerPool {
         for (const chunk of batch) this.settle(chunk.request, e);
       } finally {
         worker.busy = false;
+        worker.running = undefined;
         this.scheduleTrim();
         this.dispatch();
       }
@@ -251,7 +255,7 @@ export class WorkerPool {
    */
   private startLoad(key: string, first: boolean): boolean {
     const estimate = this.measured.get(key) ?? this.opts.estimateBytes(key);
-    const plan = planLoad(this.workers, { estimate, first, budget: this.opts.memoryBudgetBytes, runtimeHeapMax: this.opts.runtimeHeapMaxBytes ?? RUNTIME_HEAP_MAX_BYTES });
+    const plan = planLoad(this.workers, { estimate, first, budget: this.opts.memoryBudgetBytes, runtimeHeapMax: this.opts.runtimeHeapMaxBytes ?? RUNTIME_HEAP_MAX_BYTES, queued: new Set(this.queue.map((c) => c.request.key)) });
     if (plan.kind === 'wait') return false;
     let worker: RuntimeWorker;
     if (plan.kind === 'new-runtime') {

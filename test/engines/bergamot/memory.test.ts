@@ -5,14 +5,13 @@ import { rm } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import { EngineError } from '../../../src/engines/engine.js';
 import { BergamotEngine } from '../../../src/engines/bergamot/index.js';
-import { heapPeakSampler, modelsDirWith } from '../../helpers/bergamot-models.js';
+import { heapPeakSampler, measureOneModel, modelsDirWith } from '../../helpers/bergamot-models.js';
 import { waitFor } from '../../helpers/wait.js';
 
 const EN_ES = { source: 'en', target: 'es' };
 const DE_EN = { source: 'de', target: 'en' };
 const burst = (engine: BergamotEngine, pair: typeof EN_ES, n: number) =>
   Promise.all(Array.from({ length: n }, (_, i) => engine.translate(pair, [`The house number ${i} is big.`], {})));
-const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
 /** Delays the reading of model files, as a slow disk would (the load then lasts at least `ms`). */
 function slowStorage(engine: BergamotEngine, ms: number): void {
@@ -30,15 +29,7 @@ describe('bergamot memory', () => {
 
   before(async () => {
     root = await modelsDirWith(['en-es', 'de-en']);
-    // What one worker holding one model takes: the unit the budgets below are made of.
-    const probe = new BergamotEngine({ modelsDir: root, workers: 1, rescanIntervalMs: 0 });
-    try {
-      await probe.start();
-      await probe.translate(EN_ES, ['The house is big.'], {});
-      oneModelHeap = sum(probe.runtimeMemory().heapBytes);
-    } finally {
-      await probe.close();
-    }
+    ({ oneModelHeap } = await measureOneModel(root, EN_ES));
   });
   after(() => rm(root, { recursive: true, force: true }));
 

@@ -6,13 +6,12 @@ import { rm } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import { BergamotEngine, defaultMemoryBudgetMb } from '../../../src/engines/bergamot/index.js';
 import { loadConfig } from '../../../src/config.js';
-import { heapPeakSampler, modelsDirWith } from '../../helpers/bergamot-models.js';
+import { heapPeakSampler, measureOneModel, modelsDirWith } from '../../helpers/bergamot-models.js';
 import { waitFor } from '../../helpers/wait.js';
 
 const EN_ES = { source: 'en', target: 'es' };
 const DE_EN = { source: 'de', target: 'en' };
 const GiB = 1024 ** 3;
-const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
 /** `clients` closed-loop clients, each sending one-sentence requests until `stop()` returns true; resolves to the count. */
 async function interactive(engine: BergamotEngine, clients: number, stop: () => boolean): Promise<number> {
@@ -35,16 +34,7 @@ describe('bergamot scaling', () => {
 
   before(async () => {
     root = await modelsDirWith(['en-es', 'de-en']);
-    // One worker holding one model: the unit the budgets below are made of.
-    const probe = new BergamotEngine({ modelsDir: root, workers: 1, rescanIntervalMs: 0 });
-    try {
-      await probe.start();
-      await probe.translate(EN_ES, ['The house is big.'], {});
-      oneModelHeap = sum(probe.runtimeMemory().heapBytes);
-      bareHeap = (probe as unknown as { pool: { workers: { baseHeapBytes: number }[] } }).pool.workers[0]!.baseHeapBytes;
-    } finally {
-      await probe.close();
-    }
+    ({ oneModelHeap, bareHeap } = await measureOneModel(root, EN_ES));
   });
   after(() => rm(root, { recursive: true, force: true }));
 
