@@ -77,7 +77,7 @@ function checkDeclaredSize(label: string, what: string, size: number): void {
 async function download(url: string, path: string, label: string, expected: Expected, progress?: Progress): Promise<string> {
   checkDeclaredSize(label, 'its size', expected.size);
   if (expected.zstd) checkDeclaredSize(label, 'its decompressed size', expected.zstd.size);
-  const { body, contentLength } = await openDownload(url, label, 600_000);
+  const { body, contentLength } = await openDownload(url, label, { timeoutMs: 600_000, maxBytes: MAX_MODEL_FILE_BYTES });
   const total = expected.size || contentLength;
   const limit = total || MAX_MODEL_FILE_BYTES;
   const hash = createHash('sha256');

@@ -86,8 +86,11 @@ async function copyHashing(source: Readable, to: string, label: string, total: n
   return { sha256: meter.sha256(), bytes: meter.bytes };
 }
 
-const fetchStream = async (url: string, label: string): Promise<{ body: Readable; total: number }> => {
-  const { body, contentLength } = await openDownload(url, label, 3_600_000);
+/** The most one GGUF file (or part of a split one) may be: a 70B model in Q4 fits in one. */
+export const MAX_LLM_FILE_BYTES = 64 * 1024 ** 3;
+
+const fetchStream = async (url: string, label: string, dir: string): Promise<{ body: Readable; total: number }> => {
+  const { body, contentLength } = await openDownload(url, label, { timeoutMs: 3_600_000, maxBytes: MAX_LLM_FILE_BYTES, dir });
   return { body, total: contentLength };
 };
 
@@ -118,7 +121,7 @@ function sourcesOf(name: string, opts: LlmInstallOptions): Source[] {
     return curated.files.map((f) => {
       const url = new URL(f.path, opts.baseUrl ?? DEFAULT_LLM_MODELS_URL).href;
       const label = f.path.split('/').pop()!;
-      return { label, sha256: f.sha256, open: () => fetchStream(url, label) };
+      return { label, sha256: f.sha256, open: () => fetchStream(url, label, llmModelsDir(opts.modelsDir)) };
     });
   }
   if (/^https?:\/\//.test(from)) {
@@ -126,7 +129,7 @@ function sourcesOf(name: string, opts: LlmInstallOptions): Source[] {
     const sha256 = /^#sha256=([0-9a-f]{64})$/i.exec(url.hash)?.[1]?.toLowerCase();
     if (!sha256) throw new ModelInstallError('a model URL needs its SHA-256: --from https://…/model.gguf#sha256=HEX');
     url.hash = '';
-    return [{ label: url.pathname.split('/').pop() || 'model.gguf', sha256, open: () => fetchStream(url.href, from) }];
+    return [{ label: url.pathname.split('/').pop() || 'model.gguf', sha256, open: () => fetchStream(url.href, from, llmModelsDir(opts.modelsDir)) }];
   }
   if (!from.endsWith('.gguf')) throw new ModelInstallError(`--from takes a .gguf file or a URL with #sha256=HEX, not ${from}`);
   return [{ label: from, open: async () => ({ body: createReadStream(from), total: (await stat(from)).size }) }];

@@ -51,16 +51,36 @@ export interface RawRecord {
 
 const FILE_TYPES = new Set(['model', 'lex', 'vocab', 'srcvocab', 'trgvocab']);
 
+/** The most a model index (or its server's root document) may be: today's index is 185 KB. */
+const MAX_INDEX_BYTES = 64 * 1024 * 1024;
+
 async function getJson(url: string, what: string): Promise<unknown> {
   let res: Response;
+  const signal = AbortSignal.timeout(30_000);
   try {
-    res = await fetch(url, { signal: AbortSignal.timeout(30_000) });
+    res = await fetch(url, { signal });
   } catch (err) {
     throw new ModelIndexError(`cannot reach the ${what} at ${url} (${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message})`);
   }
-  if (!res.ok) throw new ModelIndexError(`the ${what} at ${url} answered HTTP ${res.status}`);
+  if (!res.ok || !res.body) throw new ModelIndexError(`the ${what} at ${url} answered HTTP ${res.status}`);
+  // Read with a budget: a server sending gigabytes is stopped at the limit, not buffered.
+  const chunks: Uint8Array[] = [];
+  let received = 0;
   try {
-    return await res.json();
+    for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
+      received += chunk.length;
+      if (received > MAX_INDEX_BYTES) {
+        await res.body.cancel().catch(() => undefined);
+        throw new ModelIndexError(`the ${what} at ${url} is larger than ${MAX_INDEX_BYTES} bytes; stopped there`);
+      }
+      chunks.push(chunk);
+    }
+  } catch (err) {
+    if (err instanceof ModelIndexError) throw err;
+    throw new ModelIndexError(`the ${what} at ${url} broke off after ${received} bytes (${(err as Error).message})`);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
   } catch {
     throw new ModelIndexError(`the ${what} at ${url} is not JSON`);
   }

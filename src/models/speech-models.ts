@@ -16,6 +16,9 @@ import { listOnnxSpeechModels, onnxModelProblem, removeOnnxSpeechModel } from '.
 export const DEFAULT_WHISPER_BASE_URL = 'https://huggingface.co/ggerganov/whisper.cpp/resolve/main/';
 
 /** Model name → SHA-1 of ggml-NAME.bin, as whisper.cpp's models/README.md lists them (its "Available models" table). */
+/** The most a ggml speech model file may be (whisper.cpp's largest, large-v1/v2/v3, are about 3.1 GB). */
+const MAX_WHISPER_FILE_BYTES = 4 * 1024 ** 3;
+
 export const WHISPER_MODELS: Readonly<Record<string, string>> = {
   tiny: 'bd577a113a864445d4c299885e0cb97d4ba92b5f',
   'tiny.en': 'c78c86eb1a8faa21b369bcd33207cc90d64ae9df',
@@ -78,7 +81,7 @@ export async function installSpeechModel(name: string, opts: SpeechInstallOption
   const url = new URL(file, opts.baseUrl ?? DEFAULT_WHISPER_BASE_URL).href;
   const part = partialPath(dir, file);
   try {
-    const { body, contentLength: total } = await openDownload(url, file, 1_800_000);
+    const { body, contentLength: total } = await openDownload(url, file, { timeoutMs: 1_800_000, maxBytes: MAX_WHISPER_FILE_BYTES, dir });
     const hash = createHash('sha1');
     let received = 0;
     body.on('data', (chunk: Buffer) => {
