@@ -20,7 +20,8 @@ export interface StoreOptions {
    * SQLite file: checkpoint the WAL from a worker thread instead of on commits (for the long-lived server; short
    * CLI commands keep SQLite's own checkpoints); an interval other than WAL_CHECKPOINT_INTERVAL_MS is for tests.
    */
-  backgroundCheckpoints?: boolean | { intervalMs: number };
+  // 'other-process': another process of this node checkpoints the file (its commits never do)
+  backgroundCheckpoints?: boolean | { intervalMs: number } | 'other-process';
 }
 
 /**
@@ -96,7 +97,9 @@ export class StoreConnection {
     let checkpointer: WalCheckpointer | undefined;
     if (options.backgroundCheckpoints && options.url !== ':memory:') {
       const interval = typeof options.backgroundCheckpoints === 'object' ? options.backgroundCheckpoints.intervalMs : undefined;
-      checkpointer = new WalCheckpointer(options.url, () => sqlite.open && sqlite.pragma('wal_autocheckpoint = 1000'), interval);
+      if (options.backgroundCheckpoints !== 'other-process') {
+        checkpointer = new WalCheckpointer(options.url, () => sqlite.open && sqlite.pragma('wal_autocheckpoint = 1000'), interval);
+      }
       sqlite.pragma('wal_autocheckpoint = 0');
       // the WAL file is reused after each checkpoint; this trims what a burst grew it to
       sqlite.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
