@@ -13,7 +13,18 @@ import { DEFAULTS as APERTIUM_DEFAULTS } from './engines/apertium/engine-options
 import { defaultMemoryBudgetMb } from './engines/bergamot/index.js';
 import { removeInstallLeftovers } from './models/model-paths.js';
 import type { Metrics } from './ops/metrics.js';
-import { listenMetrics, type HttpProcessRole } from './server.js';
+import { listenMetrics } from './http/metrics-listener.js';
+
+/**
+ * One of several HTTP processes of a node (http-processes.ts): the primary serves TOLK_METRICS_PORT, checkpoints the
+ * SQLite WAL and removes what interrupted model installs left, for all of them.
+ */
+export interface HttpProcessRole {
+  /** This process's metrics, which the primary asks for to aggregate them. */
+  answerMetrics(metrics: Metrics): void;
+  /** The metrics of every HTTP process, aggregated by the primary (what /metrics answers). */
+  aggregateMetrics(): Promise<string>;
+}
 
 type MetricsJson = MetricObjectWithValues<MetricValue<string>>[];
 

@@ -7,7 +7,8 @@ import { buildApp, MAX_HEADER_BYTES, MAX_URI_LENGTH, serverTimeouts } from './ap
 import { clientErrorHandler } from './http/errors.js';
 import type { Config } from './config.js';
 import { buildServices } from './services.js';
-import type { Metrics } from './ops/metrics.js';
+import type { HttpProcessRole } from './http-processes.js';
+import { listenMetrics } from './http/metrics-listener.js';
 import { removeInstallLeftovers } from './models/model-paths.js';
 
 /** Shutdown: how long the listeners keep accepting after the signal, and how long the last accepted get to deliver their request. */
@@ -22,33 +23,6 @@ async function settle(ms: number): Promise<void> {
   await new Promise((r) => setImmediate(r));
 }
 
-/** Metrics on a listener of their own (no key: bind TOLK_HOST to an address only the scraper reaches). */
-export async function listenMetrics(
-  port: number,
-  host: string,
-  exposition: () => Promise<{ contentType: string; body: string }>,
-  logger: pino.Logger,
-): Promise<Server> {
-  const server = createServer((req, res) => {
-    if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found: only GET /metrics here\n');
-      return;
-    }
-    exposition().then(
-      ({ contentType, body }) => res.writeHead(200, { 'content-type': contentType }).end(body),
-      (err: unknown) => {
-        logger.error({ err }, 'metrics collection failed');
-        res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics collection failed\n');
-      },
-    );
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
-  return server;
-}
-
 export interface RunningServer {
   app: FastifyInstance;
   /**
@@ -56,17 +30,6 @@ export interface RunningServer {
    * requests in flight finish (cut after TOLK_SHUTDOWN_TIMEOUT_MS), then engines and the store close.
    */
   close(): Promise<void>;
-}
-
-/**
- * One of several HTTP processes of a node (http-processes.ts): the primary serves TOLK_METRICS_PORT, checkpoints the
- * SQLite WAL and removes what interrupted model installs left, for all of them.
- */
-export interface HttpProcessRole {
-  /** This process's metrics, which the primary asks for to aggregate them. */
-  answerMetrics(metrics: Metrics): void;
-  /** The metrics of every HTTP process, aggregated by the primary (what /metrics answers). */
-  aggregateMetrics(): Promise<string>;
 }
 
 export async function startServer(config: Config, role?: HttpProcessRole): Promise<RunningServer> {

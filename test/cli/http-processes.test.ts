@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import { freePort, TEST_POSTGRES_URL } from '../helpers/harness.js';
+import { loadConfig } from '../../src/config.js';
+import { processShare } from '../../src/http-processes.js';
 import { freshPostgresDatabase } from '../helpers/fresh-database.js';
 import { cliJson, startServe } from '../helpers/serve-process.js';
 import { alive, gone } from '../helpers/processes.js';
@@ -163,6 +165,17 @@ async function twoProcesses(databaseUrl: string | undefined, jobAttempts: (id: s
     const result = await fetch(`http://127.0.0.1:${port}/v2/document/${id}/result`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ document_key: documentKey }) });
     assert.match(await result.text(), /impresora/);
 
+    // An HTTP process killed is replaced (logged), its engines' processes end with it, and the node serves on.
+    const [victim, survivor] = processes as [number, number];
+    const victimFamily = descendants(victim);
+    process.kill(victim, 'SIGKILL');
+    await waitFor('the killed HTTP process to be replaced', () => /HTTP process died; starting another/.test(server.logs()) && children(server.child.pid!).length === 2 && !children(server.child.pid!).includes(victim));
+    for (const pid of victimFamily) assert.ok(await gone(pid), `process ${pid} of the killed HTTP process outlived it`);
+    await waitFor('the new HTTP process to listen', () => server.logs().split('HTTP process listening').length - 1 === 3);
+    assert.ok(children(server.child.pid!).includes(survivor));
+    const served = await burst(8, 8, () => call(agent, port, 'GET', '/v2/usage', capped.admin_key!));
+    assert.equal(served.get(200), 8);
+
     // SIGTERM: every process of the node (HTTP processes, their engines) ends, the primary with 0.
     family = descendants(server.child.pid!);
     agent.destroy();
@@ -217,4 +230,21 @@ describe('TOLK_HTTP_PROCESSES=2', { timeout: 3 * HUNG_TEST_MS }, () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
+});
+
+it('each HTTP process gets its share of the engines: what one process would start, divided', () => {
+  const base = { TOLK_HTTP_PROCESSES: '4', TOLK_APERTIUM_PIPELINES_PER_PAIR: '8', TOLK_BERGAMOT_WORKERS: '16', TOLK_BERGAMOT_MEMORY_MB: '8192' };
+  const share = processShare(loadConfig({ ...base, TOLK_APERTIUM_MEMORY_MB: '4096', TOLK_DOCUMENT_WORKERS: '2', TOLK_HUNSPELL_PROCESSES: '3' }));
+  assert.equal(share.apertium.maxPipelinesPerPair, 2);
+  assert.equal(share.apertium.memoryBudgetMb, 1024);
+  assert.equal(share.bergamot.workers, 4);
+  assert.equal(share.bergamot.memoryBudgetMb, 2048);
+  // rounded up: the node never runs fewer than asked
+  assert.equal(share.documents.workers, 1);
+  assert.equal(share.hunspellProcesses, 1);
+  // off stays off; a neural budget never drops below one base-memory direction
+  const off = processShare(loadConfig({ ...base, TOLK_BERGAMOT_WORKERS: '0', TOLK_DOCUMENT_WORKERS: '0', TOLK_BERGAMOT_MEMORY_MB: '2048' }));
+  assert.equal(off.bergamot.workers, 0);
+  assert.equal(off.documents.workers, 0);
+  assert.equal(off.bergamot.memoryBudgetMb, 1024);
 });
