@@ -13,7 +13,7 @@ import { freePort, TEST_POSTGRES_URL } from '../helpers/harness.js';
 import { loadConfig } from '../../src/config.js';
 import { processShare } from '../../src/http-processes.js';
 import { freshPostgresDatabase } from '../helpers/fresh-database.js';
-import { cliJson, startServe } from '../helpers/serve-process.js';
+import { cliJson, serveEnv, startServe } from '../helpers/serve-process.js';
 import { alive, gone } from '../helpers/processes.js';
 import { HUNG_TEST_MS, waitFor } from '../helpers/wait.js';
 
@@ -98,15 +98,9 @@ async function burst(count: number, parallel: number, one: () => Promise<Answer>
 async function twoProcesses(databaseUrl: string | undefined, jobAttempts: (id: string) => Promise<number>, dataDir: string): Promise<void> {
   const [port, free] = [await freePort(), await freePort()];
   const env = {
-    ...process.env,
-    TOLK_DATA_DIR: dataDir,
-    ...(databaseUrl ? { TOLK_DATABASE_URL: databaseUrl } : {}),
-    TOLK_PORT: String(port),
-    TOLK_FREE_PORT: String(free),
+    ...serveEnv(dataDir, databaseUrl, port, free),
     TOLK_HTTP_PROCESSES: '2',
     TOLK_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
-    TOLK_APERTIUM_PAIRS: 'en-es',
-    TOLK_BERGAMOT_WORKERS: '0',
     TOLK_DOCUMENT_WORKERS: '2',
     TOLK_LOG_LEVEL: 'warn',
     // the client's connections stay open between the steps, which wait for CLI commands (seconds under load)
