@@ -249,6 +249,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const freePort = e.TOLK_FREE_PORT ?? (port === 0 ? 0 : port + 1);
   const dataDir = resolve(e.TOLK_DATA_DIR ?? './data');
   const databaseUrl = e.TOLK_DATABASE_URL ?? resolve(dataDir, 'tolk.db');
+  const automatic = e.TOLK_HTTP_PROCESSES === undefined || e.TOLK_HTTP_PROCESSES === 'auto';
+  // each process would open a database of its own in memory: one process there
+  const httpProcesses = automatic ? (databaseUrl === ':memory:' ? 1 : defaultHttpProcesses()) : Number(e.TOLK_HTTP_PROCESSES);
+  if (httpProcesses > 1 && databaseUrl === ':memory:') throw new ConfigError('Invalid configuration:\n  TOLK_HTTP_PROCESSES above 1 needs a database file or PostgreSQL, not TOLK_DATABASE_URL=:memory:');
   const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   return {
     host,
@@ -328,7 +332,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     llmModelsUrl: e.TOLK_LLM_MODELS_URL,
     hunspellProcesses: e.TOLK_HUNSPELL_PROCESSES ?? 2,
     metricsPort: e.TOLK_METRICS_PORT,
-    httpProcesses: e.TOLK_HTTP_PROCESSES === undefined || e.TOLK_HTTP_PROCESSES === 'auto' ? defaultHttpProcesses() : Number(e.TOLK_HTTP_PROCESSES),
+    httpProcesses,
     libreTranslate: e.TOLK_LIBRETRANSLATE === 'true',
     libreTranslateCors:
       e.TOLK_LIBRETRANSLATE_CORS === undefined || e.TOLK_LIBRETRANSLATE_CORS === 'true' ? '*' : e.TOLK_LIBRETRANSLATE_CORS === 'false' ? 'none' : e.TOLK_LIBRETRANSLATE_CORS.split(','),

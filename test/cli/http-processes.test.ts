@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import { freePort, TEST_POSTGRES_URL } from '../helpers/harness.js';
-import { loadConfig } from '../../src/config.js';
+import { defaultHttpProcesses, loadConfig } from '../../src/config.js';
 import { processShare } from '../../src/http-processes.js';
 import { freshPostgresDatabase } from '../helpers/fresh-database.js';
 import { cliJson, serveEnv, startServe } from '../helpers/serve-process.js';
@@ -241,4 +241,12 @@ it('each HTTP process gets its share of the engines: what one process would star
   assert.equal(off.bergamot.workers, 0);
   assert.equal(off.documents.workers, 0);
   assert.equal(off.bergamot.memoryBudgetMb, 1024);
+});
+
+it('TOLK_HTTP_PROCESSES: auto is one process below 4 cores, one per 4 cores above; never several on a database in memory', () => {
+  assert.deepEqual([2, 3, 4, 8, 16, 64, 128].map((cores) => defaultHttpProcesses(cores)), [1, 1, 1, 2, 4, 16, 16]);
+  assert.equal(loadConfig({ TOLK_HTTP_PROCESSES: '3' }).httpProcesses, 3);
+  assert.equal(loadConfig({ TOLK_HTTP_PROCESSES: 'auto', TOLK_DATABASE_URL: ':memory:' }).httpProcesses, 1);
+  assert.throws(() => loadConfig({ TOLK_HTTP_PROCESSES: '2', TOLK_DATABASE_URL: ':memory:' }), /TOLK_HTTP_PROCESSES above 1 needs a database file/);
+  assert.throws(() => loadConfig({ TOLK_HTTP_PROCESSES: '0' }), /TOLK_HTTP_PROCESSES/);
 });
