@@ -2,10 +2,11 @@
 // The bare Fastify variant (bench/bare-fastify-server.ts) shows what any Fastify server over this engine can reach.
 //
 // Run: npm run bench:translate [-- --duration=3000 --only=engine,engine-off,engine-relay,apy,tolk,bare] [--baseline=OTHER_BUILT_CHECKOUT]
+//   [--http-processes=2]: `tolk serve` with TOLK_HTTP_PROCESSES=2 too, beside the one-process `tolk`
 // Each request carries one sentence; every cell runs for --duration ms after a short warm-up.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -228,7 +229,7 @@ async function tolkVariant(): Promise<Variant> {
  * (c, as deployed) `tolk serve` in its own process with its production defaults, one pro account made by the CLI.
  * `root`: another built checkout, for the --baseline variant (A/B of two commits in one run).
  */
-async function tolkProcessVariant(root = repoRoot, name = 'tolk /v2/translate (HTTP, own process)'): Promise<Variant> {
+async function tolkProcessVariant(root = repoRoot, name = 'tolk /v2/translate (HTTP, own process)', settings: Record<string, string> = {}): Promise<Variant> {
   const dir = mkdtempSync(path.join(tmpdir(), 'tolk-bench-'));
   const port = await freePort();
   const cli = path.resolve(root, 'dist', 'src', 'cli.js');
@@ -241,6 +242,7 @@ async function tolkProcessVariant(root = repoRoot, name = 'tolk /v2/translate (H
     TOLK_RATE_LIMIT_PER_MINUTE: '100000000',
     TOLK_APERTIUM_PAIRS: 'en-es',
     ...(ENGINE_OPTS.maxPipelinesPerPair !== undefined ? { TOLK_APERTIUM_PIPELINES_PER_PAIR: String(ENGINE_OPTS.maxPipelinesPerPair) } : {}),
+    ...settings,
   };
   const created = await new Promise<string>((resolve, reject) => {
     const c = spawn(process.execPath, [cli, 'account', 'create', '--plan', 'pro', '--character-limit', 'unlimited', '--json'], { env });
@@ -255,7 +257,8 @@ async function tolkProcessVariant(root = repoRoot, name = 'tolk /v2/translate (H
   const url = new URL(`http://127.0.0.1:${port}/v2/translate`);
   const headers = { 'content-type': 'application/json', authorization: `DeepL-Auth-Key ${adminKey}` };
   const { translate, agent } = v2TranslateClient('tolk', url, headers, tolkBody, CONCURRENCY);
-  const deadline = Date.now() + 30_000;
+  // several HTTP processes start one after the migrations, each with its engines: slower on a loaded machine
+  const deadline = Date.now() + 30_000 * Number(settings.TOLK_HTTP_PROCESSES ?? 1);
   for (;;) {
     try {
       await translate('Warm up.');
@@ -269,7 +272,8 @@ async function tolkProcessVariant(root = repoRoot, name = 'tolk /v2/translate (H
     name,
     translate,
     http: { url: url.toString(), headers, bodyFor: tolkBody },
-    serverCpuMs: () => processCpuMs([child.pid!]),
+    // the server's Node processes: `tolk serve` and, with TOLK_HTTP_PROCESSES > 1, the HTTP processes it forked
+    serverCpuMs: () => processCpuMs([child.pid!, ...nodeChildren(child.pid!)]),
     close: async () => {
       agent.destroy();
       child.kill('SIGTERM');
@@ -314,6 +318,23 @@ async function tolkInProcessVariant(): Promise<Variant> {
   };
 }
 
+/** The Node.js processes `pid` started (its HTTP processes; not the Apertium stages they run). */
+function nodeChildren(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`)
+      .flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number))
+      .filter((child) => {
+        try {
+          return readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0')[0] === process.execPath;
+        } catch {
+          return false;
+        }
+      });
+  } catch {
+    return [];
+  }
+}
+
 /** Median of the rows' request rates (rows of one variant and cell over the rounds). */
 function medianRow(rows: Row[]): Row {
   const sorted = [...rows].sort((a, b) => a.requests / a.seconds - b.requests / b.seconds);
@@ -336,11 +357,15 @@ async function main(): Promise<void> {
   // --baseline=DIR: `tolk serve` of another built checkout (e.g. a git worktree of main) beside this one's.
   const baseline = args.get('baseline');
   if (baseline) builders.push(['baseline', () => tolkProcessVariant(path.resolve(baseline), `baseline tolk at ${baseline} (HTTP, own process)`)]);
+  // --http-processes=2,4: `tolk serve` with TOLK_HTTP_PROCESSES at each count beside the plain `tolk` variant
+  for (const n of (args.get('http-processes') ?? '').split(',').filter(Boolean)) {
+    builders.push([`tolk-${n}`, () => tolkProcessVariant(repoRoot, `tolk /v2/translate, ${n} HTTP processes (own processes)`, { TOLK_HTTP_PROCESSES: n })]);
+  }
   // Every variant lives for the whole run (idle pipelines cost no CPU), so rounds can alternate between them: load
   // from other work on the machine then hits every variant alike, and the median of the rounds is reported.
   const variants: Variant[] = [];
   for (const [key, build] of builders) {
-    if (!ONLY.has(key) && key !== 'baseline') continue;
+    if (!ONLY.has(key) && key !== 'baseline' && !key.startsWith('tolk-')) continue;
     try {
       variants.push(await build());
     } catch (err) {

@@ -229,11 +229,17 @@ function portVariable(config: Config, port: number): string {
 class PortInUseError extends Error {}
 
 async function serve(): Promise<void> {
-  const config = loadConfig();
+  let config = loadConfig();
+  // Several HTTP processes: this one is their primary, or one of them (forked by it with node:cluster).
+  const processes = config.httpProcesses > 1 ? await import('./http-processes.js') : undefined;
+  const { default: cluster } = await import('node:cluster');
+  if (processes && cluster.isPrimary) return processes.runHttpProcesses(config);
+  const role = processes?.httpProcessRole();
+  if (processes) config = processes.processShare(config);
   const { startServer } = await import('./server.js');
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
-    server = await startServer(config);
+    server = await startServer(config, role);
   } catch (err) {
     const { code, port, address } = err as { code?: string; port?: number; address?: string };
     if (code === 'EADDRINUSE' && port !== undefined) {
@@ -260,6 +266,11 @@ async function serve(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  if (role) {
+    // a primary that is gone (killed) leaves no HTTP process behind
+    process.on('disconnect', () => stop('primary gone'));
+    role.ready();
+  }
   // A promise some library leaves unhandled (pdf.js can, after reading a damaged file) must not take every request
   // and queued job down with it: log it with its stack and keep serving.
   process.on('unhandledRejection', (reason) => server.app.log.error({ err: reason }, 'unhandled promise rejection'));

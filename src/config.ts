@@ -1,4 +1,5 @@
 // One schema for the environment: parsed and checked at start, with a message naming every bad variable.
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
@@ -66,6 +67,7 @@ const EnvSchema = Type.Object({
   TOLK_REQUEST_TIMEOUT_MS: Type.Optional(Positive),
   TOLK_SHUTDOWN_TIMEOUT_MS: Type.Optional(Positive),
   TOLK_METRICS_PORT: Type.Optional(Port),
+  TOLK_HTTP_PROCESSES: Type.Optional(Type.String({ pattern: '^(auto|[1-9]|[1-5][0-9]|6[0-4])$' })),
   TOLK_LIBRETRANSLATE: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
   TOLK_LIBRETRANSLATE_CORS: Type.Optional(Type.String({ pattern: '^(true|false|https?://[^,\\s]+(,https?://[^,\\s]+)*)$' })),
 });
@@ -172,6 +174,11 @@ export interface Config {
   /** Port of a separate listener for /metrics (no key); undefined: /metrics on the API, admin key required. */
   metricsPort: number | undefined;
   /**
+   * Processes serving HTTP on this node (TOLK_HTTP_PROCESSES; `auto`: defaultHttpProcesses), sharing the listening
+   * sockets; above 1 the engines are divided among them and the rate limit is counted in the database.
+   */
+  httpProcesses: number;
+  /**
    * LibreTranslate's API (/translate, /detect, /languages, /translate_file, /frontend/settings) beside the
    * DeepL-style one, for applications that only speak it; off unless TOLK_LIBRETRANSLATE=true.
    */
@@ -184,6 +191,15 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+/**
+ * `TOLK_HTTP_PROCESSES=auto`: one HTTP process per four cores, one below four. Each process needs about a core for its
+ * own share of a request and the engines the rest (an Apertium pipeline keeps about two cores busy); on 2 cores a second
+ * process measured no faster than one (docs/benchmarks.md, "HTTP processes") and costs a copy of the detector.
+ */
+export function defaultHttpProcesses(cores = availableParallelism()): number {
+  return cores < 4 ? 1 : Math.min(16, Math.floor(cores / 4));
+}
 
 function parseRoutes(raw: string | undefined): Config['engineRoutes'] {
   if (!raw) return [];
@@ -240,6 +256,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const freePort = e.TOLK_FREE_PORT ?? (port === 0 ? 0 : port + 1);
   const dataDir = resolve(e.TOLK_DATA_DIR ?? './data');
   const databaseUrl = e.TOLK_DATABASE_URL ?? resolve(dataDir, 'tolk.db');
+  const automatic = e.TOLK_HTTP_PROCESSES === undefined || e.TOLK_HTTP_PROCESSES === 'auto';
+  // each process would open a database of its own in memory: one process there
+  const httpProcesses = automatic ? (databaseUrl === ':memory:' ? 1 : defaultHttpProcesses()) : Number(e.TOLK_HTTP_PROCESSES);
+  if (httpProcesses > 1 && databaseUrl === ':memory:') throw new ConfigError('Invalid configuration:\n  TOLK_HTTP_PROCESSES above 1 needs a database file or PostgreSQL, not TOLK_DATABASE_URL=:memory:');
   const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   return {
     host,
@@ -319,6 +339,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     llmModelsUrl: e.TOLK_LLM_MODELS_URL,
     hunspellProcesses: e.TOLK_HUNSPELL_PROCESSES ?? 2,
     metricsPort: e.TOLK_METRICS_PORT,
+    httpProcesses,
     libreTranslate: e.TOLK_LIBRETRANSLATE === 'true',
     libreTranslateCors:
       e.TOLK_LIBRETRANSLATE_CORS === undefined || e.TOLK_LIBRETRANSLATE_CORS === 'true' ? '*' : e.TOLK_LIBRETRANSLATE_CORS === 'false' ? 'none' : e.TOLK_LIBRETRANSLATE_CORS.split(','),

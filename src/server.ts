@@ -7,6 +7,8 @@ import { buildApp, MAX_HEADER_BYTES, MAX_URI_LENGTH, serverTimeouts } from './ap
 import { clientErrorHandler } from './http/errors.js';
 import type { Config } from './config.js';
 import { buildServices } from './services.js';
+import type { HttpProcessRole } from './http-processes.js';
+import { listenMetrics } from './http/metrics-listener.js';
 import { removeInstallLeftovers } from './models/model-paths.js';
 
 /** Shutdown: how long the listeners keep accepting after the signal, and how long the last accepted get to deliver their request. */
@@ -30,16 +32,22 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(config: Config): Promise<RunningServer> {
+export async function startServer(config: Config, role?: HttpProcessRole): Promise<RunningServer> {
   // Buffered asynchronous stdout: lines go out in 8 KiB writes, or every 200 ms when fewer come, instead of one
   // write per request line (a write per line cost ~40 µs of every request: bench:translate profile).
   const destination = pino.destination({ dest: 1, sync: false, minLength: 8 * 1024 });
   const flushTimer = setInterval(() => destination.flush(), 200).unref();
   const logger = pino({ level: config.logLevel }, destination);
   // What a killed `tolk models install` left (staging folders, partial downloads) goes before the engines scan.
-  const leftovers = await removeInstallLeftovers(config.modelsDir);
-  if (leftovers.length > 0) logger.info({ removed: leftovers }, 'removed what interrupted model installs left');
-  const services = await buildServices(config, { logger });
+  if (!role) {
+    const leftovers = await removeInstallLeftovers(config.modelsDir);
+    if (leftovers.length > 0) logger.info({ removed: leftovers }, 'removed what interrupted model installs left');
+  }
+  const services = await buildServices(config, { logger, ...(role ? { walCheckpoints: 'other-process' } : {}) });
+  if (role) {
+    role.answerMetrics(services.metrics);
+    services.metrics.exposeAggregate(role.aggregateMetrics);
+  }
   const app = await buildApp({ config, services, loggerInstance: logger });
   await app.listen({ port: config.port, host: config.host });
   // The free-plan API: a second listener on the same app; requests are told apart by local port.
@@ -52,28 +60,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
       freeServer!.listen(config.freePort, config.host, () => resolve());
     });
   }
-  // Metrics on a listener of their own (no key: bind TOLK_HOST to an address only the scraper reaches).
-  let metricsServer: Server | undefined;
-  if (config.metricsPort !== undefined) {
-    metricsServer = createServer((req, res) => {
-      if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
-        res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found: only GET /metrics here\n');
-        return;
-      }
-      services.metrics.exposition().then(
-        ({ contentType, body }) => res.writeHead(200, { 'content-type': contentType }).end(body),
-        (err: unknown) => {
-          logger.error({ err }, 'metrics collection failed');
-          res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics collection failed\n');
-        },
-      );
-    });
-    await new Promise<void>((resolve, reject) => {
-      metricsServer!.once('error', reject);
-      metricsServer!.listen(config.metricsPort, config.host, () => resolve());
-    });
-  }
-  logger.info({ baseUrl: config.baseUrl, freeBaseUrl: config.freeBaseUrl, database: config.databaseUrl.replace(/\/\/[^@]*@/, '//***@') }, 'Tolk is listening');
+  const metricsServer = config.metricsPort !== undefined && !role ? await listenMetrics(config.metricsPort, config.host, () => services.metrics.exposition(), logger) : undefined;
+  // One of several HTTP processes: the primary says "Tolk is listening" once all of them are.
+  if (role) logger.info('HTTP process listening');
+  else logger.info({ baseUrl: config.baseUrl, freeBaseUrl: config.freeBaseUrl, database: config.databaseUrl.replace(/\/\/[^@]*@/, '//***@') }, 'Tolk is listening');
   let closing: Promise<void> | undefined;
   return {
     app,

@@ -32,7 +32,7 @@ import { buildVoiceService, SpokenTermsService, type VoiceService } from './voic
 import { HealthService } from './ops/health-service.js';
 import { Metrics } from './ops/metrics.js';
 import { buildInfo } from './ops/build-info.js';
-import { DatabaseRateWindows, MemoryRateWindows, RedisRateWindows, type RateWindows } from './store/rate-windows.js';
+import { DatabaseRateWindows, MemoryRateWindows, RedisRateWindows, SqliteRateWindows, type RateWindows } from './store/rate-windows.js';
 
 export type { LanguageCatalogue } from './translate/language-catalogue.js';
 
@@ -68,7 +68,7 @@ export interface Services {
   health: HealthService;
   /** Prometheus metrics for /metrics (issue 23). */
   metrics: Metrics;
-  /** Where the per-key request rate is counted: Redis, the PostgreSQL database, or memory (SQLite, one node). */
+  /** Where the per-key request rate is counted: Redis, the database, or memory (SQLite, one process). */
   rateWindows: RateWindows;
   /** Languages the engines can translate from/to (pivots included), computed once after start. */
   languages(): LanguageCatalogue;
@@ -87,20 +87,26 @@ export interface BuildServicesOptions {
   now?: () => number;
   /** Document queue timing: how long a status request waits for its job, how often idle workers poll (tests). */
   documents?: Pick<DocumentServiceOptions, 'statusWaitMs' | 'pollIntervalMs'>;
+  /** SQLite: 'other-process' when another process of this node checkpoints the WAL (several HTTP processes). */
+  walCheckpoints?: 'here' | 'other-process';
 }
 
-/** Counts the rate limit once for the cluster: Redis when configured, else a PostgreSQL database all nodes share. */
+/**
+ * Counts the rate limit once for the cluster: Redis when configured, else a PostgreSQL database all nodes share, else
+ * the SQLite file when several HTTP processes serve this node, else memory (one process).
+ */
 async function rateWindowsFor(config: Config, store: Store, pgSchema: string | undefined): Promise<RateWindows> {
   // Schemas sharing a database (tests, tenants) keep their own counts in a shared Redis too.
   if (config.redisUrl) return RedisRateWindows.connect(config.redisUrl, { prefix: `tolk:rate:${pgSchema ? `${pgSchema}:` : ''}` });
-  return store.dialect === 'postgres' ? new DatabaseRateWindows(store.db) : new MemoryRateWindows();
+  if (store.dialect === 'postgres') return new DatabaseRateWindows(store.db);
+  return config.httpProcesses > 1 && store.connection.sqlite ? new SqliteRateWindows(store.connection.sqlite) : new MemoryRateWindows();
 }
 
 export async function buildServices(config: Config, options: BuildServicesOptions = {}): Promise<Services> {
   const logger = options.logger ?? silentLogger;
   const store = await Store.open({
     url: config.databaseUrl,
-    backgroundCheckpoints: true,
+    backgroundCheckpoints: options.walCheckpoints === 'other-process' ? 'other-process' : true,
     ...(options.pgSchema ? { pgSchema: options.pgSchema } : {}),
   });
   let rateWindows: RateWindows;

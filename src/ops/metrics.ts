@@ -103,6 +103,8 @@ export class Metrics {
       help: 'Document and translation-memory jobs in the store, by kind and status.',
       labelNames: ['kind', 'status'],
       registers,
+      // read from the store, so every HTTP process of a node reports the same figure (aggregated: not summed)
+      aggregator: 'max',
       async collect() {
         jobStats = sources.jobs.jobStats();
         const stats = await jobStats;
@@ -118,12 +120,19 @@ export class Metrics {
       registers,
     });
     for (const outcome of ['done', 'error'] satisfies DocumentJobOutcome[]) this.documentJobs.inc({ outcome }, 0);
-    const bergamotGauge = (name: string, help: string, labelNames: string[], set: (g: Gauge, s: BergamotPoolStats & { installedModels: number }) => void) =>
+    const bergamotGauge = (
+      name: string,
+      help: string,
+      labelNames: string[],
+      set: (g: Gauge, s: BergamotPoolStats & { installedModels: number }) => void,
+      aggregator: 'sum' | 'max' = 'sum',
+    ) =>
       new Gauge({
         name,
         help,
         labelNames,
         registers,
+        aggregator,
         collect() {
           const stats = sources.bergamot();
           if (!stats) return;
@@ -139,7 +148,8 @@ export class Metrics {
     bergamotGauge('tolk_bergamot_models', 'Neural models, by state (installed: in TOLK_MODELS_DIR; loaded: held by at least one worker).', ['state'], (g, s) => {
       g.set({ state: 'installed' }, s.installedModels);
       g.set({ state: 'loaded' }, new Set(s.loadedModels).size);
-    });
+      // installed: one directory every HTTP process reads; loaded: the most any one of them holds
+    }, 'max');
     bergamotGauge('tolk_bergamot_model_copies', 'Workers holding each loaded neural model, by pair.', ['pair'], (g, s) => {
       const copies = new Map<string, number>();
       for (const pair of s.loadedModels) copies.set(pair, (copies.get(pair) ?? 0) + 1);
@@ -150,6 +160,7 @@ export class Metrics {
       help: 'Age of the oldest job of each kind and status.',
       labelNames: ['kind', 'status'],
       registers,
+      aggregator: 'max',
       async collect() {
         const stats = await jobStats;
         this.reset();
@@ -169,6 +180,7 @@ export class Metrics {
       help: 'Always 1: the running version of Tolk, the Node.js version, and the git commit where known.',
       labelNames: ['version', 'node', 'commit'],
       registers,
+      aggregator: 'first',
     }).set({ version: sources.build.version, node: sources.build.node, ...(sources.build.commit ? { commit: sources.build.commit } : {}) }, 1);
     this.languageModel = this.languageModelMetrics(sources, registers);
     const fallbacks = this.fallbacks;
@@ -288,7 +300,15 @@ export class Metrics {
     });
   }
 
+  /** Where the exposition comes from instead of this registry: the primary's aggregate of every HTTP process. */
+  private aggregate: (() => Promise<string>) | undefined;
+
+  /** Several HTTP processes on one node: the exposition is theirs summed (gauges read from the store: their maximum). */
+  exposeAggregate(aggregate: () => Promise<string>): void {
+    this.aggregate = aggregate;
+  }
+
   async exposition(): Promise<{ contentType: string; body: string }> {
-    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+    return { contentType: this.registry.contentType, body: await (this.aggregate?.() ?? this.registry.metrics()) };
   }
 }

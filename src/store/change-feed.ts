@@ -57,19 +57,34 @@ class Listeners {
 }
 
 /**
- * SQLite: one node. Its own changes go to its listeners at once; another process writing the same file (the CLI) is
- * seen through `version`, SQLite's data_version, which moves only when another connection committed (not for the
- * checkpointer's PASSIVE checkpoints): which rows changed is then unknown, so every cache starts over (a reset).
+ * SQLite: one node. Its own changes go to its listeners at once; another process writing the same file (the `tolk`
+ * command revoking a key while the server runs, another HTTP process of the node) is seen through `version`, which
+ * moves when another connection announced a change (`announce`, called on publish, writes a new stamp and returns the
+ * one it replaced): which rows changed is then unknown, so every cache starts over (a reset). With `pollMs`, it also
+ * looks by itself (voice connections held here for a session reconnected through another process).
  */
 export class LocalChangeFeed implements ChangeFeed {
   private readonly listeners = new Listeners();
   private seen: number | undefined;
+  private readonly poll: NodeJS.Timeout | undefined;
 
-  constructor(private readonly version?: () => number | undefined) {
+  constructor(
+    private readonly version?: () => number | undefined,
+    private readonly announce?: () => number | undefined,
+    pollMs?: number,
+  ) {
     this.seen = version?.();
+    this.poll = pollMs ? setInterval(() => this.catchUp(), pollMs).unref() : undefined;
   }
 
   async publish(change: Change): Promise<void> {
+    const replaced = this.announce?.();
+    if (replaced !== undefined) {
+      // a stamp other than the last one seen: another process announced meanwhile
+      const missed = replaced !== this.seen;
+      this.seen = this.version?.();
+      if (missed) this.listeners.deliver({ kind: 'reset' });
+    }
     this.listeners.deliver(change);
   }
 
@@ -84,7 +99,9 @@ export class LocalChangeFeed implements ChangeFeed {
     this.listeners.deliver({ kind: 'reset' });
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    clearInterval(this.poll);
+  }
 }
 
 /** How long after losing its connection the listener tries again. */

@@ -1,5 +1,6 @@
 // The database connection: opens SQLite (embedded default) or a PostgreSQL pool behind one Kysely handle, carries
 // the change feed, and closes them. Migrations (migrator.ts) and queries (repositories/) live apart.
+import { randomInt } from 'node:crypto';
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Kysely, SqliteDialect, sql } from 'kysely';
@@ -20,7 +21,8 @@ export interface StoreOptions {
    * SQLite file: checkpoint the WAL from a worker thread instead of on commits (for the long-lived server; short
    * CLI commands keep SQLite's own checkpoints); an interval other than WAL_CHECKPOINT_INTERVAL_MS is for tests.
    */
-  backgroundCheckpoints?: boolean | { intervalMs: number };
+  // 'other-process': another process of this node checkpoints the file (its commits never do)
+  backgroundCheckpoints?: boolean | { intervalMs: number } | 'other-process';
 }
 
 /**
@@ -38,6 +40,9 @@ function restrictSqliteFiles(path: string): void {
     }
   }
 }
+
+/** The server's SQLite connection looks for changes announced by other processes this often, requests or not. */
+const CHANGE_POLL_MS = 500;
 
 export class StoreConnection {
   private constructor(
@@ -96,15 +101,38 @@ export class StoreConnection {
     let checkpointer: WalCheckpointer | undefined;
     if (options.backgroundCheckpoints && options.url !== ':memory:') {
       const interval = typeof options.backgroundCheckpoints === 'object' ? options.backgroundCheckpoints.intervalMs : undefined;
-      checkpointer = new WalCheckpointer(options.url, () => sqlite.open && sqlite.pragma('wal_autocheckpoint = 1000'), interval);
+      if (options.backgroundCheckpoints !== 'other-process') {
+        checkpointer = new WalCheckpointer(options.url, () => sqlite.open && sqlite.pragma('wal_autocheckpoint = 1000'), interval);
+      }
       sqlite.pragma('wal_autocheckpoint = 0');
       // the WAL file is reused after each checkpoint; this trims what a burst grew it to
       sqlite.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
     }
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-    // data_version: a memory read of the WAL index (under a microsecond), moved only by other connections' commits
+    // data_version: a memory read of the WAL index (under a microsecond), moved only by other connections' commits.
+    // Those are mostly charges and rate-limit counts (several HTTP processes write on every request), which change no
+    // cached row: a change that does is announced in the header's user_version, read only when data_version moved.
     const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
-    const changes = new LocalChangeFeed(() => (sqlite.open ? (dataVersion.get() as number) : undefined));
+    const userVersion = sqlite.prepare('PRAGMA user_version').pluck();
+    let seenData: unknown;
+    let announced: number | undefined;
+    const version = () => {
+      if (!sqlite.open) return undefined;
+      const now = dataVersion.get();
+      if (now !== seenData) {
+        seenData = now;
+        announced = userVersion.get() as number;
+      }
+      return announced;
+    };
+    // a fresh random stamp (two processes never write the same one back), in place of the one returned
+    const restamp = sqlite.transaction((): number => {
+      const replaced = userVersion.get() as number;
+      announced = 1 + randomInt(0x7ffffffe);
+      sqlite.pragma(`user_version = ${announced}`);
+      return replaced;
+    });
+    const changes = new LocalChangeFeed(version, () => (sqlite.open ? restamp.immediate() : undefined), options.backgroundCheckpoints ? CHANGE_POLL_MS : undefined);
     return new StoreConnection(db, 'sqlite', options.pgSchema, changes, sqlite, undefined, checkpointer);
   }
 

@@ -1,6 +1,8 @@
 // Request-rate counting in fixed windows, in one place for the whole cluster: Redis when configured (one round trip,
-// atomic in a script), else the PostgreSQL database (one atomic upsert), else this process's memory (SQLite: one node).
+// atomic in a script), else the PostgreSQL database (one atomic upsert), else the SQLite file when several processes
+// of one node serve (one upsert), else this process's memory.
 import { Redis } from 'ioredis';
+import type SqliteDatabase from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 
@@ -78,6 +80,49 @@ export class DatabaseRateWindows implements RateWindows {
     if (this.longestWindowMs === 0) return;
     await sql`DELETE FROM rate_limit_windows
       WHERE window_start < (extract(epoch from clock_timestamp()) * 1000)::bigint - ${this.longestWindowMs}`.execute(this.db);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+  }
+}
+
+/**
+ * SQLite shared by the HTTP processes of one node: one upsert per hit, answered synchronously (better-sqlite3; the
+ * file's write lock orders the processes, its busy timeout lets them wait their turn). One machine: one clock.
+ */
+export class SqliteRateWindows implements RateWindows {
+  readonly kind = 'database';
+  private readonly sweeper: NodeJS.Timeout;
+  private longestWindowMs = 0;
+  private readonly upsert: SqliteDatabase.Statement;
+  private readonly expire: SqliteDatabase.Statement;
+
+  constructor(
+    sqlite: SqliteDatabase.Database,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.upsert = sqlite.prepare(`
+      INSERT INTO rate_limit_windows AS w (bucket, window_start, hits) VALUES (@bucket, @now, 1)
+      ON CONFLICT (bucket) DO UPDATE SET
+        hits = CASE WHEN w.window_start + @windowMs <= @now THEN 1 ELSE w.hits + 1 END,
+        window_start = CASE WHEN w.window_start + @windowMs <= @now THEN @now ELSE w.window_start END
+      RETURNING hits, window_start`);
+    this.expire = sqlite.prepare('DELETE FROM rate_limit_windows WHERE window_start < ?');
+    this.sweeper = setInterval(() => {
+      try {
+        if (this.longestWindowMs > 0) this.expire.run(this.now() - this.longestWindowMs);
+      } catch {
+        // busy or closing: the next sweep deletes them
+      }
+    }, SWEEP_INTERVAL_MS).unref();
+  }
+
+  hit(bucket: string, windowMs: number): WindowHit {
+    this.longestWindowMs = Math.max(this.longestWindowMs, windowMs);
+    const now = this.now();
+    const row = this.upsert.get({ bucket, now, windowMs }) as { hits: number; window_start: number };
+    return { count: row.hits, resetInMs: Math.max(0, row.window_start + windowMs - now) };
   }
 
   async close(): Promise<void> {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { freePort, TEST_POSTGRES_URL } from '../helpers/harness.js';
-import { cliJson, startServe } from '../helpers/serve-process.js';
+import { cliJson, serveEnv, startServe } from '../helpers/serve-process.js';
 
 /** A database of its own on the test server, or why there is none. */
 async function scratchPostgres(): Promise<{ url: string; drop(): Promise<void> } | string> {
@@ -34,16 +34,7 @@ async function scratchPostgres(): Promise<{ url: string; drop(): Promise<void> }
 async function revokedAtOnce(databaseUrl: string | undefined): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tolk-revoke-'));
   const [port, free] = [await freePort(), await freePort()];
-  const env = {
-    ...process.env,
-    TOLK_DATA_DIR: dataDir,
-    ...(databaseUrl ? { TOLK_DATABASE_URL: databaseUrl } : {}),
-    TOLK_PORT: String(port),
-    TOLK_FREE_PORT: String(free),
-    TOLK_APERTIUM_PAIRS: 'en-es',
-    TOLK_BERGAMOT_WORKERS: '0',
-    TOLK_DOCUMENT_WORKERS: '0',
-  };
+  const env = { ...serveEnv(dataDir, databaseUrl, port, free), TOLK_DOCUMENT_WORKERS: '0' };
   const server = await startServe(env);
   try {
     const account = await cliJson(env, ['account', 'create', '--plan', 'pro']);

@@ -16,6 +16,19 @@ export interface ServeProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/** The environment of a `tolk serve` on its own data directory and ports, with the en-es pair alone and no neural engine. */
+export function serveEnv(dataDir: string, databaseUrl: string | undefined, port: number, freePort: number): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    TOLK_DATA_DIR: dataDir,
+    ...(databaseUrl ? { TOLK_DATABASE_URL: databaseUrl } : {}),
+    TOLK_PORT: String(port),
+    TOLK_FREE_PORT: String(freePort),
+    TOLK_APERTIUM_PAIRS: 'en-es',
+    TOLK_BERGAMOT_WORKERS: '0',
+  };
+}
+
 export async function startServe(env: NodeJS.ProcessEnv, timeoutMs = HUNG_TEST_MS): Promise<ServeProcess> {
   const child = spawn(process.execPath, [CLI, 'serve'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   let logs = '';
