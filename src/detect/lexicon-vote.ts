@@ -88,9 +88,19 @@ export function decideByLexicons(
   else if (eld(first) >= eldBest - ELD_NEAR && (second === undefined || eld(first) - eld(second) >= ELD_LEAD)) chosen = first;
   // where eld scored the text, a language the n-gram vote knows must also be its first candidate (names and
   // loanwords at the start of Dutch or Swedish sentences are in the English dictionaries)
-  if (chosen !== undefined && eldBest > 0 && voted.has(chosen) && question.candidates[0] !== chosen) return undefined;
-  return chosen !== undefined && decidable.has(chosen) ? chosen : undefined;
+  if (chosen === undefined || (eldBest > 0 && voted.has(chosen) && question.candidates[0] !== chosen)) return undefined;
+  // where eld scored the text, the chosen language must lead every other language it scored, those outside the
+  // detected ones included (Belarusian ties with Ukrainian, Croatian with Romanian on a word both spell alike)
+  if (eldBest > 0 && Object.entries(question.eldScores).some(([lang, score]) => lang !== chosen && score >= eld(chosen))) return undefined;
+  // words other likely languages' lexicons know too are no evidence: a name at the start of a sentence is in several
+  // ("Schumacher", "Luxembourg"), Galician words in Portuguese's; one such rival is allowed ("hola" is also Norwegian)
+  const rivals = [...tally].filter(([lang, t]) => lang !== chosen && t.knowAll > 0 && (question.candidates.includes(lang) || eld(lang) > 0));
+  if (rivals.length > MAX_RIVALS) return undefined;
+  return decidable.has(chosen) ? chosen : undefined;
 }
+
+/** Other languages the vote or eld names whose lexicons may know every word too, and the lexicons still decide. */
+const MAX_RIVALS = 1;
 
 /** The lexicons' vote over every language they know, each asked in parallel under one deadline. */
 export class LexiconVote {
@@ -136,6 +146,10 @@ export function hunspellLexicon(hunspell: {
   return {
     // the base languages: a variant's dictionary (en-gb) would only compete with its own base
     languages: () => hunspell.languages().filter((lang) => !lang.includes('-')),
-    knownWords: async (lang, words, deadlineMs) => (await hunspell.accepted(lang, [...words], { deadlineAt: Date.now() + deadlineMs })).size,
+    // the words accepted as written: Hunspell splits "Mae'r" and accepts its piece "r", which is no word of the text
+    knownWords: async (lang, words, deadlineMs) => {
+      const accepted = await hunspell.accepted(lang, [...words], { deadlineAt: Date.now() + deadlineMs });
+      return words.filter((word) => accepted.has(word)).length;
+    },
   };
 }
