@@ -33,6 +33,8 @@ describe('decideByLexicons', () => {
   it('no decision where eld scores another language as high, or several likely languages know the words (FLORES dev prefixes)', () => {
     // Belarusian "На думку": only Ukrainian's analyser knows it, but eld scores Belarusian as high as Ukrainian
     assert.equal(decideByLexicons(question(['На', 'думку'], { uk: 0.84, be: 0.84, sr: 0.83 }, ['uk', 'bg']), tally({ uk: [1, 1], ru: [1, 0] }), DETECTOR_LANGUAGES), undefined);
+    // Bulgarian "Американск…" cut at 10 characters: Russian's analyser knows it, eld ties Russian and Bulgarian
+    assert.equal(decideByLexicons(question(['Американск'], { ru: 0.8239, bg: 0.8234, uk: 0.8104 }, ['ru']), tally({ ru: [1, 1], uk: [1, 0] }), DETECTOR_LANGUAGES), undefined);
     // "Schumacher" opening an English sentence: German's dictionary knows the name, and so do English's, Danish's, one of French's
     const schumacher = tally({ de: [1, 1], en: [2, 2], da: [1, 1], nb: [1, 1], fr: [2, 1] });
     assert.equal(decideByLexicons(question(['Schumacher'], { de: 0.75, nl: 0.7, pl: 0.61, fr: 0.56, en: 0.5 }, ['de']), schumacher, DETECTOR_LANGUAGES), undefined);
