@@ -4,6 +4,7 @@
 //  - held-out FLORES dev prefixes (sentences 500 on, --sentences per language) of ≤10 and ≤20 characters in the 33
 //    detection languages (accuracy, precision of answers),
 //  - the same prefixes in FLORES languages outside the 33 (how many get a language reported that is not theirs).
+//  - the UDHR (held out from all of it) in the 33 and in neighbouring languages outside them.
 // node dist/bench/detect-lexicons.js [--sentences=150]
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +14,7 @@ import { MorphAnalysers } from '../src/engines/apertium/morph-analysers.js';
 import { Hunspell } from '../src/write/hunspell.js';
 import { FLORES_DIR, floresLines, truncateAtWord } from '../test/helpers/flores.js';
 import { benchArgs } from './args.js';
+import { distinctTexts, UDHR_OTHER_DECLARATIONS, udhrOtherSentences, udhrSentences } from './udhr-sentences.js';
 
 const args = benchArgs();
 const sentences = Number(args.get('sentences') ?? 150);
@@ -56,6 +58,10 @@ const pct = (n: number, d: number) => (d === 0 ? '–' : `${((100 * n) / d).toFi
 const row = (name: string, t: Tally) =>
   `| ${name} | ${t.texts} | ${pct(t.right[0], t.texts)} | ${pct(t.right[0], t.answered[0])} | ${pct(t.right[1], t.texts)} | ${pct(t.right[1], t.answered[1])} |`;
 
+// outside the 33 what counts is how many texts are reported as another language (alone / with lexicons)
+const wrongRow = (name: string, t: Tally) =>
+  `| ${name} | ${t.texts} | another language reported: ${pct(t.answered[0] - t.right[0], t.texts)} | | ${pct(t.answered[1] - t.right[1], t.texts)} | |`;
+
 const fixture = fileURLToPath(new URL('../../test/fixtures/detect/short-phrases.tsv', import.meta.url));
 const phrases = readFileSync(fixture, 'utf8')
   .split('\n')
@@ -80,7 +86,13 @@ const others = readdirSync(FLORES_DIR)
 for (const max of [10, 20]) {
   const cases: Array<[string, string]> = [];
   for (const lang of others) for (const line of floresLines(lang).slice(HELD_OUT_FROM, HELD_OUT_FROM + sentences)) cases.push([lang, truncateAtWord(line, max)]);
-  console.log(row(`FLORES ≤${max}, ${others.length} other languages`, await tally(cases)));
+  console.log(wrongRow(`FLORES ≤${max}, ${others.length} other languages`, await tally(cases)));
 }
+// held out from everything fit or tuned: the UDHR (bench/udhr-sentences.ts), each distinct prefix once per language
+const udhrCases = (langs: readonly string[], sentencesOf: (lang: string) => string[], max: number) =>
+  langs.flatMap((lang) => distinctTexts(sentencesOf(lang).map((s) => truncateAtWord(s, max))).map((text): [string, string] => [lang, text]));
+const udhrOthers = Object.keys(UDHR_OTHER_DECLARATIONS);
+for (const max of [10, 20]) console.log(row(`UDHR ≤${max}, the 33`, await tally(udhrCases(DETECTION_LANGUAGES, udhrSentences, max))));
+for (const max of [10, 20]) console.log(wrongRow(`UDHR ≤${max}, ${udhrOthers.length} other languages`, await tally(udhrCases(udhrOthers, udhrOtherSentences, max))));
 hunspell.close();
 analysers.close();

@@ -10,6 +10,7 @@ import {
 } from '../src/detect/language-detector.js';
 import { floresLines, truncateAtWord } from '../test/helpers/flores.js';
 import { benchArgs } from './args.js';
+import { distinctTexts, udhrSentences } from './udhr-sentences.js';
 
 /**
  * `--before=DIR`: another build's dist (e.g. main's) whose EldLanguageDetector (with that build's assets) is measured
@@ -69,18 +70,29 @@ const data = new Map<string, string[]>();
 // Thresholds are fit on sentences 0–499; report on the held-out 500–996.
 for (const lang of DETECTION_LANGUAGES) data.set(lang, readLines(lang).slice(HELD_OUT_FROM));
 
-const inputs = new Map<string, Map<string, string[]>>(); // bucket → lang → texts
-for (const b of BUCKETS) {
-  const perLang = new Map<string, string[]>();
-  for (const [lang, lines] of data) perLang.set(lang, lines.map((l) => (b.max === Infinity ? l : truncateAtWord(l, b.max))));
-  inputs.set(b.name, perLang);
+type Inputs = Map<string, Map<string, string[]>>; // bucket → lang → texts
+/** Each sentence and its prefixes per bucket; `distinct`: each text once per language (the UDHR repeats openings). */
+function prefixInputs(sentences: Map<string, string[]>, distinct = false): Inputs {
+  const result: Inputs = new Map();
+  for (const b of BUCKETS) {
+    const perLang = new Map<string, string[]>();
+    for (const [lang, lines] of sentences) {
+      const texts = lines.map((l) => (b.max === Infinity ? l : truncateAtWord(l, b.max)));
+      perLang.set(lang, distinct ? distinctTexts(texts) : texts);
+    }
+    result.set(b.name, perLang);
+  }
+  return result;
 }
+const inputs = prefixInputs(data);
+/** Held out from everything the project fit or tuned on: the UDHR (bench/udhr-sentences.ts), each text once. */
+const udhrInputs = prefixInputs(new Map(DETECTION_LANGUAGES.map((lang) => [lang, udhrSentences(lang)])), true);
 
-function evaluate(detector: LanguageDetector): Map<string, Map<string, Tally>> {
+function evaluate(detector: LanguageDetector, on: Inputs = inputs): Map<string, Map<string, Tally>> {
   const result = new Map<string, Map<string, Tally>>();
   for (const b of BUCKETS) {
     const perLang = new Map<string, Tally>();
-    for (const [lang, texts] of inputs.get(b.name) ?? []) {
+    for (const [lang, texts] of on.get(b.name) ?? []) {
       const t = tally();
       for (const text of texts) {
         const o = detector.detect(text);
@@ -163,6 +175,21 @@ if (!throughputOnly) {
     log(`| ${b.name} | ${pct(t.correct, t.n)}% | ${pct(t.correct, t.statuses.success ?? 0)}% | ${pct(r.correct, r.n)}% |${beforeCells}`);
   }
   if (beforeDir) log(`\nBefore: \`EldLanguageDetector\` of ${beforeDir} (its own assets), same run.`);
+  log();
+  const udhrTolk = evaluate(tolk, udhrInputs);
+  const udhrBase = evaluate(baseline, udhrInputs);
+  const udhrBefore = before ? evaluate(before, udhrInputs) : undefined;
+  log('Held out from both FLORES halves: the UDHR in the 33 languages (`udhr` package; sentences of the preamble and articles, each distinct text once per language):');
+  log();
+  log(`| Length | texts | Tolk accuracy | Tolk precision | Baseline (raw eld small) accuracy |${udhrBefore ? ' Before accuracy | Before precision |' : ''}`);
+  log(`|---|---:|---:|---:|---:|${udhrBefore ? '---:|---:|' : ''}`);
+  for (const b of BUCKETS) {
+    const t = sum(udhrTolk.get(b.name) ?? new Map());
+    const r = sum(udhrBase.get(b.name) ?? new Map());
+    const p = udhrBefore ? sum(udhrBefore.get(b.name) ?? new Map()) : undefined;
+    const beforeCells = p ? ` ${pct(p.correct, p.n)}% | ${pct(p.correct, p.statuses.success ?? 0)}% |` : '';
+    log(`| ${b.name} | ${t.n} | ${pct(t.correct, t.n)}% | ${pct(t.correct, t.statuses.success ?? 0)}% | ${pct(r.correct, r.n)}% |${beforeCells}`);
+  }
   log();
   log('Status rates (Tolk):');
   log();

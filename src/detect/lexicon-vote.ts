@@ -58,6 +58,9 @@ const ELD_LEAD = 0.05;
 /** A language decided by the lexicons scores at least eld's best less this, when eld scored the text. */
 const ELD_NEAR = 0.03;
 
+/** eld's scores closer than this are a tie ("Американск": Russian 0.8239, Bulgarian 0.8234). */
+const ELD_TIE = 0.005;
+
 /** Per language, of its installed lexicons how many there are and how many know every word of the text. */
 export interface LexiconTally {
   lexicons: number;
@@ -91,7 +94,7 @@ export function decideByLexicons(
   if (chosen === undefined || (eldBest > 0 && voted.has(chosen) && question.candidates[0] !== chosen)) return undefined;
   // where eld scored the text, the chosen language must lead every other language it scored, those outside the
   // detected ones included (Belarusian ties with Ukrainian, Croatian with Romanian on a word both spell alike)
-  if (eldBest > 0 && Object.entries(question.eldScores).some(([lang, score]) => lang !== chosen && score >= eld(chosen))) return undefined;
+  if (eldBest > 0 && Object.entries(question.eldScores).some(([lang, score]) => lang !== chosen && score > eld(chosen) - ELD_TIE)) return undefined;
   // words other likely languages' lexicons know too are no evidence: a name at the start of a sentence is in several
   // ("Schumacher", "Luxembourg"), Galician words in Portuguese's; one such rival is allowed ("hola" is also Norwegian)
   const rivals = [...tally].filter(([lang, t]) => lang !== chosen && t.knowAll > 0 && (question.candidates.includes(lang) || eld(lang) > 0));
@@ -146,6 +149,10 @@ export function hunspellLexicon(hunspell: {
   return {
     // the base languages: a variant's dictionary (en-gb) would only compete with its own base
     languages: () => hunspell.languages().filter((lang) => !lang.includes('-')),
-    knownWords: async (lang, words, deadlineMs) => (await hunspell.accepted(lang, [...words], { deadlineAt: Date.now() + deadlineMs })).size,
+    // the words accepted as written: Hunspell splits "Mae'r" and accepts its piece "r", which is no word of the text
+    knownWords: async (lang, words, deadlineMs) => {
+      const accepted = await hunspell.accepted(lang, [...words], { deadlineAt: Date.now() + deadlineMs });
+      return words.filter((word) => accepted.has(word)).length;
+    },
   };
 }

@@ -152,7 +152,12 @@ export class TranslateService {
       }
     }
     for (const source of new Set(sources)) {
-      if (source === targetBase) continue;
+      if (source === targetBase) {
+        // text already in the target ("Protonenstrahl" → DE) is returned as it is only where an engine serves the
+        // target: a 200 never labels a language the server does not serve
+        if (!router.servesTarget(targetLang)) throw invalid(targetUnsupported(targetLang));
+        continue;
+      }
       const target = this.resolveTarget(source, targetLang);
       if (!router.canTranslate(source, target)) {
         if (sourceLang === undefined) {

@@ -4,7 +4,7 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DETECTOR_LANGUAGES, EldLanguageDetector } from '../../src/detect/language-detector.js';
 import { decideByLexicons, hunspellLexicon, LexiconVote, type Lexicon, type LexiconQuestion, type LexiconTally } from '../../src/detect/lexicon-vote.js';
-import { knownWordCount, MorphAnalysers } from '../../src/engines/apertium/morph-analysers.js';
+import { knownWordCount, MorphAnalysers, unknownLetterUnits } from '../../src/engines/apertium/morph-analysers.js';
 import { Hunspell } from '../../src/write/hunspell.js';
 
 const question = (words: string[], eld: Record<string, number> = {}, candidates: string[] = []): LexiconQuestion => ({ words, eldScores: eld, candidates });
@@ -28,6 +28,18 @@ describe('decideByLexicons', () => {
     assert.equal(decideByLexicons(question(['Bon', 'dia'], { ca: 0.82, fr: 0.7 }), tally({ ca: [1, 1], fr: [2, 1] }), DETECTOR_LANGUAGES), 'ca');
     // Czech "Golf je": French's dictionaries know both words, but eld puts Slovene, Croatian, Yoruba well ahead
     assert.equal(decideByLexicons(question(['Golf', 'je'], { sl: 0.78, hr: 0.77, fr: 0.7 }), tally({ fr: [2, 2], en: [2, 1] }), DETECTOR_LANGUAGES), undefined);
+  });
+
+  it('no decision where eld scores another language as high, or several likely languages know the words (FLORES dev prefixes)', () => {
+    // Belarusian "На думку": only Ukrainian's analyser knows it, but eld scores Belarusian as high as Ukrainian
+    assert.equal(decideByLexicons(question(['На', 'думку'], { uk: 0.84, be: 0.84, sr: 0.83 }, ['uk', 'bg']), tally({ uk: [1, 1], ru: [1, 0] }), DETECTOR_LANGUAGES), undefined);
+    // Bulgarian "Американск…" cut at 10 characters: Russian's analyser knows it, eld ties Russian and Bulgarian
+    assert.equal(decideByLexicons(question(['Американск'], { ru: 0.8239, bg: 0.8234, uk: 0.8104 }, ['ru']), tally({ ru: [1, 1], uk: [1, 0] }), DETECTOR_LANGUAGES), undefined);
+    // "Schumacher" opening an English sentence: German's dictionary knows the name, and so do English's, Danish's, one of French's
+    const schumacher = tally({ de: [1, 1], en: [2, 2], da: [1, 1], nb: [1, 1], fr: [2, 1] });
+    assert.equal(decideByLexicons(question(['Schumacher'], { de: 0.75, nl: 0.7, pl: 0.61, fr: 0.56, en: 0.5 }, ['de']), schumacher, DETECTOR_LANGUAGES), undefined);
+    // one rival is allowed: "hola" is also a Norwegian form
+    assert.equal(decideByLexicons(question(['Hola'], {}, ['sk', 'es', 'nb']), tally({ es: [2, 2], nb: [1, 1], nn: [1, 1], ca: [1, 1] }), DETECTOR_LANGUAGES), 'es');
   });
 
   it('several: a clear lead in eld, or, where eld scored nothing, the first of the candidates', () => {
@@ -105,6 +117,17 @@ describe('the installed lexicons', () => {
     assert.ok(!lexicon.languages().includes('pt-br'), 'variants do not compete with their base');
     assert.equal(await lexicon.knownWords('pt', ['Obrigado'], 30_000), 1);
     assert.equal(await lexicon.knownWords('es', ['Obrigado'], 30_000), 0);
+  });
+
+  it('a word is known only whole: Welsh "Mae\'r" is no Danish or Italian word though "r" is (FLORES dev cy)', async (t) => {
+    assert.equal(unknownLetterUnits("^Mae/*Mae$^'/'<apos>$^r/r<n>$"), 1);
+    assert.equal(unknownLetterUnits('^Bon dia/Bon dia<ij>$ ^,/,<cm>$'), 0);
+    if (!analysers.languages().includes('da') || !hunspell.has('it')) return t.skip('Apertium da or Hunspell it not installed');
+    assert.equal(await analysers.knownWords('da', ["Mae'r"], 30_000), 0);
+    assert.equal(await analysers.knownWords('da', ["Mae'r", 'og'], 30_000), 1);
+    const lexicon = hunspellLexicon(hunspell);
+    assert.equal(await lexicon.knownWords('it', ["Mae'r"], 30_000), 0);
+    assert.equal(await lexicon.knownWords('fr', ["aujourd'hui"], 30_000), 1);
   });
 
   it('an analyser that is not installed is no language at all', async () => {

@@ -50,12 +50,20 @@ describe('short texts', () => {
     assert.equal(obrigado.json().message, "Detected source language 'PT' cannot be translated to 'EN' by the installed engines.");
   });
 
-  it('a target no engine serves is refused as such, whatever the short text not detected in it (no 200 labelled with it)', async () => {
-    for (const text of ['proton beam', 'Test', 'Děkuji', 'Hola']) {
+  it('a target no engine serves is refused as such, whatever the short text, even one detected in it (no 200 labelled with it)', async () => {
+    // no German engine here; "Protonenstrahl" and the sentence are detected as German, the target itself
+    const german = 'Die Kinder spielen im Garten, und der Hund schläft in der Sonne.';
+    const detected = (await post('/v3/detect/language', { text: [german] })).json().results[0];
+    assert.deepEqual(detected, { detected_language: 'de', detection_status: 'success' });
+    for (const text of ['proton beam', 'Test', 'Děkuji', 'Hola', 'Protonenstrahl', german]) {
       const res = await post('/v2/translate', { text: [text], target_lang: 'DE' });
       assert.equal(res.statusCode, 400, `${text}: ${res.body}`);
       assert.equal(res.json().message, "Target language 'DE' is not supported by the installed engines.", text);
     }
+    // the same with the source named as the target
+    const named = await post('/v2/translate', { text: ['Protonenstrahl'], source_lang: 'DE', target_lang: 'DE' });
+    assert.equal(named.statusCode, 400, named.body);
+    assert.equal(named.json().message, "Target language 'DE' is not supported by the installed engines.");
   });
 
   it('/v2/translate falls back to the default source (EN) instead of refusing a wrong guess', async () => {

@@ -98,6 +98,13 @@ export function knownWordCount(analysis: string): number {
   return known;
 }
 
+/** How many units of an lt-proc analysis with letters are unknown ("Mae'r" is the units Mae, ' and r). */
+export function unknownLetterUnits(analysis: string): number {
+  let unknown = 0;
+  for (const unit of analysis.matchAll(/\^((?:[^/$\\]|\\.)*)\/\*/g)) if (/\p{L}/u.test(unit[1]!)) unknown++;
+  return unknown;
+}
+
 export interface MorphAnalysersOptions {
   /** Apertium's data directory (default /usr/share/apertium). */
   apertiumDir?: string;
@@ -130,7 +137,9 @@ export class MorphAnalysers {
       pool = new ProcessPool({ name: `lt-proc ${lang}`, create: () => new AnalyserProcess(file), size: 1, maxPerAccount: 1, deadlineMs: this.timeoutMs, maxTasks: 100_000 });
       this.pools.set(lang, pool);
     }
-    return knownWordCount(await pool.run((p) => p.analyse(words.join(' ')), { deadlineMs }));
+    const analysis = await pool.run((p) => p.analyse(words.join(' ')), { deadlineMs });
+    // a word with an unknown piece is unknown, though its other pieces are known ("r" of Welsh "Mae'r" in Danish)
+    return Math.max(0, Math.min(knownWordCount(analysis), words.length - unknownLetterUnits(analysis)));
   }
 
   pids(): number[] {
