@@ -9,6 +9,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { buildServices, type BuildServicesOptions, type Services } from '../../src/services.js';
 import { buildApp, type BuildAppOptions } from '../../src/app.js';
 import { ApertiumEngine } from '../../src/engines/apertium/index.js';
+import { LOAD_FACTOR } from './wait.js';
 import type { TranslationEngine } from '../../src/engines/engine.js';
 
 export type TestDatabase = 'sqlite' | 'postgres';
@@ -39,7 +40,8 @@ export const TEST_PAIRS = ['en-es', 'es-en', 'es-pt', 'es-pt-br', 'es-en-us', 'e
 
 export function testEngines(pairs: string[] = TEST_PAIRS): TranslationEngine[] {
   // Warm at start, as the suites assume (a first request to a cold pair also starts its pipeline: engine tests).
-  return [new ApertiumEngine({ pairs, warmPairs: pairs, maxPipelinesPerPair: 1, memoryBudgetMb: 2048 })];
+  // The request deadline grows with the machine's load, as the tests' own waits do (the engine's default is 15 s).
+  return [new ApertiumEngine({ pairs, warmPairs: pairs, maxPipelinesPerPair: 1, memoryBudgetMb: 2048, requestTimeoutMs: Math.round(15_000 * LOAD_FACTOR) })];
 }
 
 export interface TestContext {
