@@ -131,7 +131,7 @@ function groupLines(pieces: Piece[]): TextLine[] {
       angleKey(last.angle) === angleKey(p.angle) &&
       (Math.abs(p.v - ref.v) < 0.35 * size || raised) &&
       p.u >= end - 0.5 * size &&
-      p.u - end < COLUMN_GAP_EM * size;
+      p.u - end < (endsSentence((current[current.length - 2]?.text ?? '') + last.text) && /^\p{L}/u.test(p.text.trimStart()) ? SENTENCE_GAP_EM : COLUMN_GAP_EM) * size;
     if (!continues) {
       flush();
       base = p;
@@ -142,6 +142,13 @@ function groupLines(pieces: Piece[]): TextLine[] {
   flush();
   return joinSpreadLines(lines);
 }
+
+/**
+ * Justified text stretches the space after a sentence's end (TeX's sentence spacing) beyond a column gap: a word after
+ * "once." this far away still continues the line. Leaders (". . .") and numbers do not end a sentence.
+ */
+const SENTENCE_GAP_EM = 1.5;
+const endsSentence = (text: string) => /\p{L}[.!?:;,]["'’”)\]]?\s*$/u.test(text);
 
 /** Widest word gap (in em) of a justified line that is still read as a gap between words, not between columns. */
 const MAX_SPREAD_GAP_EM = 3;
@@ -264,8 +271,9 @@ function joinLines(lines: TextLine[]): string {
 }
 
 /**
- * Blocks set in a monospaced font on a page whose text is mostly not are code listings: drawn back line by line as
- * they were, never translated or reflowed (a page all in a typewriter font is prose and is translated).
+ * Blocks set in a monospaced font on a page whose text is mostly not are code listings (and tables typed as code):
+ * drawn back line by line as they were, never translated or reflowed. A page (almost) all in a typewriter font is
+ * prose and is translated, and so is a monospaced block that reads as prose (a note or heading set in the typewriter face).
  */
 function keepCode(blocks: TextBlock[]): void {
   let mono = 0;
@@ -274,8 +282,20 @@ function keepCode(blocks: TextBlock[]): void {
     all += b.text.length;
     if (b.font.family === 'mono') mono += b.text.length;
   }
-  if (mono === 0 || mono * 2 >= all) return;
-  for (const b of blocks) if (b.font.family === 'mono') b.translatable = false;
+  if (mono === 0 || mono >= 0.9 * all) return;
+  for (const b of blocks) if (b.font.family === 'mono' && !readsAsProse(b.text)) b.translatable = false;
+}
+
+/** Characters that code uses and prose hardly does. */
+const CODE_SIGNS = /[=;{}<>\\_#$|&~^*/[\]()@%`+]/gu;
+
+/** Several words of letters, with a sentence's punctuation and (almost) none of code's signs or digits. */
+function readsAsProse(text: string): boolean {
+  const words = text.split(/\s+/u).filter((w) => /^["'‘“(]?\p{L}[\p{L}'’-]*[.,;:!?"'’”)]?$/u.test(w));
+  const all = text.split(/\s+/u).length;
+  const signs = text.match(CODE_SIGNS)?.length ?? 0;
+  const digits = text.match(/\p{Nd}/gu)?.length ?? 0;
+  return words.length >= 4 && words.length >= 0.85 * all && signs * 40 <= text.length && digits * 20 <= text.length;
 }
 
 function alignment(lines: TextLine[], left: number, right: number, size: number): Alignment {
