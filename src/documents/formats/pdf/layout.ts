@@ -61,6 +61,8 @@ export interface TextBlock {
   top: number;
   bottom: number;
   align: Alignment;
+  /** A contents line's dot leader: drawn after the title beside it, shortened where the title's translation grew into it. */
+  leader?: boolean;
   /** How far right and down the translation may grow without reaching another block or the page margin. */
   maxRight: number;
   maxBottom: number;
@@ -109,6 +111,28 @@ function makeLine(pieces: Piece[]): TextLine {
   return { pieces, u0, u1, v: main.v, size: main.size, text, marker: MARKER.test(text) };
 }
 
+/** Dot leaders of a contents line (". . . . .", "……"). */
+const LEADER = /(?:[.·]\s?){4,}|…{2,}/u;
+const isLeader = (text: string) => /^\s*(?:(?:[.·]\s?){4,}|…{2,})\s*$/u.test(text);
+
+/**
+ * A contents line's title, leader and page number become pieces of their own (widths shared by characters): the
+ * title is translated and drawn up to the leader, which stays where it was with the page number.
+ */
+function splitLeader(p: TextPiece): TextPiece[] {
+  const m = LEADER.exec(p.text);
+  if (!m || isLeader(p.text)) return [p];
+  const cuts = [0, m.index, m.index + m[0].length, p.text.length];
+  const out: TextPiece[] = [];
+  for (let k = 0; k < 3; k++) {
+    const text = p.text.slice(cuts[k], cuts[k + 1]);
+    if (text.trim() === '') continue;
+    const start = (p.width * cuts[k]!) / p.text.length;
+    out.push({ ...p, text, x: p.x + start * Math.cos(p.angle), y: p.y + start * Math.sin(p.angle), width: (p.width * text.length) / p.text.length });
+  }
+  return out;
+}
+
 /** Lines in content order: a piece continues the current line when it is on its baseline and close after it. */
 function groupLines(pieces: Piece[]): TextLine[] {
   const lines: TextLine[] = [];
@@ -128,6 +152,8 @@ function groupLines(pieces: Piece[]): TextLine[] {
     const continues =
       last !== undefined &&
       ref !== undefined &&
+      !isLeader(p.text) &&
+      !isLeader(last.text) &&
       angleKey(last.angle) === angleKey(p.angle) &&
       (Math.abs(p.v - ref.v) < 0.35 * size || raised) &&
       p.u >= end - 0.5 * size &&
@@ -167,6 +193,8 @@ function joinSpreadLines(lines: TextLine[]): TextLine[] {
       const gap = b.u0 - a.u1;
       const fits =
         !a.marker &&
+        !isLeader(a.text) &&
+        !isLeader(b.text) &&
         angleKey(a.pieces[0]!.angle) === angleKey(b.pieces[0]!.angle) &&
         Math.abs(a.v - b.v) < 0.35 * a.size &&
         Math.abs(a.size - b.size) <= 0.15 * a.size &&
@@ -229,10 +257,14 @@ function mainFont(line: TextLine): FontStyle {
 }
 
 /** Whether `line` continues the paragraph `block` (the line just below, same size and style, aligned). */
-function continues(block: OpenBlock, line: TextLine, limits: Map<TextLine, number>): boolean {
+function continues(block: OpenBlock, line: TextLine, limits: Map<TextLine, number>, entries: Set<TextLine>): boolean {
   const last = block.lines[block.lines.length - 1]!;
   const first = block.lines[0]!;
   if (last.marker || line.marker) return false;
+  // a contents entry ends at its leader
+  if (entries.has(last) || isLeader(last.text) !== isLeader(line.text)) return false;
+  // a column of numbers (section numbers, a table's figures) does not run on into a line of words
+  if (/\p{L}/u.test(line.text) && !block.lines.some((l) => /\p{L}/u.test(l.text))) return false;
   // entries numbered alike ("1 School of …", "2 Institute of …": affiliations, footnotes) are blocks of their own
   if (NUMBERED_ENTRY.test(first.text) && NUMBERED_ENTRY.test(line.text)) return false;
   if (angleKey(block.angle) !== angleKey(line.pieces[0]!.angle)) return false;
@@ -313,11 +345,16 @@ function alignment(lines: TextLine[], left: number, right: number, size: number)
 
 /** The blocks of one page, in reading (content) order; `bounds` is the page box [x0, y0, x1, y1]. */
 export function layoutPage(input: readonly TextPiece[], bounds: readonly [number, number, number, number]): TextBlock[] {
-  const pieces = input.filter((p) => p.text.trim() !== '' && Number.isFinite(p.x + p.y + p.size + p.width) && p.size > 0).map(toFrame);
+  const pieces = input
+    .filter((p) => p.text.trim() !== '' && Number.isFinite(p.x + p.y + p.size + p.width) && p.size > 0)
+    .flatMap(splitLeader)
+    .map(toFrame);
   const open: OpenBlock[] = [];
   let previous: TextLine | undefined;
   const lines = groupLines(pieces);
   const limits = rowLimits(lines, bounds);
+  // lines a leader follows on their baseline: contents entries, each a block of its own
+  const entries = new Set(lines.filter((l, i) => i + 1 < lines.length && isLeader(lines[i + 1]!.text) && Math.abs(lines[i + 1]!.v - l.v) < 0.35 * l.size));
   for (const line of lines) {
     let best: OpenBlock | undefined;
     // the text after a list marker starts a new item
@@ -325,7 +362,7 @@ export function layoutPage(input: readonly TextPiece[], bounds: readonly [number
     previous = line;
     for (let k = open.length - 1; !first && k >= Math.max(0, open.length - 40); k--) {
       const b = open[k]!;
-      if (continues(b, line, limits) && (!best || b.lines[b.lines.length - 1]!.v < best.lines[best.lines.length - 1]!.v)) best = b;
+      if (continues(b, line, limits, entries) && (!best || b.lines[b.lines.length - 1]!.v < best.lines[best.lines.length - 1]!.v)) best = b;
     }
     if (best) {
       best.lines.push(line);
@@ -359,6 +396,7 @@ export function layoutPage(input: readonly TextPiece[], bounds: readonly [number
       align: alignment(b.lines, left, right, size),
       maxRight: right,
       maxBottom: last.v - DESCENT * last.size,
+      ...(b.lines.every((l) => isLeader(l.text)) ? { leader: true } : {}),
     };
   });
   keepCode(blocks);
@@ -393,7 +431,8 @@ function setRoom(blocks: TextBlock[], bounds: readonly [number, number, number, 
       let maxRight = Math.max(textRight, uMax - (textLeft - uMin));
       for (const o of neighbours) {
         const overlapsVertically = o !== b && o.bottom < b.top && o.top > b.bottom;
-        if (overlapsVertically && o.left >= b.right - 1) maxRight = Math.min(maxRight, o.left - 0.4 * b.size);
+        // a title may grow over its leader (the leader gives way), not over the page number after it
+        if (overlapsVertically && !o.leader && o.left >= b.right - 1) maxRight = Math.min(maxRight, o.left - 0.4 * b.size);
       }
       b.maxRight = Math.max(b.right, maxRight);
       let maxBottom = Math.max(vMin, b.bottom - b.lineGap);
