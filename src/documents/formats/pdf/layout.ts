@@ -156,8 +156,9 @@ function groupLines(pieces: Piece[]): TextLine[] {
       !isLeader(last.text) &&
       angleKey(last.angle) === angleKey(p.angle) &&
       (Math.abs(p.v - ref.v) < 0.35 * size || raised) &&
-      p.u >= end - 0.5 * size &&
-      p.u - end < (endsSentence((current[current.length - 2]?.text ?? '') + last.text) && /^\p{L}/u.test(p.text.trimStart()) ? SENTENCE_GAP_EM : COLUMN_GAP_EM) * size;
+      // a glyph drawn over the line's own (the circle of a ©, an accent) belongs to it
+      p.u >= Math.min(end - 0.5 * size, current[0]!.u - 0.1 * size) &&
+      p.u - end < lineGapLimit(current, p) * size;
     if (!continues) {
       flush();
       base = p;
@@ -174,7 +175,19 @@ function groupLines(pieces: Piece[]): TextLine[] {
  * "once." this far away still continues the line. Leaders (". . .") and numbers do not end a sentence.
  */
 const SENTENCE_GAP_EM = 1.5;
-const endsSentence = (text: string) => /\p{L}[.!?:;,]["'’”)\]]?\s*$/u.test(text);
+const endsSentence = (text: string) => /[\p{L}\p{Nd}][.!?:;,]["'’”)\]]?\s*$/u.test(text);
+
+/** A mark of one or two characters (a symbol, a composed glyph's part) a little farther than a word space, and the
+ * piece after a relation or operator sign (math spacing is wider than a word space). */
+const MARK_GAP_EM = 1;
+
+/** The widest gap (in em) after the line's pieces so far at which `p` still continues it. */
+function lineGapLimit(current: readonly TextPiece[], p: TextPiece): number {
+  const last = current[current.length - 1]!;
+  if (endsSentence((current[current.length - 2]?.text ?? '') + last.text) && /^\p{L}/u.test(p.text.trimStart())) return SENTENCE_GAP_EM;
+  if (/^[^\s\p{Nd}]{1,2}$/u.test(p.text.trim()) || /^[=<>≤≥≈×+−·]$/u.test(last.text.trim())) return MARK_GAP_EM;
+  return COLUMN_GAP_EM;
+}
 
 /** Widest word gap (in em) of a justified line that is still read as a gap between words, not between columns. */
 const MAX_SPREAD_GAP_EM = 3;
