@@ -69,7 +69,10 @@ function stripPage(doc: PDFDocument, page: PDFPage, visited: Set<PDFRef>, zones:
   }
   const resources = page.node.Resources();
   const keep = fontResources(doc, resources, keepFonts);
-  const stripped = parts.length > 0 ? stripText(Buffer.concat(parts), zones, keep) : { data: null, visible: 0, invisible: 0 };
+  const { x, y, width, height } = page.getCropBox();
+  // text outside the visible box is kept as it is: it was not read, so it is not drawn anew
+  const view = [x, y, x + width, y + height] as const;
+  const stripped = parts.length > 0 ? stripText(Buffer.concat(parts), zones, keep, view) : { data: null, visible: 0, invisible: 0 };
   if (stripped.data) page.node.set(PDFName.of('Contents'), doc.context.register(compressed(doc, doc.context.obj({}), stripped.data)));
   if (resources) stripForms(doc, resources, visited, keepFonts);
   return stripped.invisible > 0 && stripped.visible === 0;
