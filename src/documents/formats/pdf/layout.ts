@@ -175,6 +175,7 @@ function groupLines(pieces: Piece[]): TextLine[] {
  * "once." this far away still continues the line. Leaders (". . .") and numbers do not end a sentence.
  */
 const SENTENCE_GAP_EM = 1.5;
+const WORD_GAP_EM = 0.8;
 const endsSentence = (text: string) => /[\p{L}\p{Nd}][.!?:;,]["'’”)\]]?\s*$/u.test(text);
 
 /** A mark of one or two characters (a symbol, a composed glyph's part) a little farther than a word space, and the
@@ -184,7 +185,10 @@ const MARK_GAP_EM = 1;
 /** The widest gap (in em) after the line's pieces so far at which `p` still continues it. */
 function lineGapLimit(current: readonly TextPiece[], p: TextPiece): number {
   const last = current[current.length - 1]!;
-  if (endsSentence((current[current.length - 2]?.text ?? '') + last.text) && /^\p{L}/u.test(p.text.trimStart())) return SENTENCE_GAP_EM;
+  const next = p.text.trimStart();
+  if (endsSentence((current[current.length - 2]?.text ?? '') + last.text) && /^["'‘“([]?\p{L}/u.test(next)) return SENTENCE_GAP_EM;
+  // a word going on with the sentence (lower case on both sides), after a stretched space or an italic correction
+  if (/\p{Ll}$/u.test(last.text) && /^\p{Ll}/u.test(next)) return WORD_GAP_EM;
   if (/^[^\s\p{Nd}]{1,2}$/u.test(p.text.trim()) || /^[=<>≤≥≈×+−·]$/u.test(last.text.trim())) return MARK_GAP_EM;
   return COLUMN_GAP_EM;
 }
