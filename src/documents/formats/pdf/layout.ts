@@ -148,7 +148,8 @@ function groupLines(pieces: Piece[]): TextLine[] {
     const last = current[current.length - 1];
     const ref = base ?? last;
     const size = Math.max(p.size, ref?.size ?? 0);
-    const raised = ref !== undefined && isSuperscript(p, ref);
+    // a superscript after its word, or a mark opening a footnote or an affiliation before it
+    const raised = ref !== undefined && (isSuperscript(p, ref) || (current.length === 1 && isSuperscript(ref, p)));
     const continues =
       last !== undefined &&
       ref !== undefined &&
@@ -162,7 +163,7 @@ function groupLines(pieces: Piece[]): TextLine[] {
     if (!continues) {
       flush();
       base = p;
-    } else if (!raised && p.size > base!.size) base = p;
+    } else if (p.size > base!.size && (!raised || current.length === 1)) base = p;
     current.push(p);
     end = Math.max(last && continues ? end : Number.NEGATIVE_INFINITY, p.u + p.width);
   }
