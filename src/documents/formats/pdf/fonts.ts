@@ -112,7 +112,7 @@ const TEX_SERIF = /^(?:cm(?:r|bx|b|ti|bxti|sl|bxsl|csc|u|fib|mi|mib)|sf(?:rm|bx|
 export function styleOfFontName(name: string | undefined): FontStyle {
   const n = (name ?? '').replace(/^[A-Z]{6}\+/, '');
   const family =
-    /mono|courier|consol|code|typewriter|menlo|monaco/i.test(n) || TEX_MONO.test(n)
+    /mono|courier|consol|code|typewriter|menlo|monaco|nimbusmon|lettergothic/i.test(n) || TEX_MONO.test(n)
       ? 'mono'
       : (/serif|times|roman|georgia|garamond|cambria|minion|book|palatino|baskerville|nimbusrom|libertine|charter|utopia|termes|pagella|schola|bonum/i.test(n) && !/sans/i.test(n)) || TEX_SERIF.test(n)
         ? 'serif'
