@@ -177,7 +177,7 @@ function groupLines(pieces: Piece[]): TextLine[] {
  */
 const SENTENCE_GAP_EM = 1.5;
 const WORD_GAP_EM = 0.8;
-const endsSentence = (text: string) => /[\p{L}\p{Nd}][.!?:;,]["'’”)\]]?\s*$/u.test(text);
+const endsSentence = (text: string) => /[\p{L}\p{Nd}]["'’”)\]]?[.!?:;,]["'’”)\]]?\s*$/u.test(text);
 
 /** A mark of one or two characters (a symbol, a composed glyph's part) a little farther than a word space, and the
  * piece after a relation or operator sign (math spacing is wider than a word space). */
