@@ -135,7 +135,8 @@ function continues(block: OpenBlock, line: TextLine, limits: Map<TextLine, numbe
   if (angleKey(block.angle) !== angleKey(line.pieces[0]!.angle)) return false;
   const size = first.size;
   if (Math.abs(line.size - size) > 0.15 * size) return false;
-  if (!sameStyle(block.font, mainFont(line))) return false;
+  // a code line (monospaced) and a line of prose are never one paragraph: code is kept, prose translated
+  if (!sameStyle(block.font, mainFont(line)) || (block.font.family === 'mono') !== (mainFont(line).family === 'mono')) return false;
   // another colour starts another block, unless a coloured run (a link) goes on from the line above
   const color = colorOfLine(line);
   if (color !== block.color && !last.pieces.some((p) => (p.color ?? '#000000') === color)) return false;
