@@ -143,11 +143,21 @@ const multiply = (m: Matrix, n: Matrix): Matrix => [
   m[4] * n[1] + m[5] * n[3] + n[5],
 ];
 
+/** A point's distance (points) outside the visible box beyond which text there is not the page's own. */
+const OUTSIDE_VIEW = 1;
+
 /**
  * The content stream without its text-showing operators (and their operands), with what kind of text it showed;
  * thin horizontal paths (lines and bars of `m`/`l`/`re`) lying inside an underline zone are removed with the text.
+ * Text shown from a point outside `view` (the page's visible box: a printer's slug, crop marks' labels) stays: it
+ * is not read, so it is not drawn anew. The point is where the text was last positioned (Tm, Td, TD, T*, ', ").
  */
-export function stripText(data: Uint8Array, zones: readonly UnderlineZone[] = [], keepFonts: ReadonlySet<string> = new Set()): StrippedContent {
+export function stripText(
+  data: Uint8Array,
+  zones: readonly UnderlineZone[] = [],
+  keepFonts: ReadonlySet<string> = new Set(),
+  view?: readonly [number, number, number, number],
+): StrippedContent {
   const cuts: { start: number; end: number; replacement: string }[] = [];
   let visible = 0;
   let invisible = 0;
@@ -157,6 +167,19 @@ export function stripText(data: Uint8Array, zones: readonly UnderlineZone[] = []
   /** The font resource text is shown in (Tf); text in one of keepFonts stays. */
   let font = '';
   const saved: { mode: number; ctm: Matrix; font: string }[] = [];
+  /** The text line matrix (the text matrix at the start of the line) and the leading, for text's position. */
+  let line: Matrix = [1, 0, 0, 1, 0, 0];
+  let leading = 0;
+  const trackCtm = zones.length > 0 || view !== undefined;
+  const moveLine = (tx: number, ty: number) => {
+    line = multiply([1, 0, 0, 1, tx, ty], line);
+  };
+  const outsideView = () => {
+    if (!view) return false;
+    const x = line[4] * ctm[0] + line[5] * ctm[2] + ctm[4];
+    const y = line[4] * ctm[1] + line[5] * ctm[3] + ctm[5];
+    return x < view[0] - OUTSIDE_VIEW || x > view[2] + OUTSIDE_VIEW || y < view[1] - OUTSIDE_VIEW || y > view[3] + OUTSIDE_VIEW;
+  };
   /** The current path: where its operators begin and its points in user space (NaN once a curve makes it no line). */
   let path: { start: number; xs: number[]; ys: number[]; clip: boolean } | undefined;
   const numbers = (start: number, end: number, name: string) =>
@@ -188,7 +211,8 @@ export function stripText(data: Uint8Array, zones: readonly UnderlineZone[] = []
       path = undefined;
       return;
     }
-    if ((SHOW_TEXT.has(name) || NEXT_LINE_AND_SHOW.has(name)) && keepFonts.has(font)) {
+    if (view && NEXT_LINE_AND_SHOW.has(name)) moveLine(0, -leading);
+    if ((SHOW_TEXT.has(name) || NEXT_LINE_AND_SHOW.has(name)) && (keepFonts.has(font) || outsideView())) {
       visible++;
     } else if (SHOW_TEXT.has(name) || NEXT_LINE_AND_SHOW.has(name)) {
       cuts.push({ start: operandsStart, end, replacement: SHOW_TEXT.has(name) ? ' ' : ' T* ' });
@@ -202,7 +226,16 @@ export function stripText(data: Uint8Array, zones: readonly UnderlineZone[] = []
       ({ mode, ctm, font } = saved.pop() ?? { mode, ctm, font });
     } else if (name === 'Tf' && keepFonts.size > 0) {
       font = /^\s*\/(\S+)/u.exec(Buffer.from(data.subarray(operandsStart, end)).toString('latin1'))?.[1] ?? '';
-    } else if (name === 'cm' && zones.length > 0) {
+    } else if (view && (name === 'BT' || name === 'Tm' || name === 'Td' || name === 'TD' || name === 'T*' || name === 'TL')) {
+      const v = name === 'BT' || name === 'T*' ? [] : numbers(operandsStart, end, name);
+      if (name === 'BT') line = [1, 0, 0, 1, 0, 0];
+      else if (name === 'Tm' && v.length === 6 && v.every(Number.isFinite)) line = v as Matrix;
+      else if ((name === 'Td' || name === 'TD') && v.length === 2 && v.every(Number.isFinite)) {
+        moveLine(v[0]!, v[1]!);
+        if (name === 'TD') leading = -v[1]!;
+      } else if (name === 'T*') moveLine(0, -leading);
+      else if (name === 'TL' && v.length === 1 && Number.isFinite(v[0])) leading = v[0]!;
+    } else if (name === 'cm' && trackCtm) {
       const m = numbers(operandsStart, end, name);
       if (m.length === 6 && m.every(Number.isFinite)) ctm = multiply(m as Matrix, ctm);
     }

@@ -104,15 +104,22 @@ export function fontFor(style: FontStyle): DrawFont {
   throw new Error(`PDF output needs the DejaVu fonts (fonts-dejavu-core) in ${FONT_DIR}.`);
 }
 
-/** A face's style from a PDF font name ("ABCDEF+TimesNewRomanPS-BoldItalicMT"). */
+/** TeX's fonts say their face in a short code: CMTT10 typewriter, CMR/CMBX/CMTI/CMSL roman, SFRM/SFBX (EC) roman. */
+const TEX_MONO = /^(?:cm(?:tt|sltt|itt|tcsc)|sftt|sfit|sfst|ectt|tctt|lmmono|txtt|t1xtt)\d/i;
+const TEX_SERIF = /^(?:cm(?:r|bx|b|ti|bxti|sl|bxsl|csc|u|fib|mi|mib)|sf(?:rm|bx|ti|sl|cc|bi|xc)|ec(?:rm|bx|ti|sl|cc)|tc(?:rm|bx|ti))\d/i;
+
+/** A face's style from a PDF font name ("ABCDEF+TimesNewRomanPS-BoldItalicMT", "XYZ+CMBX12"). */
 export function styleOfFontName(name: string | undefined): FontStyle {
   const n = (name ?? '').replace(/^[A-Z]{6}\+/, '');
-  const family = /mono|courier|consol|code|typewriter/i.test(n)
-    ? 'mono'
-    : /serif|times|roman|georgia|garamond|cambria|minion|book|palatino|baskerville|cmr|nimbusrom|liberationserif/i.test(n) && !/sans/i.test(n)
-      ? 'serif'
-      : 'sans';
-  return { family, bold: /bold|black|heavy|semibold|demi/i.test(n), italic: /italic|oblique|[-,]it\b/i.test(n) };
+  const family =
+    /mono|courier|consol|code|typewriter|menlo|monaco|nimbusmon|lettergothic/i.test(n) || TEX_MONO.test(n)
+      ? 'mono'
+      : (/serif|times|roman|georgia|garamond|cambria|minion|book|palatino|baskerville|nimbusrom|libertine|charter|utopia|termes|pagella|schola|bonum/i.test(n) && !/sans/i.test(n)) || TEX_SERIF.test(n)
+        ? 'serif'
+        : 'sans';
+  const bold = /bold|black|heavy|semibold|demi|-medi$/i.test(n) || /^(?:cm|sf|ec|tc)(?:bx|b\d)|^(?:linlibertinet|linbiolinumt)b/i.test(n);
+  const italic = /italic|oblique|[-,]it\b|ital$/i.test(n) || /^(?:cm(?:ti|bxti|sl|bxsl|sltt|itt|mi)|sf(?:ti|sl|bi)|ec(?:ti|sl))\d|^linlibertineti/i.test(n);
+  return { family, bold, italic };
 }
 
 /** Greedy word wrap of `text` at `size` into lines no wider than `width` (a word wider than a line is cut). */

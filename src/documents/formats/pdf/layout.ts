@@ -1,6 +1,7 @@
 // Groups positioned text pieces of a page into lines and lines into blocks (paragraphs, list items, table cells), so
 // one block is one translation segment and its box is where the translation is drawn.
-import { COLUMN_GAP_EM, angleKey, fitsAfter, maxOf, minOf, rowLimits } from './rows.js';
+import { groupLines, isLeader, splitLeader } from './lines.js';
+import { angleKey, fitsAfter, maxOf, minOf, rowLimits } from './rows.js';
 
 export type FontFamily = 'sans' | 'serif' | 'mono';
 export interface FontStyle {
@@ -25,7 +26,7 @@ export interface TextPiece {
 }
 
 /** Coordinates below are in the text's own frame: u along the baseline, v up (the page frame rotated by -angle). */
-interface Piece extends TextPiece {
+export interface Piece extends TextPiece {
   u: number;
   v: number;
 }
@@ -61,13 +62,13 @@ export interface TextBlock {
   top: number;
   bottom: number;
   align: Alignment;
+  /** A contents line's dot leader: drawn after the title beside it, shortened where the title's translation grew into it. */
+  leader?: boolean;
   /** How far right and down the translation may grow without reaching another block or the page margin. */
   maxRight: number;
   maxBottom: number;
 }
 
-/** List markers: bullets, symbol-font bullets (private use), "1.", "a)", "iv.", "(2)". */
-const MARKER = /^(?:[\p{Co}•●○◦▪▫■□‣⁃∙·\-–—*►▸▹➢➤✓✔❖◆◇]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\(?[ivxlIVXL]{1,6}[.)])$/u;
 /** A line opening with a bare number and a capitalised word: an affiliation or footnote entry. */
 const NUMBERED_ENTRY = /^\d{1,3}\s+\p{Lu}/u;
 const ASCENT = 0.8;
@@ -89,107 +90,6 @@ export function fromFrame(angle: number, u: number, v: number): { x: number; y: 
   return { x: u * c - v * s, y: u * s + v * c };
 }
 
-function joinPieces(pieces: Piece[]): string {
-  let text = '';
-  let end = Number.NEGATIVE_INFINITY;
-  for (const p of pieces) {
-    const gap = p.u - end;
-    if (text !== '' && !/\s$/u.test(text) && !/^\s/u.test(p.text) && gap > 0.12 * p.size) text += ' ';
-    text += p.text;
-    end = p.u + p.width;
-  }
-  return text.replace(/\s+/gu, ' ').trim();
-}
-
-function makeLine(pieces: Piece[]): TextLine {
-  const u0 = minOf(pieces, (p) => p.u);
-  const u1 = maxOf(pieces, (p) => p.u + p.width);
-  const main = pieces.reduce((a, b) => (b.text.length * b.size > a.text.length * a.size ? b : a));
-  const text = joinPieces(pieces);
-  return { pieces, u0, u1, v: main.v, size: main.size, text, marker: MARKER.test(text) };
-}
-
-/** Lines in content order: a piece continues the current line when it is on its baseline and close after it. */
-function groupLines(pieces: Piece[]): TextLine[] {
-  const lines: TextLine[] = [];
-  let current: Piece[] = [];
-  let end = 0;
-  /** The current line's main piece on its baseline (superscripts are measured against it). */
-  let base: Piece | undefined;
-  const flush = () => {
-    if (current.length > 0) for (const l of splitMarker(current)) lines.push(l);
-    current = [];
-  };
-  for (const p of pieces) {
-    const last = current[current.length - 1];
-    const ref = base ?? last;
-    const size = Math.max(p.size, ref?.size ?? 0);
-    const raised = ref !== undefined && isSuperscript(p, ref);
-    const continues =
-      last !== undefined &&
-      ref !== undefined &&
-      angleKey(last.angle) === angleKey(p.angle) &&
-      (Math.abs(p.v - ref.v) < 0.35 * size || raised) &&
-      p.u >= end - 0.5 * size &&
-      p.u - end < COLUMN_GAP_EM * size;
-    if (!continues) {
-      flush();
-      base = p;
-    } else if (!raised && p.size > base!.size) base = p;
-    current.push(p);
-    end = Math.max(last && continues ? end : Number.NEGATIVE_INFINITY, p.u + p.width);
-  }
-  flush();
-  return joinSpreadLines(lines);
-}
-
-/** Widest word gap (in em) of a justified line that is still read as a gap between words, not between columns. */
-const MAX_SPREAD_GAP_EM = 3;
-
-/**
- * Pieces of a justified line drawn word by word are cut at its wide gaps into separate lines; three or more such
- * fragments on one baseline with equal gaps between them are one line (table cells and columns leave unequal gaps).
- */
-function joinSpreadLines(lines: TextLine[]): TextLine[] {
-  const out: TextLine[] = [];
-  for (let i = 0; i < lines.length; ) {
-    let j = i + 1;
-    const gaps: number[] = [];
-    while (j < lines.length) {
-      const [a, b] = [lines[j - 1]!, lines[j]!];
-      const gap = b.u0 - a.u1;
-      const fits =
-        !a.marker &&
-        angleKey(a.pieces[0]!.angle) === angleKey(b.pieces[0]!.angle) &&
-        Math.abs(a.v - b.v) < 0.35 * a.size &&
-        Math.abs(a.size - b.size) <= 0.15 * a.size &&
-        gap > 0 &&
-        gap <= MAX_SPREAD_GAP_EM * a.size &&
-        (gaps.length === 0 || Math.abs(gap - gaps[0]!) <= 0.15 * gaps[0]! + 0.5);
-      if (!fits) break;
-      gaps.push(gap);
-      j++;
-    }
-    if (gaps.length >= 2) {
-      out.push(makeLine(lines.slice(i, j).flatMap((l) => l.pieces)));
-      i = j;
-    } else out.push(lines[i++]!);
-  }
-  return out;
-}
-
-/** A smaller piece raised above the baseline of `base`: a footnote or affiliation mark, part of base's line. */
-function isSuperscript(p: Piece, base: Piece): boolean {
-  const rise = p.v - base.v;
-  return p.size <= 0.85 * base.size && rise > 0.1 * base.size && rise < 0.6 * base.size;
-}
-
-/** A leading list marker becomes a line of its own, so the item's text keeps its indentation when rewrapped. */
-function splitMarker(pieces: Piece[]): TextLine[] {
-  const first = pieces[0]!;
-  if (pieces.length > 1 && MARKER.test(first.text.trim())) return [makeLine([first]), makeLine(pieces.slice(1))];
-  return [makeLine(pieces)];
-}
 
 function sameStyle(a: FontStyle, b: FontStyle): boolean {
   return a.bold === b.bold && a.italic === b.italic;
@@ -222,16 +122,21 @@ function mainFont(line: TextLine): FontStyle {
 }
 
 /** Whether `line` continues the paragraph `block` (the line just below, same size and style, aligned). */
-function continues(block: OpenBlock, line: TextLine, limits: Map<TextLine, number>): boolean {
+function continues(block: OpenBlock, line: TextLine, limits: Map<TextLine, number>, entries: Set<TextLine>): boolean {
   const last = block.lines[block.lines.length - 1]!;
   const first = block.lines[0]!;
   if (last.marker || line.marker) return false;
+  // a contents entry ends at its leader
+  if (entries.has(last) || isLeader(last.text) !== isLeader(line.text)) return false;
+  // a column of numbers (section numbers, a table's figures) does not run on into a line of words
+  if (/\p{L}/u.test(line.text) && !block.lines.some((l) => /\p{L}/u.test(l.text))) return false;
   // entries numbered alike ("1 School of …", "2 Institute of …": affiliations, footnotes) are blocks of their own
   if (NUMBERED_ENTRY.test(first.text) && NUMBERED_ENTRY.test(line.text)) return false;
   if (angleKey(block.angle) !== angleKey(line.pieces[0]!.angle)) return false;
   const size = first.size;
   if (Math.abs(line.size - size) > 0.15 * size) return false;
-  if (!sameStyle(block.font, mainFont(line))) return false;
+  // a code line (monospaced) and a line of prose are never one paragraph: code is kept, prose translated
+  if (!sameStyle(block.font, mainFont(line)) || (block.font.family === 'mono') !== (mainFont(line).family === 'mono')) return false;
   // another colour starts another block, unless a coloured run (a link) goes on from the line above
   const color = colorOfLine(line);
   if (color !== block.color && !last.pieces.some((p) => (p.color ?? '#000000') === color)) return false;
@@ -264,8 +169,9 @@ function joinLines(lines: TextLine[]): string {
 }
 
 /**
- * Blocks set in a monospaced font on a page whose text is mostly not are code listings: drawn back line by line as
- * they were, never translated or reflowed (a page all in a typewriter font is prose and is translated).
+ * Blocks set in a monospaced font on a page whose text is mostly not are code listings (and tables typed as code):
+ * drawn back line by line as they were, never translated or reflowed. A page (almost) all in a typewriter font is
+ * prose and is translated, and so is a monospaced block that reads as prose (a note or heading set in the typewriter face).
  */
 function keepCode(blocks: TextBlock[]): void {
   let mono = 0;
@@ -274,8 +180,20 @@ function keepCode(blocks: TextBlock[]): void {
     all += b.text.length;
     if (b.font.family === 'mono') mono += b.text.length;
   }
-  if (mono === 0 || mono * 2 >= all) return;
-  for (const b of blocks) if (b.font.family === 'mono') b.translatable = false;
+  if (mono === 0 || mono >= 0.9 * all) return;
+  for (const b of blocks) if (b.font.family === 'mono' && !readsAsProse(b.text)) b.translatable = false;
+}
+
+/** Characters that code uses and prose hardly does. */
+const CODE_SIGNS = /[=;{}<>\\_#$|&~^*/[\]()@%`+]/gu;
+
+/** Several words of letters, with a sentence's punctuation and (almost) none of code's signs or digits. */
+function readsAsProse(text: string): boolean {
+  const words = text.split(/\s+/u).filter((w) => /^["'‘“(]?\p{L}[\p{L}'’-]*[.,;:!?"'’”)]?$/u.test(w));
+  const all = text.split(/\s+/u).length;
+  const signs = text.match(CODE_SIGNS)?.length ?? 0;
+  const digits = text.match(/\p{Nd}/gu)?.length ?? 0;
+  return words.length >= 4 && words.length >= 0.85 * all && signs * 40 <= text.length && digits * 20 <= text.length;
 }
 
 function alignment(lines: TextLine[], left: number, right: number, size: number): Alignment {
@@ -293,11 +211,16 @@ function alignment(lines: TextLine[], left: number, right: number, size: number)
 
 /** The blocks of one page, in reading (content) order; `bounds` is the page box [x0, y0, x1, y1]. */
 export function layoutPage(input: readonly TextPiece[], bounds: readonly [number, number, number, number]): TextBlock[] {
-  const pieces = input.filter((p) => p.text.trim() !== '' && Number.isFinite(p.x + p.y + p.size + p.width) && p.size > 0).map(toFrame);
+  const pieces = input
+    .filter((p) => p.text.trim() !== '' && Number.isFinite(p.x + p.y + p.size + p.width) && p.size > 0)
+    .flatMap(splitLeader)
+    .map(toFrame);
   const open: OpenBlock[] = [];
   let previous: TextLine | undefined;
   const lines = groupLines(pieces);
   const limits = rowLimits(lines, bounds);
+  // lines a leader follows on their baseline: contents entries, each a block of its own
+  const entries = new Set(lines.filter((l, i) => i + 1 < lines.length && isLeader(lines[i + 1]!.text) && Math.abs(lines[i + 1]!.v - l.v) < 0.35 * l.size));
   for (const line of lines) {
     let best: OpenBlock | undefined;
     // the text after a list marker starts a new item
@@ -305,7 +228,7 @@ export function layoutPage(input: readonly TextPiece[], bounds: readonly [number
     previous = line;
     for (let k = open.length - 1; !first && k >= Math.max(0, open.length - 40); k--) {
       const b = open[k]!;
-      if (continues(b, line, limits) && (!best || b.lines[b.lines.length - 1]!.v < best.lines[best.lines.length - 1]!.v)) best = b;
+      if (continues(b, line, limits, entries) && (!best || b.lines[b.lines.length - 1]!.v < best.lines[best.lines.length - 1]!.v)) best = b;
     }
     if (best) {
       best.lines.push(line);
@@ -339,6 +262,7 @@ export function layoutPage(input: readonly TextPiece[], bounds: readonly [number
       align: alignment(b.lines, left, right, size),
       maxRight: right,
       maxBottom: last.v - DESCENT * last.size,
+      ...(b.lines.every((l) => isLeader(l.text)) ? { leader: true } : {}),
     };
   });
   keepCode(blocks);
@@ -373,7 +297,8 @@ function setRoom(blocks: TextBlock[], bounds: readonly [number, number, number, 
       let maxRight = Math.max(textRight, uMax - (textLeft - uMin));
       for (const o of neighbours) {
         const overlapsVertically = o !== b && o.bottom < b.top && o.top > b.bottom;
-        if (overlapsVertically && o.left >= b.right - 1) maxRight = Math.min(maxRight, o.left - 0.4 * b.size);
+        // a title may grow over its leader (the leader gives way), not over the page number after it
+        if (overlapsVertically && !o.leader && o.left >= b.right - 1) maxRight = Math.min(maxRight, o.left - 0.4 * b.size);
       }
       b.maxRight = Math.max(b.right, maxRight);
       let maxBottom = Math.max(vMin, b.bottom - b.lineGap);

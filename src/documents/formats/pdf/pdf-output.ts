@@ -69,7 +69,10 @@ function stripPage(doc: PDFDocument, page: PDFPage, visited: Set<PDFRef>, zones:
   }
   const resources = page.node.Resources();
   const keep = fontResources(doc, resources, keepFonts);
-  const stripped = parts.length > 0 ? stripText(Buffer.concat(parts), zones, keep) : { data: null, visible: 0, invisible: 0 };
+  const { x, y, width, height } = page.getCropBox();
+  // text outside the visible box is kept as it is: it was not read, so it is not drawn anew
+  const view = [x, y, x + width, y + height] as const;
+  const stripped = parts.length > 0 ? stripText(Buffer.concat(parts), zones, keep, view) : { data: null, visible: 0, invisible: 0 };
   if (stripped.data) page.node.set(PDFName.of('Contents'), doc.context.register(compressed(doc, doc.context.obj({}), stripped.data)));
   if (resources) stripForms(doc, resources, visited, keepFonts);
   return stripped.invisible > 0 && stripped.visible === 0;
@@ -165,7 +168,10 @@ async function write(doc: PDFDocument, pages: PageOutput[], options: OutputOptio
     const { blocks, texts, kept } = pages[p]!;
     const keepFonts = pages[p]!.keepFonts ?? new Set<string>();
     const scanned = stripPage(doc, page, visited, underlineZones(blocks, texts), keepFonts);
-    for (let b = 0; b < blocks.length; b++) {
+    const drawn: DrawnLine[] = [];
+    // leaders last: they give way to the titles beside them
+    const order = [...blocks.keys()].sort((a, b) => Number(blocks[a]!.leader ?? false) - Number(blocks[b]!.leader ?? false));
+    for (const b of order) {
       const block = blocks[b]!;
       const font = fontFor(block.font);
       const pdfFont = await embed(font);
@@ -173,7 +179,8 @@ async function write(doc: PDFDocument, pages: PageOutput[], options: OutputOptio
       if (scanned && block.translatable) cover(page, block);
       // a block the engine left as it was (names, marks) is drawn back piece by piece, superscripts included
       const text = texts[b] ?? block.text;
-      if (block.translatable && !kept?.[b] && text !== block.text) drawBlock(page, pdfFont, font, block, text);
+      if (block.translatable && !kept?.[b] && text !== block.text) drawn.push(...drawBlock(page, pdfFont, font, block, text));
+      else if (block.leader) drawLeader(page, pdfFont, font, block, drawn);
       else drawVerbatim(page, pdfFont, font, block, keepFonts);
     }
     if (options.watermark) drawWatermark(page, await embed(fontFor({ family: 'sans', bold: false, italic: false })));
@@ -216,10 +223,19 @@ function drawLine(page: PDFPage, font: PDFFont, color: string, angle: number, u:
   page.drawText(text, { x, y, size, color: colorOf(color), rotate: degrees((angle * 180) / Math.PI) });
 }
 
+/** A line of translation as drawn: its baseline and where it ends (in the block's frame). */
+interface DrawnLine {
+  angle: number;
+  v: number;
+  u1: number;
+  size: number;
+}
+
 /** The translation wrapped in the block's box (grown into free room when needed), shrunk until it fits. */
-function drawBlock(page: PDFPage, pdfFont: PDFFont, font: DrawFont, block: TextBlock, translation: string): void {
+function drawBlock(page: PDFPage, pdfFont: PDFFont, font: DrawFont, block: TextBlock, translation: string): DrawnLine[] {
   const text = font.metrics.drawable(translation.replace(/\s+/gu, ' ').trim());
-  if (text === '') return;
+  if (text === '') return [];
+  const drawn: DrawnLine[] = [];
   const width = (block.lines.length > 1 ? block.right - block.left : block.maxRight - block.left) + 0.01;
   const fitted = fitText(text, font.metrics, block.size, block.lineGap, width, block.top - block.maxBottom, block.lines.length === 1);
   let v = block.top - 0.8 * fitted.size;
@@ -228,8 +244,27 @@ function drawBlock(page: PDFPage, pdfFont: PDFFont, font: DrawFont, block: TextB
     const u = block.align === 'right' ? block.right - w : block.align === 'center' ? (block.left + block.right - w) / 2 : block.left;
     if (block.align === 'justify' && n < fitted.lines.length - 1) drawJustified(page, pdfFont, font, block, v, line, fitted.size, width);
     else drawLine(page, pdfFont, block.color, block.angle, u, v, line, fitted.size);
+    drawn.push({ angle: block.angle, v, u1: block.align === 'justify' && n < fitted.lines.length - 1 ? block.left + width : u + w, size: fitted.size });
     v -= fitted.lineGap;
   });
+  return drawn;
+}
+
+/** A dot leader drawn from where the title beside it now ends (at least a space after it) to its own end. */
+function drawLeader(page: PDFPage, pdfFont: PDFFont, font: DrawFont, block: TextBlock, drawn: readonly DrawnLine[]): void {
+  for (const line of block.lines) {
+    let start = line.u0;
+    for (const d of drawn) {
+      if (d.angle === block.angle && Math.abs(d.v - line.v) < 0.6 * line.size && d.u1 < line.u1) start = Math.max(start, d.u1 + 0.3 * line.size);
+    }
+    const text = line.pieces.map((p) => p.text).join(' ').replace(/\s+/gu, ' ').trim();
+    const perChar = (line.u1 - line.u0) / Math.max(1, text.length);
+    const kept = text.slice(Math.max(0, text.length - Math.floor((line.u1 - start) / perChar))).trim();
+    if (kept === '') continue;
+    const natural = font.metrics.measure(kept) * line.size;
+    const size = Math.min(line.size, (line.size * kept.length * perChar) / Math.max(natural, 1e-6));
+    drawLine(page, pdfFont, block.color, block.angle, line.u1 - font.metrics.measure(kept) * size, line.v, kept, size);
+  }
 }
 
 /** A line of a justified paragraph spread to the block's width: its words drawn apart, evenly spaced. */

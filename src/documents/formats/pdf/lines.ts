@@ -1,0 +1,160 @@
+// Pieces of a page grouped into lines: a piece continues a line when it sits on its baseline close after it (word
+// spaces stretched by justification, marks and superscripts included); contents lines' leaders stand apart.
+import { COLUMN_GAP_EM, angleKey, maxOf, minOf } from './rows.js';
+import type { Piece, TextLine, TextPiece } from './layout.js';
+
+/** List markers: bullets, symbol-font bullets (private use), "1.", "a)", "iv.", "(2)". */
+const MARKER = /^(?:[\p{Co}•●○◦▪▫■□‣⁃∙·\-–—*►▸▹➢➤✓✔❖◆◇]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\(?[ivxlIVXL]{1,6}[.)])$/u;
+
+function joinPieces(pieces: Piece[]): string {
+  let text = '';
+  let end = Number.NEGATIVE_INFINITY;
+  for (const p of pieces) {
+    const gap = p.u - end;
+    if (text !== '' && !/\s$/u.test(text) && !/^\s/u.test(p.text) && gap > 0.12 * p.size) text += ' ';
+    text += p.text;
+    end = p.u + p.width;
+  }
+  return text.replace(/\s+/gu, ' ').trim();
+}
+
+function makeLine(pieces: Piece[]): TextLine {
+  const u0 = minOf(pieces, (p) => p.u);
+  const u1 = maxOf(pieces, (p) => p.u + p.width);
+  const main = pieces.reduce((a, b) => (b.text.length * b.size > a.text.length * a.size ? b : a));
+  const text = joinPieces(pieces);
+  return { pieces, u0, u1, v: main.v, size: main.size, text, marker: MARKER.test(text) };
+}
+
+/** Dot leaders of a contents line (". . . . .", "……"). */
+const LEADER = /(?:[.·]\s?){4,}|…{2,}/u;
+export const isLeader = (text: string) => /^\s*(?:(?:[.·]\s?){4,}|…{2,})\s*$/u.test(text);
+
+/**
+ * A contents line's title, leader and page number become pieces of their own (widths shared by characters): the
+ * title is translated and drawn up to the leader, which stays where it was with the page number.
+ */
+export function splitLeader(p: TextPiece): TextPiece[] {
+  const m = LEADER.exec(p.text);
+  if (!m || isLeader(p.text)) return [p];
+  const cuts = [0, m.index, m.index + m[0].length, p.text.length];
+  const out: TextPiece[] = [];
+  for (let k = 0; k < 3; k++) {
+    const text = p.text.slice(cuts[k], cuts[k + 1]);
+    if (text.trim() === '') continue;
+    const start = (p.width * cuts[k]!) / p.text.length;
+    out.push({ ...p, text, x: p.x + start * Math.cos(p.angle), y: p.y + start * Math.sin(p.angle), width: (p.width * text.length) / p.text.length });
+  }
+  return out;
+}
+
+/** Lines in content order: a piece continues the current line when it is on its baseline and close after it. */
+export function groupLines(pieces: Piece[]): TextLine[] {
+  const lines: TextLine[] = [];
+  let current: Piece[] = [];
+  let end = 0;
+  /** The current line's main piece on its baseline (superscripts are measured against it). */
+  let base: Piece | undefined;
+  const flush = () => {
+    if (current.length > 0) for (const l of splitMarker(current)) lines.push(l);
+    current = [];
+  };
+  for (const p of pieces) {
+    const last = current[current.length - 1];
+    const ref = base ?? last;
+    const size = Math.max(p.size, ref?.size ?? 0);
+    // a superscript after its word, or a mark opening a footnote or an affiliation before it
+    const raised = ref !== undefined && (isSuperscript(p, ref) || (current.length === 1 && isSuperscript(ref, p)));
+    const continues =
+      last !== undefined &&
+      ref !== undefined &&
+      !isLeader(p.text) &&
+      !isLeader(last.text) &&
+      angleKey(last.angle) === angleKey(p.angle) &&
+      (Math.abs(p.v - ref.v) < 0.35 * size || raised) &&
+      // a glyph drawn over the line's own (the circle of a ©, an accent) belongs to it
+      p.u >= Math.min(end - 0.5 * size, current[0]!.u - 0.1 * size) &&
+      p.u - end < lineGapLimit(current, p) * size;
+    if (!continues) {
+      flush();
+      base = p;
+    } else if (p.size > base!.size && (!raised || current.length === 1)) base = p;
+    current.push(p);
+    end = Math.max(last && continues ? end : Number.NEGATIVE_INFINITY, p.u + p.width);
+  }
+  flush();
+  return joinSpreadLines(lines);
+}
+
+/**
+ * Justified text stretches the space after a sentence's end (TeX's sentence spacing) beyond a column gap: a word after
+ * "once." this far away still continues the line. Leaders (". . .") and numbers do not end a sentence.
+ */
+const SENTENCE_GAP_EM = 1.5;
+const WORD_GAP_EM = 0.8;
+const endsSentence = (text: string) => /[\p{L}\p{Nd}]["'’”)\]]?[.!?:;,]["'’”)\]]?\s*$/u.test(text);
+
+/** A mark of one or two characters (a symbol, a composed glyph's part) a little farther than a word space, and the
+ * piece after a relation or operator sign (math spacing is wider than a word space). */
+const MARK_GAP_EM = 1;
+
+/** The widest gap (in em) after the line's pieces so far at which `p` still continues it. */
+function lineGapLimit(current: readonly TextPiece[], p: TextPiece): number {
+  const last = current[current.length - 1]!;
+  const next = p.text.trimStart();
+  if (endsSentence((current[current.length - 2]?.text ?? '') + last.text) && /^["'‘“([]?\p{L}/u.test(next)) return SENTENCE_GAP_EM;
+  // a word going on with the sentence (lower case on both sides), after a stretched space or an italic correction
+  if (/\p{Ll}$/u.test(last.text) && /^\p{Ll}/u.test(next)) return WORD_GAP_EM;
+  if (/^[^\s\p{Nd}]{1,2}$/u.test(p.text.trim()) || /^[=<>≤≥≈×+−·]$/u.test(last.text.trim())) return MARK_GAP_EM;
+  return COLUMN_GAP_EM;
+}
+
+/** Widest word gap (in em) of a justified line that is still read as a gap between words, not between columns. */
+const MAX_SPREAD_GAP_EM = 3;
+
+/**
+ * Pieces of a justified line drawn word by word are cut at its wide gaps into separate lines; three or more such
+ * fragments on one baseline with equal gaps between them are one line (table cells and columns leave unequal gaps).
+ */
+function joinSpreadLines(lines: TextLine[]): TextLine[] {
+  const out: TextLine[] = [];
+  for (let i = 0; i < lines.length; ) {
+    let j = i + 1;
+    const gaps: number[] = [];
+    while (j < lines.length) {
+      const [a, b] = [lines[j - 1]!, lines[j]!];
+      const gap = b.u0 - a.u1;
+      const fits =
+        !a.marker &&
+        !isLeader(a.text) &&
+        !isLeader(b.text) &&
+        angleKey(a.pieces[0]!.angle) === angleKey(b.pieces[0]!.angle) &&
+        Math.abs(a.v - b.v) < 0.35 * a.size &&
+        Math.abs(a.size - b.size) <= 0.15 * a.size &&
+        gap > 0 &&
+        gap <= MAX_SPREAD_GAP_EM * a.size &&
+        (gaps.length === 0 || Math.abs(gap - gaps[0]!) <= 0.15 * gaps[0]! + 0.5);
+      if (!fits) break;
+      gaps.push(gap);
+      j++;
+    }
+    if (gaps.length >= 2) {
+      out.push(makeLine(lines.slice(i, j).flatMap((l) => l.pieces)));
+      i = j;
+    } else out.push(lines[i++]!);
+  }
+  return out;
+}
+
+/** A smaller piece raised above the baseline of `base`: a footnote or affiliation mark, part of base's line. */
+function isSuperscript(p: Piece, base: Piece): boolean {
+  const rise = p.v - base.v;
+  return p.size <= 0.85 * base.size && rise > 0.1 * base.size && rise < 0.6 * base.size;
+}
+
+/** A leading list marker becomes a line of its own, so the item's text keeps its indentation when rewrapped. */
+function splitMarker(pieces: Piece[]): TextLine[] {
+  const first = pieces[0]!;
+  if (pieces.length > 1 && MARKER.test(first.text.trim())) return [makeLine([first]), makeLine(pieces.slice(1))];
+  return [makeLine(pieces)];
+}
