@@ -1,0 +1,135 @@
+// Blocks of a PDF page in fonts that cannot be read back, on a page that has readable text too (a math-font
+// paragraph, a heading whose font maps space to U+0002, body text without a ToUnicode map): each band of such blocks
+// is cut from the rendered page, read by the recognizer and translated as an image is; its painted picture is drawn
+// over the band in the output, whose own text there is removed. Other blocks reaching into a band are left out of
+// what is read and are transparent in the picture, so their redrawn translations show through.
+import { PDFDocument } from 'pdf-lib';
+import { canvas as canvasModule } from '../canvas.js';
+import type { PixelLimits } from '../format.js';
+import { flattenToRgb } from '../image/image-format.js';
+import { paragraphsOf, type Box } from '../image/paragraphs.js';
+import { paint, planParagraphs, type PaintPlan } from '../image/text-painter.js';
+import type { TextRecognizer } from '../image/text-recognizer.js';
+import { bands, pixelBox } from './kept-images.js';
+import type { TextBlock } from './layout.js';
+import { OCR_BUDGET_MS, ocrRendering, type RecognizeOptions } from './ocr-pages.js';
+import { renderPages, type PageViewport } from './page-render.js';
+
+export interface RecognizedRegion {
+  page: number;
+  /** The blocks it covers (they are not drawn again). */
+  blocks: TextBlock[];
+  /** Where the picture goes, in user space (points). */
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  /** The region on the rendered page, and the boxes of other blocks reaching into it (pixels, relative to it). */
+  pixels: Box;
+  holes: Box[];
+  texts: string[];
+  plans: PaintPlan[];
+}
+
+/**
+ * A paragraph the recognizer read is translated when it is mostly words: three or more of three letters or more,
+ * half its tokens at least (a formula read as letters gives symbols, digits and one- or two-letter tokens).
+ */
+function hasWords(text: string): boolean {
+  const tokens = text.split(/\s+/u).filter(Boolean);
+  const words = tokens.filter((t) => /^\p{P}*\p{L}{3,}\p{P}*$/u.test(t)).length;
+  return words >= 3 && words >= tokens.length / 2;
+}
+
+interface Planned {
+  page: number;
+  blocks: TextBlock[];
+  pixels: Box;
+  holes: Box[];
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** Each band of `wanted[n]` (unrotated blocks) with its place on the page rendered for recognition. */
+function planRegions(viewport: PageViewport, canvas: { width: number; height: number }, page: number, wanted: readonly TextBlock[], others: readonly TextBlock[]): Planned[] {
+  return bands(wanted.filter((b) => Math.abs(b.angle) < 1e-3)).flatMap((band) => {
+    const pixels = pixelBox(viewport, band, canvas);
+    if (pixels.width <= 0 || pixels.height <= 0) return [];
+    const holes = others.flatMap((o) => {
+      const h = pixelBox(viewport, { left: o.left, right: o.right, top: o.top, bottom: o.bottom }, canvas);
+      const left = Math.max(h.left, pixels.left);
+      const top = Math.max(h.top, pixels.top);
+      const right = Math.min(h.left + h.width, pixels.left + pixels.width);
+      const bottom = Math.min(h.top + h.height, pixels.top + pixels.height);
+      return right > left && bottom > top ? [{ left: left - pixels.left, top: top - pixels.top, width: right - left, height: bottom - top }] : [];
+    });
+    const [x0, y0] = viewport.convertToPdfPoint(pixels.left, pixels.top + pixels.height) as [number, number];
+    const [x1, y1] = viewport.convertToPdfPoint(pixels.left + pixels.width, pixels.top) as [number, number];
+    return [{ page, blocks: band.blocks, pixels, holes, x: Math.min(x0, x1), y: Math.min(y0, y1), width: Math.abs(x1 - x0), height: Math.abs(y1 - y0) }];
+  });
+}
+
+/**
+ * The regions of the blocks listed per page (`wanted`), read by the recognizer; `others` are the page's blocks that
+ * are drawn anew. A region where it reads no words is left out (its blocks stay as they are). Regions share the
+ * time and pixel budget of text recognition in one document.
+ */
+export async function recognizeRegions(
+  input: Buffer,
+  wanted: ReadonlyMap<number, { blocks: TextBlock[]; others: TextBlock[] }>,
+  recognizer: TextRecognizer,
+  options: RecognizeOptions,
+): Promise<RecognizedRegion[]> {
+  const out: RecognizedRegion[] = [];
+  const started = Date.now();
+  let pixelsLeft = options.limits.ocrPixels;
+  await renderPages(input, [...wanted.keys()], ocrRendering(options.limits), async (page, canvas, viewport) => {
+    const ctx = canvas.getContext('2d');
+    for (const region of planRegions(viewport, canvas, page, wanted.get(page)!.blocks, wanted.get(page)!.others)) {
+      const size = region.pixels.width * region.pixels.height;
+      if (Date.now() - started > OCR_BUDGET_MS || size > pixelsLeft) return 'stop';
+      pixelsLeft -= size;
+      const pixels = ctx.getImageData(region.pixels.left, region.pixels.top, region.pixels.width, region.pixels.height);
+      // other blocks' text is not read here: blanked to white
+      for (const h of region.holes) for (let y = h.top; y < h.top + h.height; y++) pixels.data.fill(255, (y * pixels.width + h.left) * 4, (y * pixels.width + h.left + h.width) * 4);
+      const words = await recognizer.recognize(flattenToRgb(pixels), options.language, options.signal);
+      const paragraphs = paragraphsOf(words, pixels).filter((p) => hasWords(p.text));
+      if (paragraphs.length > 0) out.push({ ...region, texts: paragraphs.map((p) => p.text), plans: planParagraphs(pixels, paragraphs, words) });
+    }
+  });
+  return out;
+}
+
+/** Each region's picture (PNG, other blocks' boxes transparent) with its paragraphs' translations painted over their text. */
+export async function paintRegions(input: Buffer, regions: readonly RecognizedRegion[], translations: readonly string[], limits: PixelLimits): Promise<Map<RecognizedRegion, Buffer>> {
+  const out = new Map<RecognizedRegion, Buffer>();
+  const texts = new Map<RecognizedRegion, readonly string[]>();
+  let at = 0;
+  for (const r of regions) {
+    texts.set(r, r.texts.map((t, k) => translations[at + k] ?? t));
+    at += r.texts.length;
+  }
+  const pages = [...new Set(regions.map((r) => r.page))];
+  await renderPages(input, pages, ocrRendering(limits), async (page, canvas) => {
+    for (const r of regions.filter((x) => x.page === page)) {
+      const crop = canvasModule().createCanvas(r.pixels.width, r.pixels.height);
+      const ctx = crop.getContext('2d');
+      ctx.putImageData(canvas.getContext('2d').getImageData(r.pixels.left, r.pixels.top, r.pixels.width, r.pixels.height), 0, 0);
+      for (const h of r.holes) ctx.clearRect(h.left, h.top, h.width, h.height);
+      paint(ctx, r.plans, texts.get(r)!);
+      out.set(r, await crop.encode('png'));
+    }
+  });
+  return out;
+}
+
+/** The written PDF with each region's picture drawn over its place. */
+export async function drawRegions(pdf: Buffer, pictures: ReadonlyMap<RecognizedRegion, Buffer>): Promise<Buffer> {
+  if (pictures.size === 0) return pdf;
+  const doc = await PDFDocument.load(pdf, { updateMetadata: false });
+  const pages = doc.getPages();
+  for (const [r, png] of pictures) pages[r.page]?.drawImage(await doc.embedPng(png), { x: r.x, y: r.y, width: r.width, height: r.height });
+  return Buffer.from(await doc.save({ useObjectStreams: true }));
+}
