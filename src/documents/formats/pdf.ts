@@ -102,6 +102,7 @@ async function extractPdf(input: Buffer, options: ExtractOptions, recognizer: Te
   // what pages are drawn and images decoded from: images whose data claims more pixels than allowed left out
   let checked: Promise<Buffer> | undefined;
   const drawable = () => (checked ??= withImageSizesChecked(input, limits.imagePixels));
+  const ocrStarted = Date.now();
   const recognition = recognizer && withoutText.length > 0 ? await recognizePages(await drawable(), withoutText, recognizer, { language: options.sourceLang, signal: options.signal, limits }) : undefined;
   const recognized = recognition?.pages ?? [];
   for (const r of recognized) keep[r.page] = false;
@@ -112,7 +113,7 @@ async function extractPdf(input: Buffer, options: ExtractOptions, recognizer: Te
       return keep[n] || withoutText.includes(n) || wanted.length === 0 ? [] : [[n, { blocks: wanted, others: page.filter((_, k) => !kept[n]![k]) }] as const];
     }),
   );
-  const regions = recognizer && regionPages.size > 0 ? await recognizeRegions(await drawable(), regionPages, recognizer, { language: options.sourceLang, signal: options.signal, limits }) : [];
+  const regions = recognizer && regionPages.size > 0 ? await recognizeRegions(await drawable(), regionPages, recognizer, { language: options.sourceLang, signal: options.signal, limits, startedAt: ocrStarted }) : [];
   const ocrBlocks = new Set(regions.flatMap((r) => r.blocks));
   const ocrTexts = [...recognized.flatMap((r) => r.texts), ...regions.flatMap((r) => r.texts)];
   const pageTexts = recognized.reduce((n, r) => n + r.texts.length, 0);

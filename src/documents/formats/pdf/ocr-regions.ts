@@ -74,16 +74,16 @@ function planRegions(viewport: PageViewport, canvas: { width: number; height: nu
 /**
  * The regions of the blocks listed per page (`wanted`), read by the recognizer; `others` are the page's blocks that
  * are drawn anew. A region where it reads no words is left out (its blocks stay as they are). Regions share the
- * time and pixel budget of text recognition in one document.
+ * time budget of text recognition in one document, counted from `startedAt` (pages read first use it too).
  */
 export async function recognizeRegions(
   input: Buffer,
   wanted: ReadonlyMap<number, { blocks: TextBlock[]; others: TextBlock[] }>,
   recognizer: TextRecognizer,
-  options: RecognizeOptions,
+  options: RecognizeOptions & { startedAt: number },
 ): Promise<RecognizedRegion[]> {
   const out: RecognizedRegion[] = [];
-  const started = Date.now();
+  const started = options.startedAt;
   let pixelsLeft = options.limits.ocrPixels;
   await renderPages(input, [...wanted.keys()], ocrRendering(options.limits), async (page, canvas, viewport) => {
     const ctx = canvas.getContext('2d');
