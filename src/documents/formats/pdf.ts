@@ -167,7 +167,7 @@ async function extractPdf(input: Buffer, options: ExtractOptions, recognizer: Te
       const doc = output ?? (await loadPdf(input));
       output = undefined;
       const written = await writeTranslatedPdf(doc, translatedPages(translations, await paintedPages(translations, 'jpeg')), { watermark: options.watermark === true });
-      return drawRegions(written, await paintedRegions(translations));
+      return drawRegions(written, regions, translations.slice(translatable.length + pageTexts), await paintedRegions(translations));
     },
     async rebuildAs(outputFormat, translations) {
       if (outputFormat !== 'docx') throw new DocumentFormatError(`Conversion from 'pdf' to '${outputFormat}' is not supported.`);

@@ -3,13 +3,15 @@
 // is cut from the rendered page, read by the recognizer and translated as an image is; its painted picture is drawn
 // over the band in the output, whose own text there is removed. Other blocks reaching into a band are left out of
 // what is read and are transparent in the picture, so their redrawn translations show through.
-import { PDFDocument } from 'pdf-lib';
+import fontkit from '@pdf-lib/fontkit';
+import { PDFDocument, type PDFFont, type PDFPage } from 'pdf-lib';
 import { canvas as canvasModule } from '../canvas.js';
 import type { PixelLimits } from '../format.js';
 import { flattenToRgb } from '../image/image-format.js';
 import { paragraphsOf, type Box } from '../image/paragraphs.js';
 import { paint, planParagraphs, type PaintPlan } from '../image/text-painter.js';
 import type { TextRecognizer } from '../image/text-recognizer.js';
+import { fitText, fontFor } from './fonts.js';
 import { bands, pixelBox } from './kept-images.js';
 import type { TextBlock } from './layout.js';
 import { OCR_BUDGET_MS, ocrRendering, type RecognizeOptions } from './ocr-pages.js';
@@ -125,11 +127,37 @@ export async function paintRegions(input: Buffer, regions: readonly RecognizedRe
   return out;
 }
 
-/** The written PDF with each region's picture drawn over its place. */
-export async function drawRegions(pdf: Buffer, pictures: ReadonlyMap<RecognizedRegion, Buffer>): Promise<Buffer> {
+/**
+ * The written PDF with each region's picture drawn over its place and, under it, its translations as invisible text
+ * (opacity 0, in each paragraph's place): the page's words can still be searched, selected and copied.
+ */
+export async function drawRegions(pdf: Buffer, regions: readonly RecognizedRegion[], translations: readonly string[], pictures: ReadonlyMap<RecognizedRegion, Buffer>): Promise<Buffer> {
   if (pictures.size === 0) return pdf;
   const doc = await PDFDocument.load(pdf, { updateMetadata: false });
+  doc.registerFontkit(fontkit);
+  const face = fontFor({ family: 'sans', bold: false, italic: false });
+  const font = await doc.embedFont(face.bytes, { subset: true });
   const pages = doc.getPages();
-  for (const [r, png] of pictures) pages[r.page]?.drawImage(await doc.embedPng(png), { x: r.x, y: r.y, width: r.width, height: r.height });
+  let at = 0;
+  for (const r of regions) {
+    const texts = r.texts.map((t, k) => translations[at + k] ?? t);
+    at += r.texts.length;
+    const png = pictures.get(r);
+    const page = pages[r.page];
+    if (!png || !page) continue;
+    texts.forEach((t, k) => drawInvisible(page, font, face, r, r.plans[k]!, t));
+    page.drawImage(await doc.embedPng(png), { x: r.x, y: r.y, width: r.width, height: r.height });
+  }
   return Buffer.from(await doc.save({ useObjectStreams: true }));
+}
+
+/** A paragraph's translation as invisible text wrapped in its area (points from the region's pixels). */
+function drawInvisible(page: PDFPage, font: PDFFont, face: ReturnType<typeof fontFor>, r: RecognizedRegion, plan: PaintPlan, translation: string): void {
+  const text = face.metrics.drawable(translation.replace(/\s+/gu, ' ').trim());
+  if (text === '') return;
+  const scale = r.width / r.pixels.width;
+  const size = plan.fontPx * scale;
+  const [left, top, width, height] = [r.x + plan.area.left * scale, r.y + r.height - plan.area.top * scale, plan.area.width * scale, plan.area.height * scale];
+  const fitted = fitText(text, face.metrics, size, 1.2 * size, width, height);
+  fitted.lines.forEach((line, n) => page.drawText(line, { x: left, y: top - 0.8 * fitted.size - n * fitted.lineGap, size: fitted.size, font, opacity: 0 }));
 }
