@@ -43,6 +43,20 @@ function hasWords(text: string): boolean {
   return words >= 3 && words >= tokens.length / 2;
 }
 
+const NUMBER = /\d[\d.,]*/gu;
+/** Whether every number token of `source` (as a multiset) is among those of `read`. */
+function numbersRead(source: string, read: string): boolean {
+  const seen = new Map<string, number>();
+  for (const n of read.match(NUMBER) ?? []) seen.set(n, (seen.get(n) ?? 0) + 1);
+  return (source.match(NUMBER) ?? []).every((n) => {
+    const left = seen.get(n) ?? 0;
+    seen.set(n, left - 1);
+    return left > 0;
+  });
+}
+
+const overlap = (a: Box, b: Box) => a.left < b.left + b.width && b.left < a.left + a.width && a.top < b.top + b.height && b.top < a.top + a.height;
+
 interface Planned {
   page: number;
   blocks: TextBlock[];
@@ -97,8 +111,19 @@ export async function recognizeRegions(
       // other blocks' text is not read here: blanked to white
       for (const h of region.holes) for (let y = h.top; y < h.top + h.height; y++) pixels.data.fill(255, (y * pixels.width + h.left) * 4, (y * pixels.width + h.left + h.width) * 4);
       const words = await recognizer.recognize(flattenToRgb(pixels), options.language, options.signal);
-      const paragraphs = paragraphsOf(words, pixels).filter((p) => hasWords(p.text));
-      if (paragraphs.length > 0) out.push({ ...region, texts: paragraphs.map((p) => p.text), plans: planParagraphs(pixels, paragraphs, words) });
+      const read = paragraphsOf(words, pixels).filter((p) => hasWords(p.text));
+      const boxes = new Map(region.blocks.map((b) => {
+        const box = pixelBox(viewport, b, canvas);
+        return [b, { ...box, left: box.left - region.pixels.left, top: box.top - region.pixels.top }] as const;
+      }));
+      const within = (b: TextBlock) => read.filter((p) => overlap(p.box, boxes.get(b)!));
+      // a block is replaced by what was read only when every number its text layer shows was read too (subscripts
+      // and exponents often are not); a paragraph reaching into a block left as it is is not painted
+      const lost = region.blocks.filter((b) => !numbersRead(b.text, within(b).map((p) => p.text).join(' ')));
+      const paragraphs = read.filter((p) => !lost.some((b) => overlap(p.box, boxes.get(b)!)));
+      // a block with no paragraph read in it (a formula beside the text) stays as it is, in the text layer too
+      const blocks = region.blocks.filter((b) => paragraphs.some((p) => overlap(p.box, boxes.get(b)!)));
+      if (blocks.length > 0) out.push({ ...region, blocks, texts: paragraphs.map((p) => p.text), plans: planParagraphs(pixels, paragraphs, words) });
     }
   });
   return out;
