@@ -150,11 +150,10 @@ export function apertiumEnEs(texts: readonly string[]): string[] {
   // the apertium script reads a file more reliably than a pipe from a child process
   const dir = mkdtempSync(join(tmpdir(), 'tolk-apertium-'));
   try {
-    // a blank line between segments: across a single line break Apertium's rules move words from one to the next
-    writeFileSync(join(dir, 'in.txt'), texts.map((t) => t.replace(/\s+/gu, ' ')).join('\n\n'));
+    writeFileSync(join(dir, 'in.txt'), texts.map((t) => t.replace(/\s+/gu, ' ')).join('\n'));
     const r = spawnSync('apertium', ['-u', 'eng-spa', join(dir, 'in.txt')], { encoding: 'utf8', timeout: 60_000 });
     if (r.status !== 0 || r.stdout.trim() === '') throw new Error(`apertium failed: ${r.stderr}`);
-    const out = r.stdout.split('\n\n');
+    const out = r.stdout.split('\n');
     return texts.map((t, n) => out[n]?.trim() || t);
   } finally {
     rmSync(dir, { recursive: true, force: true });
