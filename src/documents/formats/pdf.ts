@@ -167,7 +167,8 @@ async function extractPdf(input: Buffer, options: ExtractOptions, recognizer: Te
       const doc = output ?? (await loadPdf(input));
       output = undefined;
       const written = await writeTranslatedPdf(doc, translatedPages(translations, await paintedPages(translations, 'jpeg')), { watermark: options.watermark === true });
-      return drawRegions(written, regions, translations.slice(translatable.length + pageTexts), await paintedRegions(translations));
+      const keptText = (n: number) => pages[n]!.pieces.filter((p) => keepFonts[n]!.has(p.fontName ?? ''));
+      return drawRegions(written, regions, translations.slice(translatable.length + pageTexts), await paintedRegions(translations), keptText);
     },
     async rebuildAs(outputFormat, translations) {
       if (outputFormat !== 'docx') throw new DocumentFormatError(`Conversion from 'pdf' to '${outputFormat}' is not supported.`);

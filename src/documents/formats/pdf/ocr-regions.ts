@@ -13,7 +13,7 @@ import { paint, planParagraphs, type PaintPlan } from '../image/text-painter.js'
 import type { TextRecognizer } from '../image/text-recognizer.js';
 import { fitText, fontFor } from './fonts.js';
 import { bands, pixelBox } from './kept-images.js';
-import type { TextBlock } from './layout.js';
+import type { TextBlock, TextPiece } from './layout.js';
 import { OCR_BUDGET_MS, ocrRendering, type RecognizeOptions } from './ocr-pages.js';
 import { renderPages, type PageViewport } from './page-render.js';
 
@@ -35,12 +35,12 @@ export interface RecognizedRegion {
 
 /**
  * A paragraph the recognizer read is translated when it is mostly words: three or more of three letters or more,
- * half its tokens at least (a formula read as letters gives symbols, digits and one- or two-letter tokens).
+ * three in five of its tokens at least (a formula read as letters gives symbols, digits and one- or two-letter tokens).
  */
 function hasWords(text: string): boolean {
   const tokens = text.split(/\s+/u).filter(Boolean);
   const words = tokens.filter((t) => /^\p{P}*\p{L}{3,}\p{P}*$/u.test(t)).length;
-  return words >= 3 && words >= tokens.length / 2;
+  return words >= 3 && words >= 0.6 * tokens.length;
 }
 
 const NUMBER = /\d[\d.,]*/gu;
@@ -156,7 +156,13 @@ export async function paintRegions(input: Buffer, regions: readonly RecognizedRe
  * The written PDF with each region's picture drawn over its place and, under it, its translations as invisible text
  * (opacity 0, in each paragraph's place): the page's words can still be searched, selected and copied.
  */
-export async function drawRegions(pdf: Buffer, regions: readonly RecognizedRegion[], translations: readonly string[], pictures: ReadonlyMap<RecognizedRegion, Buffer>): Promise<Buffer> {
+export async function drawRegions(
+  pdf: Buffer,
+  regions: readonly RecognizedRegion[],
+  translations: readonly string[],
+  pictures: ReadonlyMap<RecognizedRegion, Buffer>,
+  keptText: (page: number) => readonly TextPiece[],
+): Promise<Buffer> {
   if (pictures.size === 0) return pdf;
   const doc = await PDFDocument.load(pdf, { updateMetadata: false });
   doc.registerFontkit(fontkit);
@@ -170,19 +176,27 @@ export async function drawRegions(pdf: Buffer, regions: readonly RecognizedRegio
     const png = pictures.get(r);
     const page = pages[r.page];
     if (!png || !page) continue;
-    texts.forEach((t, k) => drawInvisible(page, font, face, r, r.plans[k]!, t));
+    // text kept in the content under the picture (a font also used elsewhere) has the place already
+    const kept = keptText(r.page);
+    texts.forEach((t, k) => {
+      const area = areaOf(r, r.plans[k]!);
+      if (!kept.some((p) => p.x < area.left + area.width && p.x + p.width > area.left && p.y < area.top && p.y + p.size > area.top - area.height)) drawInvisible(page, font, face, area, t);
+    });
     page.drawImage(await doc.embedPng(png), { x: r.x, y: r.y, width: r.width, height: r.height });
   }
   return Buffer.from(await doc.save({ useObjectStreams: true }));
 }
 
-/** A paragraph's translation as invisible text wrapped in its area (points from the region's pixels). */
-function drawInvisible(page: PDFPage, font: PDFFont, face: ReturnType<typeof fontFor>, r: RecognizedRegion, plan: PaintPlan, translation: string): void {
+/** A paragraph's area in user space (points): left and top edges, width and height. */
+function areaOf(r: RecognizedRegion, plan: PaintPlan) {
+  const scale = r.width / r.pixels.width;
+  return { left: r.x + plan.area.left * scale, top: r.y + r.height - plan.area.top * scale, width: plan.area.width * scale, height: plan.area.height * scale, size: plan.fontPx * scale };
+}
+
+/** A paragraph's translation as invisible text wrapped in its area. */
+function drawInvisible(page: PDFPage, font: PDFFont, face: ReturnType<typeof fontFor>, area: ReturnType<typeof areaOf>, translation: string): void {
   const text = face.metrics.drawable(translation.replace(/\s+/gu, ' ').trim());
   if (text === '') return;
-  const scale = r.width / r.pixels.width;
-  const size = plan.fontPx * scale;
-  const [left, top, width, height] = [r.x + plan.area.left * scale, r.y + r.height - plan.area.top * scale, plan.area.width * scale, plan.area.height * scale];
-  const fitted = fitText(text, face.metrics, size, 1.2 * size, width, height);
-  fitted.lines.forEach((line, n) => page.drawText(line, { x: left, y: top - 0.8 * fitted.size - n * fitted.lineGap, size: fitted.size, font, opacity: 0 }));
+  const fitted = fitText(text, face.metrics, area.size, 1.2 * area.size, area.width, area.height);
+  fitted.lines.forEach((line, n) => page.drawText(line, { x: area.left, y: area.top - 0.8 * fitted.size - n * fitted.lineGap, size: fitted.size, font, opacity: 0 }));
 }
