@@ -20,7 +20,7 @@ import { renderKeptBlocks } from './pdf/kept-images.js';
 import { readPageTexts } from './pdf/page-text.js';
 import { loadPdf, writeTranslatedPdf } from './pdf/pdf-output.js';
 import { ocrNotice, paintPages, recognizePages } from './pdf/ocr-pages.js';
-import { drawRegions, paintRegions, recognizeRegions } from './pdf/ocr-regions.js';
+import { drawRegions, paintRegions, recognizeRegions, regionNotice, type RecognizedRegion } from './pdf/ocr-regions.js';
 import type { TextRecognizer } from './image/text-recognizer.js';
 
 export const PDF_MAX_PAGES = 500;
@@ -136,12 +136,12 @@ async function extractPdf(input: Buffer, options: ExtractOptions, recognizer: Te
   const keptLeft = blocks.map((page, n) => page.map((b, k) => kept[n]![k]! && !ocrBlocks.has(b)));
   const keepFonts = blocks.map((page, n) => new Set([...badFonts[n]!].filter((f) => page.some((b, k) => keptLeft[n]![k] && keptBlock(b, new Set([f]))))));
   const keptPages = badFonts.flatMap((f, n) => (f.size > 0 && !ocrPages.has(n) && (keep[n] || keepFonts[n]!.size > 0) ? [n + 1] : []));
-  const notices = [...(keptPages.length > 0 ? [keptNotice(keptPages)] : []), ...(ocrSaid !== undefined ? [ocrSaid] : [])];
+  const notices = [...(keptPages.length > 0 ? [keptNotice(keptPages)] : []), ...(regions.length > 0 ? [regionNotice(regions)] : []), ...(ocrSaid !== undefined ? [ocrSaid] : [])];
   /** Each recognized page painted with its translations (those after the text layer's, in page order). */
   const paintedPages = async (translations: string[], as: 'jpeg' | 'png') =>
     recognized.length === 0 ? new Map<number, Buffer>() : paintPages(await drawable(), recognized, translations.slice(translatable.length), as, limits);
   /** Each region read by recognition painted with its translations (those after the recognized pages'). */
-  const paintedRegions = async (translations: string[]) => (regions.length === 0 ? new Map() : paintRegions(await drawable(), regions, translations.slice(translatable.length + pageTexts), limits));
+  const paintedRegions = async (translations: string[]) => (regions.length === 0 ? new Map<RecognizedRegion, Buffer>() : paintRegions(await drawable(), regions, translations.slice(translatable.length + pageTexts), limits));
   /** Each page's blocks with what they say in the result. */
   const translatedPages = (translations: string[], painted: Map<number, Buffer>) => {
     const byBlock = new Map(translatable.map((b, i) => [b, translations[i] ?? b.text]));

@@ -152,6 +152,13 @@ export async function paintRegions(input: Buffer, regions: readonly RecognizedRe
   return out;
 }
 
+/** Says on which pages (0-based in `regions`) text in fonts that cannot be read back was read and translated. */
+export function regionNotice(regions: readonly RecognizedRegion[]): string {
+  const pages = [...new Set(regions.map((r) => r.page + 1))];
+  const shown = pages.length > 20 ? `${pages.slice(0, 20).join(', ')} and ${pages.length - 20} more` : pages.join(', ');
+  return `Text in fonts that cannot be read back was read by text recognition (OCR) on ${pages.length === 1 ? 'page' : 'pages'} ${shown}: its translation is painted in its place.`;
+}
+
 /**
  * The written PDF with each region's picture drawn over its place and, under it, its translations as invisible text
  * (opacity 0, in each paragraph's place): the page's words can still be searched, selected and copied.
