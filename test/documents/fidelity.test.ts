@@ -6,7 +6,8 @@ import { jsonFormat } from '../../src/documents/formats/json.js';
 import { mifFormat } from '../../src/documents/formats/mif/mif-format.js';
 import { docxFormat, pptxFormat } from '../../src/documents/formats/ooxml.js';
 import { unzipAll, zipOf } from '../helpers/zip.js';
-import { pdfFormat } from '../../src/documents/formats/pdf.js';
+import { createPdfFormat, pdfFormat } from '../../src/documents/formats/pdf.js';
+import { TesseractRecognizer } from '../../src/documents/ocr/tesseract-recognizer.js';
 import { DocumentFormatError } from '../../src/documents/formats/format.js';
 import { flat, inspectPdf, pdftotext } from './pdf-inspect.js';
 import { buildPdf } from './pdf-builder.js';
@@ -224,6 +225,24 @@ describe('PDF text that cannot be read back', () => {
     const pictures = [...files].filter(([name]) => name.startsWith('word/media/'));
     assert.equal(pictures.length, 1);
     assert.match(ocrImage(pictures[0]![1]), /The village is small and quiet/);
+  });
+
+  it('with text recognition, a block in a font without a usable mapping is read and translated on a page with readable text', async () => {
+    const src = await buildPdf([
+      { items: [{ text: 'The garden is behind the house.' }, { text: 'The village is small and quiet.', unmapped: true }, { text: 'The kitchen is big.', font: 'sans' }] },
+    ]);
+    const doc = await createPdfFormat(new TesseractRecognizer()).extract(src, ES);
+    const texts = doc.segments.map((s) => s.text);
+    assert.deepEqual(texts.slice(0, 2), ['The garden is behind the house.', 'The kitchen is big.']);
+    assert.match(texts[2] ?? '', /village is small and quiet/, 'the unmapped paragraph is read by recognition');
+    assert.equal(doc.notice, 'Text in fonts that cannot be read back was read by text recognition (OCR) on page 1: its translation is painted in its place.');
+    const out = await doc.rebuild(['El jardín está detrás de la casa.', 'La cocina es grande.', 'El pueblo es pequeño y tranquilo.']);
+    // a reader sees every paragraph in Spanish: the region's picture replaces its English glyphs, which leave the text layer
+    const seen = flat(ocrPage(out, 1));
+    assert.match(seen, /pueblo es peque/);
+    assert.doesNotMatch(seen, /village|garden|kitchen/);
+    assert.match(seen, /El jard.n est. detr.s de la casa\..*pueblo.*La cocina es grande\./s);
+    assert.doesNotMatch(pdftotext(out)!, /[\u0001-\u0008]/u);
   });
 
   it('a document with only unreadable text says so', async () => {

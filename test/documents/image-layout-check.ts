@@ -51,6 +51,12 @@ export async function checkImageLayout(
   const [before, after] = [await decodeImage(source), await decodeImage(output)];
   const replaced = new Set(sources.flatMap((s, i) => (translations[i] === s ? [] : s.split(' '))));
   const words = (await recognizer.recognize(before.rgb, 'en')).filter((w) => /[\p{L}\p{N}]/u.test(w.text) && w.confidence >= 60);
+  // a word hyphenated at a line end ("ex-" / "ecutes") is one word of the segment sent: both halves were replaced
+  for (const [k, w] of words.entries()) {
+    const next = words[k + 1];
+    const joined = next ? w.text.slice(0, -1) + next.text : '';
+    if (/\p{L}-$/u.test(w.text) && (replaced.has(joined) || replaced.has(joined.replace(/[^\p{L}]+$/u, '')))) replaced.add(w.text).add(next!.text);
+  }
   const untranslated = words.filter((w) => !replaced.has(w.text));
   const paintedOver = untranslated.filter((w) => touched(before, after, w));
   const digits = (ws: RecognizedWord[]) => ws.filter((w) => /\d/u.test(w.text) && w.height < w.width);

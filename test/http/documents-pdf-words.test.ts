@@ -28,7 +28,7 @@ const TEXTS = [
 const para = (text: string, extra: Partial<Paragraph> = {}): Paragraph => ({ text, ...extra });
 
 /** kept: pages whose unreadable text stays as it is; ocr: pages without any readable text, read by OCR. */
-const DOCUMENTS: { name: string; pages: PageSpec[]; kept: number[]; ocr?: number[] }[] = [
+const DOCUMENTS: { name: string; pages: PageSpec[]; kept: number[]; ocr?: number[]; regions?: number[] }[] = [
   {
     name: 'report.pdf',
     pages: [{ items: [para('The house by the river', { font: 'bold', size: 16 }), para(TEXTS[0]!), para(TEXTS[1]!, { justify: true }), para(TEXTS[2]!, { font: 'sans' })] }],
@@ -59,11 +59,12 @@ const DOCUMENTS: { name: string; pages: PageSpec[]; kept: number[]; ocr?: number
     pages: [
       { items: [para(TEXTS[4]!), para(TEXTS[0]!)] },
       { unmapped: true, items: [para('The village', { font: 'bold', size: 16 }), para(TEXTS[1]!), para(TEXTS[2]!, { justify: true }), para(TEXTS[3]!)] },
-      // a page mixing readable paragraphs with one in a font without mapping: only that one is kept
+      // a page mixing readable paragraphs with one in a font without mapping: only that one is read by recognition
       { items: [para('The garden', { font: 'bold', size: 16 }), para(TEXTS[3]!), para(TEXTS[1]!, { unmapped: true }), para(TEXTS[2]!, { font: 'sans' })] },
     ],
-    kept: [3],
+    kept: [],
     ocr: [2],
+    regions: [3],
   },
 ];
 
@@ -91,7 +92,7 @@ describe('PDF words kept through translation (real fonts, Apertium en→es)', ()
           for (let j = i + 1; j < words.length; j++) assert.ok(!overlap(words[i]!, words[j]!, 1), `${d.name}: "${words[i]!.text}" overlaps "${words[j]!.text}"`);
         }
       }
-      const outputWords = new Set(wordsOf(`${pdftotext(out) ?? ''}\n${[...d.kept, ...(d.ocr ?? [])].map((p) => ocrPage(out, p)).join('\n')}`));
+      const outputWords = new Set(wordsOf(`${pdftotext(out) ?? ''}\n${[...d.kept, ...(d.ocr ?? []), ...(d.regions ?? [])].map((p) => ocrPage(out, p)).join('\n')}`));
       const paragraphs = d.pages.flatMap((p) => p.items.flatMap((i) => ('rows' in i ? i.rows.map((r) => r.join(' ')) : [i.text])));
       const translations = await translateTexts(paragraphs);
       let present = 0;
@@ -110,6 +111,7 @@ describe('PDF words kept through translation (real fonts, Apertium en→es)', ()
       assert.ok(ratio >= 0.95, `${d.name}: only ${(100 * ratio).toFixed(1)} % of the input's words are in the output`);
       if (d.kept.length > 0) assert.match(String(status.message), new RegExp(`kept untranslated on pages? ${d.kept.join(', ')} `), d.name);
       if (d.ocr) assert.match(String(status.message), new RegExp(`\\(OCR\\) read pages? ${d.ocr.join(', ')}:`), d.name);
+      if (d.regions) assert.match(String(status.message), new RegExp(`read by text recognition \\(OCR\\) on pages? ${d.regions.join(', ')}:`), d.name);
       if (d.kept.length === 0 && !d.ocr) assert.equal(status.message, undefined, d.name);
     }
     t.diagnostic(report.join('; '));

@@ -20,6 +20,7 @@ import { renderKeptBlocks } from './pdf/kept-images.js';
 import { readPageTexts } from './pdf/page-text.js';
 import { loadPdf, writeTranslatedPdf } from './pdf/pdf-output.js';
 import { ocrNotice, paintPages, recognizePages } from './pdf/ocr-pages.js';
+import { drawRegions, paintRegions, recognizeRegions, regionNotice, type RecognizedRegion } from './pdf/ocr-regions.js';
 import type { TextRecognizer } from './image/text-recognizer.js';
 
 export const PDF_MAX_PAGES = 500;
@@ -101,10 +102,21 @@ async function extractPdf(input: Buffer, options: ExtractOptions, recognizer: Te
   // what pages are drawn and images decoded from: images whose data claims more pixels than allowed left out
   let checked: Promise<Buffer> | undefined;
   const drawable = () => (checked ??= withImageSizesChecked(input, limits.imagePixels));
+  const ocrStarted = Date.now();
   const recognition = recognizer && withoutText.length > 0 ? await recognizePages(await drawable(), withoutText, recognizer, { language: options.sourceLang, signal: options.signal, limits }) : undefined;
   const recognized = recognition?.pages ?? [];
   for (const r of recognized) keep[r.page] = false;
-  const ocrTexts = recognized.flatMap((r) => r.texts);
+  // on pages with readable text, the blocks in fonts that cannot be read back are read region by region
+  const regionPages = new Map(
+    blocks.flatMap((page, n) => {
+      const wanted = page.filter((b, k) => kept[n]![k] && Math.abs(b.angle) < 1e-3);
+      return keep[n] || withoutText.includes(n) || wanted.length === 0 ? [] : [[n, { blocks: wanted, others: page.filter((_, k) => !kept[n]![k]) }] as const];
+    }),
+  );
+  const regions = recognizer && regionPages.size > 0 ? await recognizeRegions(await drawable(), regionPages, recognizer, { language: options.sourceLang, signal: options.signal, limits, startedAt: ocrStarted }) : [];
+  const ocrBlocks = new Set(regions.flatMap((r) => r.blocks));
+  const ocrTexts = [...recognized.flatMap((r) => r.texts), ...regions.flatMap((r) => r.texts)];
+  const pageTexts = recognized.reduce((n, r) => n + r.texts.length, 0);
   const [ocrRead, ocrUnread, ocrTooLarge] = [recognized.map((r) => r.page + 1), (recognition?.unread ?? []).map((n) => n + 1), (recognition?.tooLarge ?? []).map((n) => n + 1)];
   const ocrSaid = ocrRead.length + ocrUnread.length + ocrTooLarge.length > 0 ? ocrNotice(ocrRead, ocrUnread, ocrTooLarge, limits.pagePixels) : undefined;
   if (translatable.length === 0 && ocrTexts.length === 0 && badFonts.some((f) => f.size > 0)) {
@@ -120,23 +132,28 @@ async function extractPdf(input: Buffer, options: ExtractOptions, recognizer: Te
     );
   }
   const ocrPages = new Set(recognized.map((r) => r.page));
-  const keptPages = badFonts.flatMap((f, n) => (f.size > 0 && !ocrPages.has(n) ? [n + 1] : []));
-  const notices = [...(keptPages.length > 0 ? [keptNotice(keptPages)] : []), ...(ocrSaid !== undefined ? [ocrSaid] : [])];
+  // a region's blocks are its picture: their fonts stay in the content only for blocks still kept
+  const keptLeft = blocks.map((page, n) => page.map((b, k) => kept[n]![k]! && !ocrBlocks.has(b)));
+  const keepFonts = blocks.map((page, n) => new Set([...badFonts[n]!].filter((f) => page.some((b, k) => keptLeft[n]![k] && keptBlock(b, new Set([f]))))));
+  const keptPages = badFonts.flatMap((f, n) => (f.size > 0 && !ocrPages.has(n) && (keep[n] || keepFonts[n]!.size > 0) ? [n + 1] : []));
+  const notices = [...(keptPages.length > 0 ? [keptNotice(keptPages)] : []), ...(regions.length > 0 ? [regionNotice(regions)] : []), ...(ocrSaid !== undefined ? [ocrSaid] : [])];
   /** Each recognized page painted with its translations (those after the text layer's, in page order). */
   const paintedPages = async (translations: string[], as: 'jpeg' | 'png') =>
     recognized.length === 0 ? new Map<number, Buffer>() : paintPages(await drawable(), recognized, translations.slice(translatable.length), as, limits);
+  /** Each region read by recognition painted with its translations (those after the recognized pages'). */
+  const paintedRegions = async (translations: string[]) => (regions.length === 0 ? new Map<RecognizedRegion, Buffer>() : paintRegions(await drawable(), regions, translations.slice(translatable.length + pageTexts), limits));
   /** Each page's blocks with what they say in the result. */
   const translatedPages = (translations: string[], painted: Map<number, Buffer>) => {
     const byBlock = new Map(translatable.map((b, i) => [b, translations[i] ?? b.text]));
     // kept text read back as control characters says nothing: left out of texts drawn or converted
     const textOf = (b: TextBlock) => byBlock.get(b) ?? b.text.replace(CONTROL, '');
     return blocks.map((page, n) => ({
-      // a recognized page is its painted picture: its own text layer is not drawn again
-      blocks: painted.has(n) ? [] : page,
-      texts: painted.has(n) ? [] : page.map(textOf),
+      // a recognized page is its painted picture, a recognized region too: their own text is not drawn again
+      blocks: painted.has(n) ? [] : page.filter((b) => !ocrBlocks.has(b)),
+      texts: painted.has(n) ? [] : page.filter((b) => !ocrBlocks.has(b)).map(textOf),
       keep: keep[n],
-      keepFonts: badFonts[n]!,
-      kept: kept[n]!,
+      keepFonts: keepFonts[n]!,
+      kept: keptLeft[n]!.filter((_, k) => !ocrBlocks.has(page[k]!)),
       ...(painted.has(n) ? { picture: painted.get(n)! } : {}),
     }));
   };
@@ -149,18 +166,22 @@ async function extractPdf(input: Buffer, options: ExtractOptions, recognizer: Te
       // the loaded document is rewritten in place, so a second rebuild starts from the input again
       const doc = output ?? (await loadPdf(input));
       output = undefined;
-      return writeTranslatedPdf(doc, translatedPages(translations, await paintedPages(translations, 'jpeg')), { watermark: options.watermark === true });
+      const written = await writeTranslatedPdf(doc, translatedPages(translations, await paintedPages(translations, 'jpeg')), { watermark: options.watermark === true });
+      const keptText = (n: number) => pages[n]!.pieces.filter((p) => keepFonts[n]!.has(p.fontName ?? ''));
+      return drawRegions(written, regions, translations.slice(translatable.length + pageTexts), await paintedRegions(translations), keptText);
     },
     async rebuildAs(outputFormat, translations) {
       if (outputFormat !== 'docx') throw new DocumentFormatError(`Conversion from 'pdf' to '${outputFormat}' is not supported.`);
       output = undefined; // the PDF writer's document is not needed
       const images = await readPageImages(await drawable(), docxImageLimits(limits));
-      // kept text has no words to write: a picture of each kept block takes its place
+      // kept text has no words to write: a picture of each kept block takes its place, a region read by
+      // recognition its painted picture
       const pictures = await renderKeptBlocks(
         await drawable(),
-        blocks.map((page, n) => page.filter((_, k) => kept[n]![k])),
+        blocks.map((page, n) => page.filter((_, k) => keptLeft[n]![k])),
         limits,
       );
+      for (const [r, png] of await paintedRegions(translations)) pictures[r.page]!.push({ png, width: r.width, height: r.height, top: r.y + r.height });
       const painted = await paintedPages(translations, 'png');
       // a recognized page is shown as its painted picture, in place of the images it had
       const pagePicture = (n: number) => {
@@ -169,7 +190,7 @@ async function extractPdf(input: Buffer, options: ExtractOptions, recognizer: Te
       };
       const withPictures = (n: number) => (painted.has(n) ? pagePicture(n) : [...(images[n] ?? []), ...pictures[n]!].sort((a, b) => b.top - a.top));
       return writeTranslatedDocx(
-        translatedPages(translations, painted).map((p, n) => ({ ...p, texts: p.texts.map((t, k) => (kept[n]![k] ? '' : t)), view: pages[n]!.view, images: withPictures(n) })),
+        translatedPages(translations, painted).map((p, n) => ({ ...p, texts: p.texts.map((t, k) => (p.kept[k] ? '' : t)), view: pages[n]!.view, images: withPictures(n) })),
         { lang: options.targetLang, ...(options.watermark === true ? { appendParagraph: watermarkParagraph } : {}) },
       );
     },

@@ -38,7 +38,7 @@ export interface RecognizeOptions {
  * How long pages are read in all: the rest are kept as they are (and named), so a long scan finishes within the
  * format's time budget (two minutes by default) with its first pages translated rather than failing whole.
  */
-const OCR_BUDGET_MS = 60_000;
+export const OCR_BUDGET_MS = 60_000;
 
 export interface Recognition {
   pages: RecognizedPage[];
@@ -49,7 +49,7 @@ export interface Recognition {
 }
 
 /** How recognized pages are drawn, to read them and again to paint them (the same scale each time). */
-const ocrRendering = (limits: PixelLimits): RenderOptions => ({
+export const ocrRendering = (limits: PixelLimits): RenderOptions => ({
   scale: OCR_SCALE,
   minScale: MIN_OCR_SCALE,
   maxPixels: limits.pagePixels,

@@ -1,0 +1,209 @@
+// Blocks of a PDF page in fonts that cannot be read back, on a page that has readable text too (a math-font
+// paragraph, a heading whose font maps space to U+0002, body text without a ToUnicode map): each band of such blocks
+// is cut from the rendered page, read by the recognizer and translated as an image is; its painted picture is drawn
+// over the band in the output, whose own text there is removed. Other blocks reaching into a band are left out of
+// what is read and are transparent in the picture, so their redrawn translations show through.
+import fontkit from '@pdf-lib/fontkit';
+import { PDFDocument, type PDFFont, type PDFPage } from 'pdf-lib';
+import { canvas as canvasModule } from '../canvas.js';
+import type { PixelLimits } from '../format.js';
+import { flattenToRgb } from '../image/image-format.js';
+import { paragraphsOf, type Box } from '../image/paragraphs.js';
+import { paint, planParagraphs, type PaintPlan } from '../image/text-painter.js';
+import type { TextRecognizer } from '../image/text-recognizer.js';
+import { fitText, fontFor } from './fonts.js';
+import { bands, pixelBox } from './kept-images.js';
+import type { TextBlock, TextPiece } from './layout.js';
+import { OCR_BUDGET_MS, ocrRendering, type RecognizeOptions } from './ocr-pages.js';
+import { renderPages, type PageViewport } from './page-render.js';
+
+export interface RecognizedRegion {
+  page: number;
+  /** The blocks it covers (they are not drawn again). */
+  blocks: TextBlock[];
+  /** Where the picture goes, in user space (points). */
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  /** The region on the rendered page, and the boxes of other blocks reaching into it (pixels, relative to it). */
+  pixels: Box;
+  holes: Box[];
+  texts: string[];
+  plans: PaintPlan[];
+}
+
+/**
+ * A paragraph the recognizer read is translated when it is mostly words: three or more of three letters or more,
+ * three in five of its tokens at least (a formula read as letters gives symbols, digits and one- or two-letter tokens).
+ */
+function hasWords(text: string): boolean {
+  const tokens = text.split(/\s+/u).filter(Boolean);
+  const words = tokens.filter((t) => /^\p{P}*\p{L}{3,}\p{P}*$/u.test(t)).length;
+  return words >= 3 && words >= 0.6 * tokens.length;
+}
+
+const NUMBER = /\d[\d.,]*/gu;
+/** Whether every number token of `source` (as a multiset) is among those of `read`. */
+function numbersRead(source: string, read: string): boolean {
+  const seen = new Map<string, number>();
+  for (const n of read.match(NUMBER) ?? []) seen.set(n, (seen.get(n) ?? 0) + 1);
+  return (source.match(NUMBER) ?? []).every((n) => {
+    const left = seen.get(n) ?? 0;
+    seen.set(n, left - 1);
+    return left > 0;
+  });
+}
+
+const overlap = (a: Box, b: Box) => a.left < b.left + b.width && b.left < a.left + a.width && a.top < b.top + b.height && b.top < a.top + a.height;
+
+interface Planned {
+  page: number;
+  blocks: TextBlock[];
+  pixels: Box;
+  holes: Box[];
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** Each band of `wanted[n]` (unrotated blocks) with its place on the page rendered for recognition. */
+function planRegions(viewport: PageViewport, canvas: { width: number; height: number }, page: number, wanted: readonly TextBlock[], others: readonly TextBlock[]): Planned[] {
+  return bands(wanted.filter((b) => Math.abs(b.angle) < 1e-3)).flatMap((band) => {
+    const pixels = pixelBox(viewport, band, canvas);
+    if (pixels.width <= 0 || pixels.height <= 0) return [];
+    const holes = others.flatMap((o) => {
+      const h = pixelBox(viewport, { left: o.left, right: o.right, top: o.top, bottom: o.bottom }, canvas);
+      const left = Math.max(h.left, pixels.left);
+      const top = Math.max(h.top, pixels.top);
+      const right = Math.min(h.left + h.width, pixels.left + pixels.width);
+      const bottom = Math.min(h.top + h.height, pixels.top + pixels.height);
+      return right > left && bottom > top ? [{ left: left - pixels.left, top: top - pixels.top, width: right - left, height: bottom - top }] : [];
+    });
+    const [x0, y0] = viewport.convertToPdfPoint(pixels.left, pixels.top + pixels.height) as [number, number];
+    const [x1, y1] = viewport.convertToPdfPoint(pixels.left + pixels.width, pixels.top) as [number, number];
+    return [{ page, blocks: band.blocks, pixels, holes, x: Math.min(x0, x1), y: Math.min(y0, y1), width: Math.abs(x1 - x0), height: Math.abs(y1 - y0) }];
+  });
+}
+
+/**
+ * The regions of the blocks listed per page (`wanted`), read by the recognizer; `others` are the page's blocks that
+ * are drawn anew. A region where it reads no words is left out (its blocks stay as they are). Regions share the
+ * time budget of text recognition in one document, counted from `startedAt` (pages read first use it too).
+ */
+export async function recognizeRegions(
+  input: Buffer,
+  wanted: ReadonlyMap<number, { blocks: TextBlock[]; others: TextBlock[] }>,
+  recognizer: TextRecognizer,
+  options: RecognizeOptions & { startedAt: number },
+): Promise<RecognizedRegion[]> {
+  const out: RecognizedRegion[] = [];
+  const started = options.startedAt;
+  let pixelsLeft = options.limits.ocrPixels;
+  await renderPages(input, [...wanted.keys()], ocrRendering(options.limits), async (page, canvas, viewport) => {
+    const ctx = canvas.getContext('2d');
+    for (const region of planRegions(viewport, canvas, page, wanted.get(page)!.blocks, wanted.get(page)!.others)) {
+      const size = region.pixels.width * region.pixels.height;
+      if (Date.now() - started > OCR_BUDGET_MS || size > pixelsLeft) return 'stop';
+      pixelsLeft -= size;
+      const pixels = ctx.getImageData(region.pixels.left, region.pixels.top, region.pixels.width, region.pixels.height);
+      // other blocks' text is not read here: blanked to white
+      for (const h of region.holes) for (let y = h.top; y < h.top + h.height; y++) pixels.data.fill(255, (y * pixels.width + h.left) * 4, (y * pixels.width + h.left + h.width) * 4);
+      const words = await recognizer.recognize(flattenToRgb(pixels), options.language, options.signal);
+      const read = paragraphsOf(words, pixels).filter((p) => hasWords(p.text));
+      const boxes = new Map(region.blocks.map((b) => {
+        const box = pixelBox(viewport, b, canvas);
+        return [b, { ...box, left: box.left - region.pixels.left, top: box.top - region.pixels.top }] as const;
+      }));
+      const within = (b: TextBlock) => read.filter((p) => overlap(p.box, boxes.get(b)!));
+      // a block is replaced by what was read only when every number its text layer shows was read too (subscripts
+      // and exponents often are not); a paragraph reaching into a block left as it is is not painted
+      const lost = region.blocks.filter((b) => !numbersRead(b.text, within(b).map((p) => p.text).join(' ')));
+      const paragraphs = read.filter((p) => !lost.some((b) => overlap(p.box, boxes.get(b)!)));
+      // a block with no paragraph read in it (a formula beside the text) stays as it is, in the text layer too
+      const blocks = region.blocks.filter((b) => paragraphs.some((p) => overlap(p.box, boxes.get(b)!)));
+      if (blocks.length > 0) out.push({ ...region, blocks, texts: paragraphs.map((p) => p.text), plans: planParagraphs(pixels, paragraphs, words) });
+    }
+  });
+  return out;
+}
+
+/** Each region's picture (PNG, other blocks' boxes transparent) with its paragraphs' translations painted over their text. */
+export async function paintRegions(input: Buffer, regions: readonly RecognizedRegion[], translations: readonly string[], limits: PixelLimits): Promise<Map<RecognizedRegion, Buffer>> {
+  const out = new Map<RecognizedRegion, Buffer>();
+  const texts = new Map<RecognizedRegion, readonly string[]>();
+  let at = 0;
+  for (const r of regions) {
+    texts.set(r, r.texts.map((t, k) => translations[at + k] ?? t));
+    at += r.texts.length;
+  }
+  const pages = [...new Set(regions.map((r) => r.page))];
+  await renderPages(input, pages, ocrRendering(limits), async (page, canvas) => {
+    for (const r of regions.filter((x) => x.page === page)) {
+      const crop = canvasModule().createCanvas(r.pixels.width, r.pixels.height);
+      const ctx = crop.getContext('2d');
+      ctx.putImageData(canvas.getContext('2d').getImageData(r.pixels.left, r.pixels.top, r.pixels.width, r.pixels.height), 0, 0);
+      for (const h of r.holes) ctx.clearRect(h.left, h.top, h.width, h.height);
+      paint(ctx, r.plans, texts.get(r)!);
+      out.set(r, await crop.encode('png'));
+    }
+  });
+  return out;
+}
+
+/** Says on which pages (0-based in `regions`) text in fonts that cannot be read back was read and translated. */
+export function regionNotice(regions: readonly RecognizedRegion[]): string {
+  const pages = [...new Set(regions.map((r) => r.page + 1))];
+  const shown = pages.length > 20 ? `${pages.slice(0, 20).join(', ')} and ${pages.length - 20} more` : pages.join(', ');
+  return `Text in fonts that cannot be read back was read by text recognition (OCR) on ${pages.length === 1 ? 'page' : 'pages'} ${shown}: its translation is painted in its place.`;
+}
+
+/**
+ * The written PDF with each region's picture drawn over its place and, under it, its translations as invisible text
+ * (opacity 0, in each paragraph's place): the page's words can still be searched, selected and copied.
+ */
+export async function drawRegions(
+  pdf: Buffer,
+  regions: readonly RecognizedRegion[],
+  translations: readonly string[],
+  pictures: ReadonlyMap<RecognizedRegion, Buffer>,
+  keptText: (page: number) => readonly TextPiece[],
+): Promise<Buffer> {
+  if (pictures.size === 0) return pdf;
+  const doc = await PDFDocument.load(pdf, { updateMetadata: false });
+  doc.registerFontkit(fontkit);
+  const face = fontFor({ family: 'sans', bold: false, italic: false });
+  const font = await doc.embedFont(face.bytes, { subset: true });
+  const pages = doc.getPages();
+  let at = 0;
+  for (const r of regions) {
+    const texts = r.texts.map((t, k) => translations[at + k] ?? t);
+    at += r.texts.length;
+    const png = pictures.get(r);
+    const page = pages[r.page];
+    if (!png || !page) continue;
+    // text kept in the content under the picture (a font also used elsewhere) has the place already
+    const kept = keptText(r.page);
+    texts.forEach((t, k) => {
+      const area = areaOf(r, r.plans[k]!);
+      if (!kept.some((p) => p.x < area.left + area.width && p.x + p.width > area.left && p.y < area.top && p.y + p.size > area.top - area.height)) drawInvisible(page, font, face, area, t);
+    });
+    page.drawImage(await doc.embedPng(png), { x: r.x, y: r.y, width: r.width, height: r.height });
+  }
+  return Buffer.from(await doc.save({ useObjectStreams: true }));
+}
+
+/** A paragraph's area in user space (points): left and top edges, width and height. */
+function areaOf(r: RecognizedRegion, plan: PaintPlan) {
+  const scale = r.width / r.pixels.width;
+  return { left: r.x + plan.area.left * scale, top: r.y + r.height - plan.area.top * scale, width: plan.area.width * scale, height: plan.area.height * scale, size: plan.fontPx * scale };
+}
+
+/** A paragraph's translation as invisible text wrapped in its area. */
+function drawInvisible(page: PDFPage, font: PDFFont, face: ReturnType<typeof fontFor>, area: ReturnType<typeof areaOf>, translation: string): void {
+  const text = face.metrics.drawable(translation.replace(/\s+/gu, ' ').trim());
+  if (text === '') return;
+  const fitted = fitText(text, face.metrics, area.size, 1.2 * area.size, area.width, area.height);
+  fitted.lines.forEach((line, n) => page.drawText(line, { x: area.left, y: area.top - 0.8 * fitted.size - n * fitted.lineGap, size: fitted.size, font, opacity: 0 }));
+}
