@@ -3,6 +3,7 @@
 //
 // Run: npm run bench:translate [-- --duration=3000 --only=engine,engine-off,engine-relay,apy,tolk,bare] [--baseline=OTHER_BUILT_CHECKOUT]
 //   [--http-processes=2]: `tolk serve` with TOLK_HTTP_PROCESSES=2 too, beside the one-process `tolk`
+//   [--cpu-prof-dir=DIR]: each server process (`tolk serve`, the bare route) writes a V8 CPU profile (.cpuprofile) into DIR when it stops
 // Each request carries one sentence; every cell runs for --duration ms after a short warm-up.
 
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -69,6 +70,12 @@ const tolkBody = (text: string) => JSON.stringify({ text: [text], source_lang: '
 
 function loadFlores(): string[] {
   return floresLines('en').map((s) => s.trim());
+}
+
+/** --cpu-prof-dir=DIR: a server process writes a V8 CPU profile there when it exits (NODE_OPTIONS refuses --cpu-prof). */
+function profileArgs(): string[] {
+  const dir = args.get('cpu-prof-dir');
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(dir)}`] : [];
 }
 
 async function measure(variant: Variant, mode: string, kind: string, texts: string[], warm: boolean): Promise<Row> {
@@ -150,7 +157,7 @@ async function engineVariant(reset?: 'off' | 'relay'): Promise<Variant> {
 async function bareFastifyVariant(): Promise<Variant> {
   const port = await freePort();
   const script = path.resolve(repoRoot, 'dist', 'bench', 'bare-fastify-server.js');
-  const child: ChildProcess = spawn(process.execPath, [script, String(port), JSON.stringify(ENGINE_OPTS)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [...profileArgs(), script, String(port), JSON.stringify(ENGINE_OPTS)], { stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   child.stderr!.on('data', (d: Buffer) => (log = (log + d.toString()).slice(-2000)));
   await new Promise<void>((resolve, reject) => {
@@ -251,7 +258,7 @@ async function tolkProcessVariant(root = repoRoot, name = 'tolk /v2/translate (H
     c.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`account create exited ${code}`))));
   });
   const adminKey = (JSON.parse(created) as { admin_key: string }).admin_key;
-  const child: ChildProcess = spawn(process.execPath, [cli, 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [...profileArgs(), cli, 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   child.stderr!.on('data', (d: Buffer) => (log = (log + d.toString()).slice(-2000)));
   const url = new URL(`http://127.0.0.1:${port}/v2/translate`);

@@ -32,6 +32,17 @@ function chargeUnits(charge: UsageCharge): { chars: number; ms: number } {
   return { chars: isSpeech ? 0 : charge.units, ms: isSpeech ? charge.units : 0 };
 }
 
+/**
+ * Which subjects' totals the billing decision reads: none when no limit applies to the charge's product (most paid
+ * keys), so an unlimited charge costs only its writes. (A product's units never count against the other's limits.)
+ */
+function totalsNeeded(charge: UsageCharge, limits: ChargeLimits): { account: boolean; key: boolean } {
+  if (charge.product === 'speech_to_text') return { account: false, key: limits.keySpeechToTextMsLimit !== null };
+  return { account: limits.accountCharacterLimit !== null, key: limits.keyCharacterLimit !== null };
+}
+
+const NO_USAGE: UsageTotals = { characters: 0, speechToTextMs: 0 };
+
 /** The billing decision: the refusal when the charge does not fit the period's totals, else null. */
 function chargeRefused(charge: UsageCharge, limits: ChargeLimits, account: UsageTotals, key: UsageTotals): ChargeOutcome | null {
   if (charge.product !== 'speech_to_text') {
@@ -109,7 +120,9 @@ export function prepareSqliteChargeStatements(db: SqliteDatabase.Database): (cha
     return { characters: row?.characters ?? 0, speechToTextMs: row?.speech_to_text_ms ?? 0 };
   };
   const chargeOne = (charge: UsageCharge, limits: ChargeLimits): ChargeOutcome => {
-    const refused = chargeRefused(charge, limits, periodTotals(charge.accountId, charge.periodStart), periodTotals(charge.keyId, charge.periodStart));
+    const needed = totalsNeeded(charge, limits);
+    const account = needed.account ? periodTotals(charge.accountId, charge.periodStart) : NO_USAGE;
+    const refused = chargeRefused(charge, limits, account, needed.key ? periodTotals(charge.keyId, charge.periodStart) : NO_USAGE);
     if (refused) return refused;
     insertEvent.run(charge.accountId, charge.keyId, charge.product, charge.units, charge.reportingTag, charge.at);
     const { chars, ms } = chargeUnits(charge);
@@ -151,9 +164,10 @@ export async function chargePostgresIn(trx: Transaction<Database>, charge: Usage
     keyCharacterLimit: key.character_limit,
     keySpeechToTextMsLimit: key.speech_to_text_ms_limit,
   };
+  const needed = totalsNeeded(charge, current);
   const [accountTotals, keyTotals] = await Promise.all([
-    periodTotals(trx, charge.accountId, charge.periodStart),
-    periodTotals(trx, charge.keyId, charge.periodStart),
+    needed.account ? periodTotals(trx, charge.accountId, charge.periodStart) : NO_USAGE,
+    needed.key ? periodTotals(trx, charge.keyId, charge.periodStart) : NO_USAGE,
   ]);
   const refused = chargeRefused(charge, current, accountTotals, keyTotals);
   if (refused) return refused;

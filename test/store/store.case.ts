@@ -68,6 +68,26 @@ export function storeContract(db: TestDatabase): void {
       assert.ok(events.every((e) => e.reporting_tag === 'tag-a' && e.units === 7));
     });
 
+    it('a key limit holds on an unlimited account, and unlimited charges still count in full', async () => {
+      const accounts = new AccountsService(store.repositories.accounts, store.changes);
+      const usage = new UsageService(store.repositories.usage, accounts);
+      const { account } = await accounts.createAccount({ plan: 'pro', characterLimit: null });
+      const limited = await accounts.createKey(account.id);
+      await store.repositories.accounts.updateKey(limited.key.id, { character_limit: 20 });
+      const free = await accounts.createKey(account.id);
+      const [limitedCtx, freeCtx] = await Promise.all([accounts.authenticate(limited.secret), accounts.authenticate(free.secret)]);
+      assert.equal(limitedCtx!.key.characterLimit, 20, 'premise: the key is limited, its account is not');
+      const outcomes = await Promise.allSettled([
+        ...Array.from({ length: 5 }, () => usage.charge(limitedCtx!, 'text_translation', 7, null)),
+        ...Array.from({ length: 5 }, () => usage.charge(freeCtx!, 'text_translation', 7, null)),
+      ]);
+      assert.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 2 + 5); // 2 × 7 = 14 ≤ 20 < 21
+      const { start } = accounts.billingPeriod(limitedCtx!.account);
+      assert.equal((await store.repositories.usage.usageTotals(limited.key.id, start)).characters, 14);
+      assert.equal((await store.repositories.usage.usageTotals(free.key.id, start)).characters, 35);
+      assert.equal((await store.repositories.usage.usageTotals(account.id, start)).characters, 49);
+    });
+
     it('keeps speech milliseconds apart from characters', async () => {
       const accounts = new AccountsService(store.repositories.accounts, store.changes);
       const usage = new UsageService(store.repositories.usage, accounts);
