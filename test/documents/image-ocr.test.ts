@@ -57,12 +57,15 @@ describe('tesseract TSV and paragraphs', () => {
     assert.deepEqual(paragraphsOf([...across, ...below]).map((p) => p.text), ['Ballot: s Incomplete Counted', 'yes']);
   });
 
-  it('keeps in its line an unsure word set inline and a short upright word of narrow letters; leaves out an unsure word apart', () => {
+  it('keeps in its line of prose an unsure word set inline and a short upright word of narrow letters; leaves out an unsure word apart', () => {
     const line = [
       word('Call', 20, { left: 0, width: 40 }), word('eventEmitter.on()', 20, { left: 50, width: 150, confidence: 40 }),
       word('it;', 14, { left: 210, width: 13 }), word('now', 20, { left: 230, width: 30 }), word('XR', 20, { left: 600, width: 20, confidence: 40 }),
     ];
     assert.deepEqual(paragraphsOf(line).map((p) => p.text), ['Call eventEmitter.on() it; now']);
+    // a line of code is not prose: cut at its unsure word as before, so that the code lines of a block stay apart
+    const code = [word('>', 10, { left: 0, width: 8 }), word('dbReadTable(con,', 20, { left: 20, width: 150 }), word('"arrests")', 20, { left: 185, width: 90, confidence: 39 })];
+    assert.deepEqual(paragraphsOf(code).map((p) => p.text), ['> dbReadTable(con,']);
   });
 
   it('estimates the font size from word heights and letters', () => {

@@ -75,17 +75,29 @@ function inlineUnsure(line: readonly RecognizedWord[], sure: ReadonlySet<Recogni
   return inline;
 }
 
+/** Plain words (letters, then at most a stop or comma) among a line's sure words that make it prose, not code. */
+const PROSE_WORDS = 3;
+
+/**
+ * Whether a line's sure words read as prose: three or more plain words, and at least half of them. A line of code
+ * (a prompt, calls, quoted strings) is cut at its unsure words as before, so that each code line stays its own.
+ */
+function prose(sure: ReadonlySet<RecognizedWord>): boolean {
+  const plain = [...sure].filter((w) => /^\p{L}+[.,;:!?]?$/u.test(w.text)).length;
+  return plain >= PROSE_WORDS && 2 * plain >= sure.size;
+}
+
 /**
  * A recognized line cut into runs: at a gap wide enough to separate table cells or cards, at a ruled line (a grid
  * line the recognizer read across), and at a word below the confidence cut-off or set on end (dropped, and left out
- * of every box, so its pixels are never painted over) unless it stands inline in the text. A word a ruled line runs
+ * of every box, so its pixels are never painted over) unless it stands inline in a line of prose. A word a ruled line runs
  * through is a misread piece of the rule when it is one or two characters, else it keeps the part of its box on its
  * wider side of the rule.
  */
 function runsOf(line: readonly RecognizedWord[], index: number, minConfidence: number, pixels: Pixels | undefined): Run[] {
   const sure = new Set(line.filter((w) => w.confidence >= minConfidence && !turned(w)));
   const em = fontSizeOf([...sure]) || Math.max(...[...sure].map((w) => w.height), 1) / ASCENDER;
-  const kept = sure.size > 0 ? new Set([...sure, ...inlineUnsure(line, sure, em)]) : sure;
+  const kept = prose(sure) ? new Set([...sure, ...inlineUnsure(line, sure, em)]) : sure;
   const rules = pixels ? verticalRulesAcross(line, pixels) : [];
   const runs: Run[] = [];
   let current: RecognizedWord[] = [];
