@@ -161,6 +161,24 @@ describe('painting plan', () => {
     for (let i = 0; i < data.length; i += 4) assert.deepEqual([...data.subarray(i, i + 3)], [0xc0, 0, 0], 'the word below on the right was painted over');
   });
 
+  it("a JPEG's faint halo next to the text still leaves the plain room on its right; ink there does not", async () => {
+    const { createCanvas } = await import('@napi-rs/canvas');
+    const { planParagraph } = await import('../../src/documents/formats/image/text-painter.js');
+    const roomRight = (edge: string) => {
+      const ctx = createCanvas(600, 80).getContext('2d');
+      ctx.fillStyle = '#fff';
+      ctx.fillRect(0, 0, 600, 80);
+      ctx.fillStyle = '#000';
+      ctx.fillRect(20, 20, 200, 24); // stands for the text's ink
+      ctx.fillStyle = edge;
+      ctx.fillRect(225, 16, 2, 32); // just past the area, within a margin of it
+      const box = { left: 20, top: 20, width: 200, height: 24 };
+      return planParagraph(ctx.getImageData(0, 0, 600, 80), { text: 'x', box, lines: [box], words: [box], fontPx: 20 }).roomRight;
+    };
+    assert.ok(roomRight('#eeeeee') > 300, 'ringing of 51 took the room');
+    assert.equal(roomRight('#000'), 0);
+  });
+
   it('fits a translation in its room: the original size when it fits, else smaller; at the floor the lines that fit, ending in an ellipsis', async () => {
     const { createCanvas } = await import('@napi-rs/canvas');
     const { fit } = await import('../../src/documents/formats/image/text-painter.js');

@@ -17,6 +17,11 @@ const DESCENT = 0.24;
 const MIN_FONT_PX = 8;
 /** Largest colour difference (sum over R, G, B) still counted as plain background: JPEG noise, gentle gradients. */
 const PLAIN_TOLERANCE = 36;
+/**
+ * The same next to the text, within a margin of it: a JPEG's ringing around letters (differences of 50 and more on a
+ * scan saved at quality 80) is still far fainter than any ink, and would otherwise leave a line no room at all.
+ */
+const HALO_TOLERANCE = 3 * PLAIN_TOLERANCE;
 
 let fontFamily: string | undefined;
 /** Registers DejaVu Sans once; without it the canvas' default sans-serif face is used. */
@@ -75,12 +80,12 @@ export function planParagraph(pixels: Pixels, p: ImageParagraph, obstacles: read
   const area = avoid(grown(p.box), obstacles);
   const erase = [area, ...p.lines.map((l) => avoid(grown(l), obstacles)), ...p.words.map((w) => avoid(grown(w), otherWords))].filter((b) => b.width > 0 && b.height > 0);
   const background = backgroundColour(pixels, area, 2);
-  const roomBelow = plainRowsBelow(pixels, area, background, area.height) - 2 * m;
+  const roomBelow = plainRowsBelow(pixels, area, background, area.height, m) - 2 * m;
   // a gap of half an em is left before the next ink, so the translation does not run into a neighbour
-  const roomRight = Math.max(0, plainColumnsRight(pixels, area, background, 4 * area.width) - Math.round(fontPx / 2));
+  const roomRight = Math.max(0, plainColumnsRight(pixels, area, background, 4 * area.width, m) - Math.round(fontPx / 2));
   // text that takes the room on the right also goes down there: that corner must be plain too
   const wide = { ...area, width: area.width + roomRight };
-  const roomBelowWide = roomRight > 0 ? plainRowsBelow(pixels, wide, background, area.height) - 2 * m : roomBelow;
+  const roomBelowWide = roomRight > 0 ? plainRowsBelow(pixels, wide, background, area.height, m) - 2 * m : roomBelow;
   return {
     source: p.text, area, erase, background, ink: inkColour(pixels, p.box, background), fontPx,
     roomBelow: Math.max(0, roomBelow), roomRight, roomBelowWide: Math.max(0, Math.min(roomBelow, roomBelowWide)),
@@ -221,25 +226,27 @@ function margin(fontPx: number): number {
   return 2 + Math.round(fontPx * 0.08);
 }
 
-/** How many columns right of the box (at most `max`) hold nothing but the background, over the box's rows. */
-function plainColumnsRight(px: Pixels, b: Box, background: Rgba, max: number): number {
+/** How many columns right of the box (at most `max`) hold nothing but the background, over the box's rows; `halo` columns next to it may hold a faint halo. */
+function plainColumnsRight(px: Pixels, b: Box, background: Rgba, max: number, halo: number): number {
   let columns = 0;
   for (let x = b.left + b.width; x < Math.min(px.width, b.left + b.width + max); x++, columns++) {
+    const tolerance = columns < halo ? HALO_TOLERANCE : PLAIN_TOLERANCE;
     for (let y = b.top; y < b.top + b.height; y++) {
-      if (pixelDistance(px.data, (y * px.width + x) * 4, background) > PLAIN_TOLERANCE) return columns;
+      if (pixelDistance(px.data, (y * px.width + x) * 4, background) > tolerance) return columns;
     }
   }
   return columns;
 }
 
-/** How many rows under the box (at most `max`) hold nothing but the background: room for text to grow into. */
-function plainRowsBelow(px: Pixels, b: Box, background: Rgba, max: number): number {
+/** How many rows under the box (at most `max`) hold nothing but the background (a faint halo in the first `halo`): room for text to grow into. */
+function plainRowsBelow(px: Pixels, b: Box, background: Rgba, max: number, halo: number): number {
   const d = px.data;
   let rows = 0;
   for (let y = b.top + b.height; y < Math.min(px.height, b.top + b.height + max); y++, rows++) {
+    const tolerance = rows < halo ? HALO_TOLERANCE : PLAIN_TOLERANCE;
     for (let x = b.left; x < b.left + b.width; x++) {
       const i = (y * px.width + x) * 4;
-      if (pixelDistance(d, i, background) > PLAIN_TOLERANCE) return rows;
+      if (pixelDistance(d, i, background) > tolerance) return rows;
     }
   }
   return rows;
