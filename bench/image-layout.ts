@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import type { DocumentFormat } from '../src/documents/formats/format.js';
 import type { TextRecognizer } from '../src/documents/formats/image/text-recognizer.js';
 import { TesseractRecognizer } from '../src/documents/ocr/tesseract-recognizer.js';
-import { checkImageLayout } from '../test/documents/image-layout-check.js';
+import { blanks, checkImageLayout } from '../test/documents/image-layout-check.js';
 import { screenshotBesideShortWord, screenshotWithIdentifiers, shortCellTable, type LayoutImage } from '../test/documents/image-layout-images.js';
 import { benchArgs } from './args.js';
 
@@ -32,7 +32,8 @@ for (const [name, image] of images) {
   const doc = await format.extract(image.png, { sourceLang: 'en', targetLang: 'es' });
   const sources = doc.segments.map((s) => s.text);
   const translations = sources.map(image.translate);
-  const r = await checkImageLayout(tesseract, image.png, await doc.rebuild(translations), sources, translations);
+  const erasedOnly = await (await format.extract(image.png, { sourceLang: 'en', targetLang: 'es' })).rebuild(blanks(sources, translations));
+  const r = await checkImageLayout(tesseract, image.png, await doc.rebuild(translations), erasedOnly, sources, translations);
   const painted = r.paintedOver.length ? ` (${r.paintedOver.map((w) => w.text).join(', ')})` : '';
   console.log(`| ${name} | ${r.paintedOver.length} of ${r.untranslated.length}${painted} | ${r.keptDigitTokens} of ${r.digitTokens} |`);
 }

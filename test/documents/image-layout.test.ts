@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createCanvas, loadImage, type Canvas } from '@napi-rs/canvas';
 import { createImageFormat } from '../../src/documents/formats/image/image-format.js';
-import { paragraphsOf, type Box } from '../../src/documents/formats/image/paragraphs.js';
+import { fontSizeOf, paragraphsOf, type Box } from '../../src/documents/formats/image/paragraphs.js';
 import type { RecognizedWord, RgbImage, TextRecognizer } from '../../src/documents/formats/image/text-recognizer.js';
 import { TesseractRecognizer } from '../../src/documents/ocr/tesseract-recognizer.js';
 import { cellTableCanvas, LONG_LABEL, screenshotBesideShortWord, screenshotWithIdentifiers, shortCellTable } from './image-layout-images.js';
@@ -105,30 +105,39 @@ describe('image layout (Tesseract)', () => {
     assert.match(read.map((p) => p.text).join(' '), /copia de cada/);
   });
 
-  it('a word below the confidence cut-off is neither sent nor painted over', async () => {
-    const c = createCanvas(760, 120);
+  it('an identifier the recognizer is unsure of stays in its sentence, which keeps its size; a word apart below the cut-off is left alone', async () => {
+    const c = createCanvas(760, 170);
     const x = c.getContext('2d');
     x.fillStyle = '#fff';
-    x.fillRect(0, 0, 760, 120);
+    x.fillRect(0, 0, 760, 170);
     x.fillStyle = '#000';
     x.font = '26px "DejaVu Sans"';
     x.fillText('The house is big XR-7 and the garden is green.', 20, 60);
-    /** Real OCR, except that the recognizer is unsure of the code in the middle. */
-    let unsure: RecognizedWord | undefined;
+    x.fillText('Draft', 20, 140);
+    /** Real OCR, except that the recognizer is unsure of the code in the middle and of the word apart. */
+    let apart: RecognizedWord | undefined;
     const recognizer: TextRecognizer = {
       async recognize(image: RgbImage, language: string | undefined) {
         const words = await tesseract.recognize(image, language);
-        unsure = words.find((w) => w.text.includes('XR'));
-        assert.ok(unsure, words.map((w) => w.text).join(' '));
+        const unsure = words.find((w) => w.text.includes('XR'));
+        apart = words.find((w) => w.text === 'Draft');
+        assert.ok(unsure && apart, words.map((w) => w.text).join(' '));
         unsure.confidence = 30;
+        apart.confidence = 30;
         return words;
       },
     };
-    const { input, out, segments } = await translate(c, createImageFormat('png', recognizer));
-    assert.ok(segments.every((s) => !s.includes('XR')), segments.join(' | '));
-    assert.match(segments.join(' '), /house/);
+    const input = c.toBuffer('image/png');
+    const doc = await createImageFormat('png', recognizer).extract(input, { targetLang: 'es', sourceLang: 'en' });
+    const segments = doc.segments.map((s) => s.text);
+    assert.deepEqual(segments, ['The house is big XR-7 and the garden is green.']);
+    const out = await doc.rebuild(['La casa es grande XR-7 y el jardín es verde.']);
+    // painted as one line at about the size it had, not squeezed into the pieces either side of the code
+    const read = (await tesseract.recognize(rgbOf(await pixelsOf(out)), 'es')).filter((w) => w.top < 100);
+    assert.match(read.map((w) => w.text).join(' '), /casa es grande XR-7 y el jard/u);
+    assert.ok(fontSizeOf(read) >= 0.8 * 26, `${fontSizeOf(read)} px`);
     const [before, after] = [await pixelsOf(input), await pixelsOf(out)];
-    assert.equal(changed(before, after, { left: unsure!.left, top: unsure!.top, width: unsure!.width, height: unsure!.height }), 0, 'the unsure word was painted over');
+    assert.equal(changed(before, after, { left: apart!.left, top: apart!.top, width: apart!.width, height: apart!.height }), 0, 'the unsure word apart was painted over');
   });
 
   it('a screenshot keeps its identifiers and numbers; a vertical stamp stays as it is, unread and unpainted', async () => {

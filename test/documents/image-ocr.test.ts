@@ -57,6 +57,17 @@ describe('tesseract TSV and paragraphs', () => {
     assert.deepEqual(paragraphsOf([...across, ...below]).map((p) => p.text), ['Ballot: s Incomplete Counted', 'yes']);
   });
 
+  it('keeps in its line of prose an unsure word set inline and a short upright word of narrow letters; leaves out an unsure word apart', () => {
+    const line = [
+      word('Call', 20, { left: 0, width: 40 }), word('eventEmitter.on()', 20, { left: 50, width: 150, confidence: 40 }),
+      word('it;', 14, { left: 210, width: 13 }), word('now', 20, { left: 230, width: 30 }), word('XR', 20, { left: 600, width: 20, confidence: 40 }),
+    ];
+    assert.deepEqual(paragraphsOf(line).map((p) => p.text), ['Call eventEmitter.on() it; now']);
+    // a line of code is not prose: cut at its unsure word as before, so that the code lines of a block stay apart
+    const code = [word('>', 10, { left: 0, width: 8 }), word('dbReadTable(con,', 20, { left: 20, width: 150 }), word('"arrests")', 20, { left: 185, width: 90, confidence: 39 })];
+    assert.deepEqual(paragraphsOf(code).map((p) => p.text), ['> dbReadTable(con,']);
+  });
+
   it('estimates the font size from word heights and letters', () => {
     // DejaVu Sans at 32 px: "house" (ascender) 24 px, "garden" (ascender and descender) 31 px, "one" (x-height) 18 px
     for (const size of [fontSizeOf([word('house', 24)]), fontSizeOf([word('garden', 31)]), fontSizeOf([word('one', 18)])]) {
@@ -99,6 +110,7 @@ describe('painting plan', () => {
       text: 'x',
       box: { left: 10, top: 10, width: 220, height: 44 },
       lines: [{ left: 10, top: 10, width: 220, height: 44 }],
+      words: [{ left: 10, top: 10, width: 220, height: 44 }],
       fontPx: 32,
     });
     assert.deepEqual(plan.background, { r: 0x33, g: 0x66, b: 0x99, a: 255 });
@@ -109,14 +121,72 @@ describe('painting plan', () => {
     assert.ok(plan.roomBelow > 0 && bottom + plan.roomBelow < 100 && bottom + plan.roomBelow > 88, String(plan.roomBelow));
   });
 
+  it("erases each word of a paragraph whole, even where another paragraph's line box reaches over it", async () => {
+    const { createCanvas } = await import('@napi-rs/canvas');
+    const { planParagraphs } = await import('../../src/documents/formats/image/text-painter.js');
+    const ctx = createCanvas(400, 100).getContext('2d');
+    ctx.fillStyle = '#fff';
+    ctx.fillRect(0, 0, 400, 100);
+    const cell = { left: 10, top: 10, width: 90, height: 20 };
+    // the next cell's line, regrouped across the grid, starts over the first cell's word
+    const next = { left: 120, top: 12, width: 140, height: 20 };
+    const nextLine = { ...next, left: 60, width: 200 };
+    const paragraphs = [
+      { text: 'Category', box: cell, lines: [cell], words: [cell], fontPx: 20 },
+      { text: 'Participants', box: nextLine, lines: [nextLine], words: [next], fontPx: 20 },
+    ];
+    const [plan] = planParagraphs(ctx.getImageData(0, 0, 400, 100), paragraphs, []);
+    const covered = (x: number, y: number) => plan!.erase.some((b) => x >= b.left && x < b.left + b.width && y >= b.top && y < b.top + b.height);
+    for (let y = cell.top; y < cell.top + cell.height; y++) for (let x = cell.left; x < cell.left + cell.width; x++) assert.ok(covered(x, y), `(${x}, ${y}) not erased`);
+    // the other paragraph's word stays clear of this erase
+    assert.ok(plan!.erase.every((b) => b.left + b.width <= next.left || b.top >= next.top + next.height), JSON.stringify(plan!.erase));
+  });
+
+  it('text that takes the room on the right goes down only as far as the rows there are plain', async () => {
+    const { createCanvas } = await import('@napi-rs/canvas');
+    const { paint, planParagraph } = await import('../../src/documents/formats/image/text-painter.js');
+    const ctx = createCanvas(600, 200).getContext('2d');
+    ctx.fillStyle = '#fff';
+    ctx.fillRect(0, 0, 600, 200);
+    ctx.fillStyle = '#333';
+    const label = { left: 10, top: 10, width: 100, height: 18 };
+    ctx.fillRect(label.left, label.top, label.width, label.height); // stands for the label's ink
+    ctx.fillRect(0, 70, 130, 4); // a rule under the label
+    const word = { left: 200, top: 36, width: 60, height: 16 };
+    ctx.fillStyle = '#c00000';
+    ctx.fillRect(word.left, word.top, word.width, word.height); // a word below and right of the label, left as it is
+    const plan = planParagraph(ctx.getImageData(0, 0, 600, 200), { text: 'Save', box: label, lines: [label], words: [label], fontPx: 18 });
+    paint(ctx, [plan], ['Guarde los cambios del documento actual en el servidor y anote la hora exacta de la última modificación']);
+    const { data } = ctx.getImageData(word.left, word.top, word.width, word.height);
+    for (let i = 0; i < data.length; i += 4) assert.deepEqual([...data.subarray(i, i + 3)], [0xc0, 0, 0], 'the word below on the right was painted over');
+  });
+
+  it("a JPEG's faint halo next to the text still leaves the plain room on its right; ink there does not", async () => {
+    const { createCanvas } = await import('@napi-rs/canvas');
+    const { planParagraph } = await import('../../src/documents/formats/image/text-painter.js');
+    const roomRight = (edge: string) => {
+      const ctx = createCanvas(600, 80).getContext('2d');
+      ctx.fillStyle = '#fff';
+      ctx.fillRect(0, 0, 600, 80);
+      ctx.fillStyle = '#000';
+      ctx.fillRect(20, 20, 200, 24); // stands for the text's ink
+      ctx.fillStyle = edge;
+      ctx.fillRect(225, 16, 2, 32); // just past the area, within a margin of it
+      const box = { left: 20, top: 20, width: 200, height: 24 };
+      return planParagraph(ctx.getImageData(0, 0, 600, 80), { text: 'x', box, lines: [box], words: [box], fontPx: 20 }).roomRight;
+    };
+    assert.ok(roomRight('#eeeeee') > 300, 'ringing of 51 took the room');
+    assert.equal(roomRight('#000'), 0);
+  });
+
   it('fits a translation in its room: the original size when it fits, else smaller; at the floor the lines that fit, ending in an ellipsis', async () => {
     const { createCanvas } = await import('@napi-rs/canvas');
     const { fit } = await import('../../src/documents/formats/image/text-painter.js');
     const ctx = createCanvas(10, 10).getContext('2d');
     const white = { r: 255, g: 255, b: 255, a: 255 };
     const area = { left: 0, top: 0, width: 160, height: 30 };
-    const plan = { source: 'x', area, erase: [area], background: white, ink: white, fontPx: 20, roomBelow: 0, roomRight: 0 };
-    assert.deepEqual(fit(ctx, 'Guardar', plan), { fontPx: 20, lines: ['Guardar'], width: 152 });
+    const plan = { source: 'x', area, erase: [area], background: white, ink: white, fontPx: 20, roomBelow: 0, roomRight: 0, roomBelowWide: 0 };
+    assert.deepEqual(fit(ctx, 'Guardar', plan), { fontPx: 20, lines: ['Guardar'], width: 152, height: 26 });
     // too long for one line at 20 px: smaller, two lines
     const smaller = fit(ctx, 'Guarde el fichero ahora', plan);
     assert.ok(smaller.fontPx < 20 && smaller.fontPx >= 8 && smaller.lines.join(' ') === 'Guarde el fichero ahora', JSON.stringify(smaller));

@@ -24,8 +24,20 @@ const CEILINGS: Record<string, { overlaps: number[]; offPage?: number[] }> = {
   'r-intro-p14-scan.pdf': { overlaps: [0] },
   'r-intro.pdf': { overlaps: [0, 0, 0] },
 };
-/** Words left in place that the image painter changed anyway: none (a word hyphenated at a line end counts as replaced). */
-const PAINTED_OVER: Record<string, number> = { 'flores-news-screenshot.png': 0, 'octave-p200-scan.png': 0, 'r-data-p25-scan.jpg': 0 };
+/**
+ * Words left in place that the image painter changed anyway: none (a word hyphenated at a line end counts as
+ * replaced). Each image is also held to none of its replaced words erased in part (issue 43 item 4).
+ */
+const PAINTED_OVER: Record<string, number> = {
+  'flores-news-screenshot.png': 0, 'node-events-screenshot.png': 0, 'node-os-signals-table.png': 0, 'octave-p200-scan.png': 0, 'r-data-p25-scan.jpg': 0,
+};
+
+/**
+ * Painted lines below 0.7× the size of their source paragraph: none, but one on R-data's scan that the checker counts
+ * wrongly: "de Nevada" is painted in the row of "Florida" at the size of the rows around it, but the paragraph Tesseract
+ * makes of that data table (against which the checker measures it) also holds misread, taller code words.
+ */
+const SHRUNK_LINES: Record<string, number> = { 'r-data-p25-scan.jpg': 1 };
 
 describe('real documents translated en→es (layout checker)', () => {
   const figures = new Map<string, FileFigures>();
@@ -45,6 +57,8 @@ describe('real documents translated en→es (layout checker)', () => {
       if (!f.pages) {
         assert.ok(readsSpanish(f.outputWords!), `${file} reads as Spanish: ${JSON.stringify(f.outputWords)}`);
         assert.ok(f.paintedOver!.length <= PAINTED_OVER[file]!, `${file}: words left in place painted over: ${f.paintedOver!.join(', ')}`);
+        assert.deepEqual(f.unerased, [], `${file}: replaced words erased in part`);
+        assert.ok(f.shrunkLines!.length <= (SHRUNK_LINES[file] ?? 0), `${file}: painted lines below 0.7× their paragraph: ${f.shrunkLines!.join(', ')}`);
         return;
       }
       const ceiling = CEILINGS[file]!;

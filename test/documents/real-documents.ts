@@ -7,7 +7,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { extname } from 'node:path';
 import type { DocumentFormat } from '../../src/documents/formats/format.js';
 import type { TextRecognizer } from '../../src/documents/formats/image/text-recognizer.js';
-import { checkImageLayout } from './image-layout-check.js';
+import { blanks, checkImageLayout } from './image-layout-check.js';
 import { apertiumEnEs, checkLayout, functionWords, pageBoxes } from './pdf-layout-check.js';
 import { ocrImage, ocrPage } from './pdf-ocr.js';
 
@@ -33,6 +33,9 @@ export interface FileFigures {
   /** Images: the confident source words left untranslated, and those of them painted over. */
   untranslated?: number;
   paintedOver?: string[];
+  /** Images: replaced words left (in part) unerased, and painted lines shrunk below 0.7× their source paragraph. */
+  unerased?: string[];
+  shrunkLines?: string[];
   digitTokens?: number;
   keptDigitTokens?: number;
   outputWords?: { english: number; spanish: number };
@@ -57,10 +60,12 @@ export async function measureFile(file: string, formats: Formats, recognizer: Te
   const translations = apertiumEnEs(sources);
   const output = await doc.rebuild(translations);
   if (type !== 'pdf') {
-    const r = await checkImageLayout(recognizer, source, output, sources, translations);
+    const erasedOnly = await (await formats[type].extract(source, { sourceLang: 'en', targetLang: 'es' })).rebuild(blanks(sources, translations));
+    const r = await checkImageLayout(recognizer, source, output, erasedOnly, sources, translations);
     return {
       file, untranslated: r.untranslated.length, paintedOver: r.paintedOver.map((w) => w.text), digitTokens: r.digitTokens,
       keptDigitTokens: r.keptDigitTokens, outputWords: functionWords(ocrImage(output)), examples: [],
+      unerased: r.unerased.map((w) => w.text), shrunkLines: r.shrunkLines.map((l) => `${l.text.slice(0, 30)} ×${l.ratio}`),
     };
   }
   const report = await checkLayout(source, output);
@@ -83,16 +88,18 @@ export const readsSpanish = (w: { english: number; spanish: number }) => w.spani
 
 /** The figures as a Markdown table, a row per page or image. */
 export function figuresTable(all: readonly FileFigures[]): string {
-  const rows = ['| file | page | new overlapping pairs | text off the page (new) | letters drawn: source → output | OCR of the output: English / Spanish function words (source English) | number tokens kept | words left in place painted over |', '|---|---|---|---|---|---|---|---|'];
+  const rows = ['| file | page | new overlapping pairs | text off the page (new) | letters drawn: source → output | OCR of the output: English / Spanish function words (source English) | number tokens kept | words left in place painted over | replaced words not fully erased | painted lines < 0.7× their paragraph |', '|---|---|---|---|---|---|---|---|---|---|'];
   for (const f of all) {
     const numbers = f.sourceNumbers !== undefined ? `${f.keptNumbers} of ${f.sourceNumbers}` : `${f.keptDigitTokens} of ${f.digitTokens} (with digits)`;
     if (!f.pages) {
-      rows.push(`| ${f.file} | image | | | | ${f.outputWords!.english} / ${f.outputWords!.spanish} | ${numbers} | ${f.paintedOver!.length} of ${f.untranslated}${f.paintedOver!.length ? ` (${f.paintedOver!.slice(0, 6).join(', ')})` : ''} |`);
+      rows.push(`| ${f.file} | image | | | | ${f.outputWords!.english} / ${f.outputWords!.spanish} | ${numbers} | ${f.paintedOver!.length} of ${f.untranslated}${listed(f.paintedOver!)} | ${f.unerased!.length}${listed(f.unerased!)} | ${f.shrunkLines!.length}${listed(f.shrunkLines!)} |`);
       continue;
     }
     f.pages.forEach((p, n) => {
-      rows.push(`| ${f.file} | ${n + 1} | ${p.newOverlaps} | ${p.newOffPage} | ${p.letters.source} → ${p.letters.output} | ${p.outputWords.english} / ${p.outputWords.spanish} (${p.sourceWords.english}) | ${n === 0 ? numbers : ''} | |`);
+      rows.push(`| ${f.file} | ${n + 1} | ${p.newOverlaps} | ${p.newOffPage} | ${p.letters.source} → ${p.letters.output} | ${p.outputWords.english} / ${p.outputWords.spanish} (${p.sourceWords.english}) | ${n === 0 ? numbers : ''} | | | |`);
     });
   }
   return rows.join('\n');
 }
+
+const listed = (items: readonly string[]) => (items.length ? ` (${items.slice(0, 4).join(', ')})` : '');

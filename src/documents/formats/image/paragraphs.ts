@@ -18,6 +18,8 @@ export interface ImageParagraph {
   box: Box;
   /** One box per line, top to bottom. */
   lines: Box[];
+  /** Each word's box: what the painter must erase in full. */
+  words: Box[];
   /** Font size of the text in pixels, estimated from its words' heights (0 when no word tells). */
   fontPx: number;
 }
@@ -33,8 +35,11 @@ export function union(boxes: readonly Box[]): Box {
 /** A gap wider than this many font sizes between two words of a recognized line separates cells or cards. */
 const CELL_GAP_EM = 1.2;
 
-/** A word set on end (a stamp up the margin): several letters in a box taller than wide. Left as it is, unread. */
-const turned = (w: RecognizedWord) => [...w.text].length >= 3 && w.height > w.width;
+/**
+ * A word set on end (a stamp up the margin): several letters in a box half as tall again as it is wide (a short word
+ * of narrow letters upright, "it;" or "ill", can be a little taller than wide). Left as it is, unread.
+ */
+const turned = (w: RecognizedWord) => [...w.text].length >= 3 && w.height > 1.5 * w.width;
 
 /** A run of words on one line, with the index of its line in the recognizer's paragraph. */
 interface Run {
@@ -42,15 +47,57 @@ interface Run {
   line: number;
 }
 
+/** Largest height of an inline word the recognizer was unsure of, in font sizes (a code span's box with its parentheses). */
+const INLINE_MAX_EM = 1.3;
+
+/**
+ * The words of a line the recognizer was unsure of that are still words of its text: set inline (as tall as the
+ * line's text at most, each beside a sure or inline word, no wider apart than words of one cell) and with a letter
+ * or digit, such as an identifier in a code face or a key name. Left out, they would cut a sentence into pieces
+ * painted apart and smaller; noise read as letters (texture, a photo beside the text) is not inline.
+ */
+function inlineUnsure(line: readonly RecognizedWord[], sure: ReadonlySet<RecognizedWord>, em: number): Set<RecognizedWord> {
+  const inline = new Set<RecognizedWord>();
+  const candidate = (w: RecognizedWord) =>
+    !sure.has(w) && !turned(w) && w.height <= INLINE_MAX_EM * em && /[\p{L}\p{N}]/u.test(w.text);
+  const beside = (a: RecognizedWord, b: RecognizedWord) => {
+    const gap = Math.max(a.left, b.left) - Math.min(a.left + a.width, b.left + b.width);
+    const shared = Math.min(a.top + a.height, b.top + b.height) - Math.max(a.top, b.top);
+    return gap <= CELL_GAP_EM * em && shared >= 0.5 * Math.min(a.height, b.height);
+  };
+  // forwards then backwards, so a run of unsure words beside a sure one is taken whole
+  for (const order of [line, [...line].reverse()]) {
+    for (let k = 1; k < order.length; k++) {
+      const [before, word] = [order[k - 1]!, order[k]!];
+      if (candidate(word) && (sure.has(before) || inline.has(before)) && beside(before, word)) inline.add(word);
+    }
+  }
+  return inline;
+}
+
+/** Plain words (letters, then at most a stop or comma) among a line's sure words that make it prose, not code. */
+const PROSE_WORDS = 3;
+
+/**
+ * Whether a line's sure words read as prose: three or more plain words, and at least half of them. A line of code
+ * (a prompt, calls, quoted strings) is cut at its unsure words as before, so that each code line stays its own.
+ */
+function prose(sure: ReadonlySet<RecognizedWord>): boolean {
+  const plain = [...sure].filter((w) => /^\p{L}+[.,;:!?]?$/u.test(w.text)).length;
+  return plain >= PROSE_WORDS && 2 * plain >= sure.size;
+}
+
 /**
  * A recognized line cut into runs: at a gap wide enough to separate table cells or cards, at a ruled line (a grid
  * line the recognizer read across), and at a word below the confidence cut-off or set on end (dropped, and left out
- * of every box, so its pixels are never painted over). A word a ruled line runs through is a misread piece of the
- * rule when it is one or two characters, else it keeps the part of its box on its wider side of the rule.
+ * of every box, so its pixels are never painted over) unless it stands inline in a line of prose. A word a ruled line runs
+ * through is a misread piece of the rule when it is one or two characters, else it keeps the part of its box on its
+ * wider side of the rule.
  */
 function runsOf(line: readonly RecognizedWord[], index: number, minConfidence: number, pixels: Pixels | undefined): Run[] {
-  const sure = line.filter((w) => w.confidence >= minConfidence && !turned(w));
-  const em = fontSizeOf(sure) || Math.max(...sure.map((w) => w.height), 1) / ASCENDER;
+  const sure = new Set(line.filter((w) => w.confidence >= minConfidence && !turned(w)));
+  const em = fontSizeOf([...sure]) || Math.max(...[...sure].map((w) => w.height), 1) / ASCENDER;
+  const kept = prose(sure) ? new Set([...sure, ...inlineUnsure(line, sure, em)]) : sure;
   const rules = pixels ? verticalRulesAcross(line, pixels) : [];
   const runs: Run[] = [];
   let current: RecognizedWord[] = [];
@@ -59,7 +106,7 @@ function runsOf(line: readonly RecognizedWord[], index: number, minConfidence: n
     current = [];
   };
   for (const word of line) {
-    if (word.confidence < minConfidence || turned(word)) {
+    if (!kept.has(word)) {
       close();
       continue;
     }
@@ -171,7 +218,8 @@ export function paragraphsOf(words: readonly RecognizedWord[], pixels?: Pixels, 
     // a paragraph of stray symbols ("|", "—", "©") is not text to translate
     if (!/\p{L}/u.test(text)) continue;
     const lineBoxes = group.map((r) => union(r.words));
-    out.push({ text, box: union(lineBoxes), lines: lineBoxes, fontPx: fontSizeOf(group.flatMap((r) => r.words)) });
+    const words = group.flatMap((r) => r.words);
+    out.push({ text, box: union(lineBoxes), lines: lineBoxes, words: words.map(({ left, top, width, height }) => ({ left, top, width, height })), fontPx: fontSizeOf(words) });
   }
   return out;
 }

@@ -17,6 +17,11 @@ const DESCENT = 0.24;
 const MIN_FONT_PX = 8;
 /** Largest colour difference (sum over R, G, B) still counted as plain background: JPEG noise, gentle gradients. */
 const PLAIN_TOLERANCE = 36;
+/**
+ * The same next to the text, within a margin of it: a JPEG's ringing around letters (differences of 50 and more on a
+ * scan saved at quality 80) is still far fainter than any ink, and would otherwise leave a line no room at all.
+ */
+const HALO_TOLERANCE = 3 * PLAIN_TOLERANCE;
 
 let fontFamily: string | undefined;
 /** Registers DejaVu Sans once; without it the canvas' default sans-serif face is used. */
@@ -43,32 +48,48 @@ export interface PaintPlan {
   roomBelow: number;
   /** Columns of plain background right of the area, short of the next ink, that a longer translation may use. */
   roomRight: number;
+  /** Rows of plain background below the area and its room on the right together: the room below once the text is wider. */
+  roomBelowWide: number;
 }
 
-/** Every paragraph's plan; the words of the image outside a paragraph (other paragraphs, unsure words, rules) are kept clear of it. */
+/**
+ * Every paragraph's plan; the words of the image outside a paragraph (other paragraphs, unsure words, rules) are kept
+ * clear of it: its text stays out of the other paragraphs' lines, and its erase out of their words.
+ */
 export function planParagraphs(pixels: Pixels, paragraphs: readonly ImageParagraph[], words: readonly RecognizedWord[]): PaintPlan[] {
-  const lineBoxes = paragraphs.map((p) => p.lines);
   // a blank "word" is a rule the recognizer saw (kept clear when thin), or a picture region (not a word to keep clear of)
   const marks = words.filter((w) => w.width > 0 && w.height > 0 && (w.text.trim() !== '' || Math.min(w.width, w.height) <= RULE_MAX_PX));
   return paragraphs.map((p, i) => {
     const own = (b: Box) => p.lines.some((l) => inside(b, l));
-    const others = [...lineBoxes.filter((_, k) => k !== i).flat(), ...marks.filter((w) => !own(w))];
-    return planParagraph(pixels, p, others);
+    const strays = marks.filter((w) => !own(w));
+    const others = paragraphs.filter((_, k) => k !== i);
+    return planParagraph(pixels, p, [...others.flatMap((q) => q.lines), ...strays], [...others.flatMap((q) => q.words), ...strays]);
   });
 }
 
-export function planParagraph(pixels: Pixels, p: ImageParagraph, obstacles: readonly Box[] = []): PaintPlan {
+/**
+ * `obstacles` bound the area the translation is written in; `otherWords` (the words of the image that are not the
+ * paragraph's) bound only what is erased around each of its words. A word of the paragraph is erased whole even where
+ * a neighbour's line box reaches over it: cut back with the area, it would show half erased beside its translation.
+ */
+export function planParagraph(pixels: Pixels, p: ImageParagraph, obstacles: readonly Box[] = [], otherWords: readonly Box[] = obstacles): PaintPlan {
   // without words that tell (single letters), a line of text is about one font size tall
   const fontPx = Math.max(MIN_FONT_PX, p.fontPx || Math.max(...p.lines.map((l) => l.height)));
   const m = margin(fontPx);
   const grown = (b: Box) => clip({ left: b.left - m, top: b.top - m, width: b.width + 2 * m, height: b.height + 2 * m }, pixels);
   const area = avoid(grown(p.box), obstacles);
-  const erase = [area, ...p.lines.map((l) => avoid(grown(l), obstacles))].filter((b) => b.width > 0 && b.height > 0);
+  const erase = [area, ...p.lines.map((l) => avoid(grown(l), obstacles)), ...p.words.map((w) => avoid(grown(w), otherWords))].filter((b) => b.width > 0 && b.height > 0);
   const background = backgroundColour(pixels, area, 2);
-  const roomBelow = plainRowsBelow(pixels, area, background, area.height) - 2 * m;
+  const roomBelow = plainRowsBelow(pixels, area, background, area.height, m) - 2 * m;
   // a gap of half an em is left before the next ink, so the translation does not run into a neighbour
-  const roomRight = plainColumnsRight(pixels, area, background, 4 * area.width) - Math.round(fontPx / 2);
-  return { source: p.text, area, erase, background, ink: inkColour(pixels, p.box, background), fontPx, roomBelow: Math.max(0, roomBelow), roomRight: Math.max(0, roomRight) };
+  const roomRight = Math.max(0, plainColumnsRight(pixels, area, background, 4 * area.width, m) - Math.round(fontPx / 2));
+  // text that takes the room on the right also goes down there: that corner must be plain too
+  const wide = { ...area, width: area.width + roomRight };
+  const roomBelowWide = roomRight > 0 ? plainRowsBelow(pixels, wide, background, area.height, m) - 2 * m : roomBelow;
+  return {
+    source: p.text, area, erase, background, ink: inkColour(pixels, p.box, background), fontPx,
+    roomBelow: Math.max(0, roomBelow), roomRight, roomBelowWide: Math.max(0, Math.min(roomBelow, roomBelowWide)),
+  };
 }
 
 /** Thickness up to which a blank box the recognizer reports is a ruled line. */
@@ -116,12 +137,12 @@ export function paint(ctx: SKRSContext2D, allPlans: readonly PaintPlan[], allTra
   plans.forEach((plan, i) => {
     const text = (translations[i] ?? '').replace(/\s+/g, ' ').trim();
     if (text === '' || plan.area.width === 0 || plan.area.height === 0) return;
-    const { fontPx, lines, width } = fit(ctx, text, plan);
+    const { fontPx, lines, width, height } = fit(ctx, text, plan);
     const inner = innerBox(plan);
     ctx.save();
     // the room the text may take and not a pixel more: never over a neighbour, whatever the font does
     ctx.beginPath();
-    ctx.rect(inner.left, plan.area.top, width, availableHeight(plan) + margin(plan.fontPx));
+    ctx.rect(inner.left, plan.area.top, width, height + margin(plan.fontPx));
     ctx.clip();
     ctx.font = `${fontPx}px ${family()}`;
     ctx.fillStyle = css(plan.ink);
@@ -132,8 +153,8 @@ export function paint(ctx: SKRSContext2D, allPlans: readonly PaintPlan[], allTra
   });
 }
 
-/** Height from the text's top that the translation may fill: its area and the plain rows below. */
-const availableHeight = (plan: PaintPlan) => plan.area.height - margin(plan.fontPx) + plan.roomBelow;
+/** Height from the text's top that the translation may fill: its area and the plain rows below (`below` of them). */
+const availableHeight = (plan: PaintPlan, below: number) => plan.area.height - margin(plan.fontPx) + below;
 
 const heightOf = (lines: number, fontPx: number) => (lines - 1) * LINE_PITCH * fontPx + (ASCENT + DESCENT) * fontPx;
 
@@ -142,31 +163,32 @@ const heightOf = (lines: number, fontPx: number) => (lines - 1) * LINE_PITCH * f
  * original's width, then reaching into the plain room on the right. At the floor, the lines that fit, the last one
  * ending in an ellipsis.
  */
-export function fit(ctx: SKRSContext2D, text: string, plan: PaintPlan): { fontPx: number; lines: string[]; width: number } {
+export function fit(ctx: SKRSContext2D, text: string, plan: PaintPlan): { fontPx: number; lines: string[]; width: number; height: number } {
   const inner = innerBox(plan);
-  const widths = plan.roomRight > 0 ? [inner.width, inner.width + plan.roomRight] : [inner.width];
+  const rooms = [{ width: inner.width, height: availableHeight(plan, plan.roomBelow) }];
+  if (plan.roomRight > 0) rooms.push({ width: inner.width + plan.roomRight, height: availableHeight(plan, plan.roomBelowWide) });
   const smallest = Math.max(MIN_FONT_PX, Math.floor(plan.fontPx * 0.4));
   const measure = (s: string) => ctx.measureText(s).width;
   let fontPx = Math.max(smallest, Math.round(plan.fontPx));
   for (;;) {
     ctx.font = `${fontPx}px ${family()}`;
     const widestWord = Math.max(...text.split(' ').map(measure));
-    for (const width of widths) {
+    for (const { width, height } of rooms) {
       const lines = wrap(text, measure, width);
-      if (widestWord <= width && heightOf(lines.length, fontPx) <= availableHeight(plan)) return { fontPx, lines, width };
+      if (widestWord <= width && heightOf(lines.length, fontPx) <= height) return { fontPx, lines, width, height };
     }
     if (fontPx <= smallest) break;
     fontPx = Math.max(smallest, Math.floor(fontPx * 0.92));
   }
-  const width = widths[widths.length - 1]!;
+  const { width, height } = rooms[rooms.length - 1]!;
   const lines = wrap(text, measure, width);
-  const room = Math.max(1, Math.floor((availableHeight(plan) - heightOf(1, fontPx)) / (LINE_PITCH * fontPx)) + 1);
-  if (lines.length <= room) return { fontPx, lines, width };
+  const room = Math.max(1, Math.floor((height - heightOf(1, fontPx)) / (LINE_PITCH * fontPx)) + 1);
+  if (lines.length <= room) return { fontPx, lines, width, height };
   const kept = lines.slice(0, room);
   let last = kept[room - 1]!;
   while (last !== '' && measure(`${last}…`) > width) last = [...last].slice(0, -1).join('');
   kept[room - 1] = `${last.trimEnd()}…`;
-  return { fontPx, lines: kept, width };
+  return { fontPx, lines: kept, width, height };
 }
 
 /** Greedy word wrap; a word wider than the line is broken between its characters. */
@@ -204,25 +226,27 @@ function margin(fontPx: number): number {
   return 2 + Math.round(fontPx * 0.08);
 }
 
-/** How many columns right of the box (at most `max`) hold nothing but the background, over the box's rows. */
-function plainColumnsRight(px: Pixels, b: Box, background: Rgba, max: number): number {
+/** How many columns right of the box (at most `max`) hold nothing but the background, over the box's rows; `halo` columns next to it may hold a faint halo. */
+function plainColumnsRight(px: Pixels, b: Box, background: Rgba, max: number, halo: number): number {
   let columns = 0;
   for (let x = b.left + b.width; x < Math.min(px.width, b.left + b.width + max); x++, columns++) {
+    const tolerance = columns < halo ? HALO_TOLERANCE : PLAIN_TOLERANCE;
     for (let y = b.top; y < b.top + b.height; y++) {
-      if (pixelDistance(px.data, (y * px.width + x) * 4, background) > PLAIN_TOLERANCE) return columns;
+      if (pixelDistance(px.data, (y * px.width + x) * 4, background) > tolerance) return columns;
     }
   }
   return columns;
 }
 
-/** How many rows under the box (at most `max`) hold nothing but the background: room for text to grow into. */
-function plainRowsBelow(px: Pixels, b: Box, background: Rgba, max: number): number {
+/** How many rows under the box (at most `max`) hold nothing but the background (a faint halo in the first `halo`): room for text to grow into. */
+function plainRowsBelow(px: Pixels, b: Box, background: Rgba, max: number, halo: number): number {
   const d = px.data;
   let rows = 0;
   for (let y = b.top + b.height; y < Math.min(px.height, b.top + b.height + max); y++, rows++) {
+    const tolerance = rows < halo ? HALO_TOLERANCE : PLAIN_TOLERANCE;
     for (let x = b.left; x < b.left + b.width; x++) {
       const i = (y * px.width + x) * 4;
-      if (pixelDistance(d, i, background) > PLAIN_TOLERANCE) return rows;
+      if (pixelDistance(d, i, background) > tolerance) return rows;
     }
   }
   return rows;
