@@ -112,6 +112,8 @@ describe('painting plan', () => {
       lines: [{ left: 10, top: 10, width: 220, height: 44 }],
       words: [{ left: 10, top: 10, width: 220, height: 44 }],
       fontPx: 32,
+      unit: { text: 'x', marks: [] },
+      inline: [],
     });
     assert.deepEqual(plan.background, { r: 0x33, g: 0x66, b: 0x99, a: 255 });
     assert.deepEqual(plan.ink, { r: 0xff, g: 0xcc, b: 0x00, a: 255 });
@@ -132,8 +134,8 @@ describe('painting plan', () => {
     const next = { left: 120, top: 12, width: 140, height: 20 };
     const nextLine = { ...next, left: 60, width: 200 };
     const paragraphs = [
-      { text: 'Category', box: cell, lines: [cell], words: [cell], fontPx: 20 },
-      { text: 'Participants', box: nextLine, lines: [nextLine], words: [next], fontPx: 20 },
+      { text: 'Category', box: cell, lines: [cell], words: [cell], fontPx: 20, unit: { text: 'Category', marks: [] }, inline: [] },
+      { text: 'Participants', box: nextLine, lines: [nextLine], words: [next], fontPx: 20, unit: { text: 'Participants', marks: [] }, inline: [] },
     ];
     const [plan] = planParagraphs(ctx.getImageData(0, 0, 400, 100), paragraphs, []);
     const covered = (x: number, y: number) => plan!.erase.some((b) => x >= b.left && x < b.left + b.width && y >= b.top && y < b.top + b.height);
@@ -155,7 +157,7 @@ describe('painting plan', () => {
     const word = { left: 200, top: 36, width: 60, height: 16 };
     ctx.fillStyle = '#c00000';
     ctx.fillRect(word.left, word.top, word.width, word.height); // a word below and right of the label, left as it is
-    const plan = planParagraph(ctx.getImageData(0, 0, 600, 200), { text: 'Save', box: label, lines: [label], words: [label], fontPx: 18 });
+    const plan = planParagraph(ctx.getImageData(0, 0, 600, 200), { text: 'Save', box: label, lines: [label], words: [label], fontPx: 18, unit: { text: 'Save', marks: [] }, inline: [] });
     paint(ctx, [plan], ['Guarde los cambios del documento actual en el servidor y anote la hora exacta de la última modificación']);
     const { data } = ctx.getImageData(word.left, word.top, word.width, word.height);
     for (let i = 0; i < data.length; i += 4) assert.deepEqual([...data.subarray(i, i + 3)], [0xc0, 0, 0], 'the word below on the right was painted over');
@@ -173,7 +175,7 @@ describe('painting plan', () => {
       ctx.fillStyle = edge;
       ctx.fillRect(225, 16, 2, 32); // just past the area, within a margin of it
       const box = { left: 20, top: 20, width: 200, height: 24 };
-      return planParagraph(ctx.getImageData(0, 0, 600, 80), { text: 'x', box, lines: [box], words: [box], fontPx: 20 }).roomRight;
+      return planParagraph(ctx.getImageData(0, 0, 600, 80), { text: 'x', box, lines: [box], words: [box], fontPx: 20, unit: { text: 'x', marks: [] }, inline: [] }).roomRight;
     };
     assert.ok(roomRight('#eeeeee') > 300, 'ringing of 51 took the room');
     assert.equal(roomRight('#000'), 0);
@@ -185,7 +187,7 @@ describe('painting plan', () => {
     const ctx = createCanvas(10, 10).getContext('2d');
     const white = { r: 255, g: 255, b: 255, a: 255 };
     const area = { left: 0, top: 0, width: 160, height: 30 };
-    const plan = { source: 'x', area, erase: [area], background: white, ink: white, fontPx: 20, roomBelow: 0, roomRight: 0, roomBelowWide: 0 };
+    const plan = { source: 'x', area, erase: [area], background: white, ink: white, fontPx: 20, roomBelow: 0, roomRight: 0, roomBelowWide: 0, inline: [] };
     assert.deepEqual(fit(ctx, 'Guardar', plan), { fontPx: 20, lines: ['Guardar'], width: 152, height: 26 });
     // too long for one line at 20 px: smaller, two lines
     const smaller = fit(ctx, 'Guarde el fichero ahora', plan);
