@@ -62,7 +62,11 @@ describe('tesseract TSV and paragraphs', () => {
       word('Call', 20, { left: 0, width: 40 }), word('eventEmitter.on()', 20, { left: 50, width: 150, confidence: 40 }),
       word('it;', 14, { left: 210, width: 13 }), word('now', 20, { left: 230, width: 30 }), word('XR', 20, { left: 600, width: 20, confidence: 40 }),
     ];
-    assert.deepEqual(paragraphsOf(line).map((p) => p.text), ['Call eventEmitter.on() it; now']);
+    const [kept] = paragraphsOf(line);
+    assert.equal(kept!.text, 'Call eventEmitter.on() it; now');
+    // the unsure word goes to the engine as an empty tag, its box kept to paint its own pixels there
+    assert.deepEqual(kept!.unit, { text: 'Call  it; now', marks: [{ id: 0, kind: 'empty', pos: 5 }] });
+    assert.deepEqual(kept!.inline.map((w) => [w.text, w.box.left, w.box.width]), [['eventEmitter.on()', 50, 150]]);
     // a line of code is not prose: cut at its unsure word as before, so that the code lines of a block stay apart
     const code = [word('>', 10, { left: 0, width: 8 }), word('dbReadTable(con,', 20, { left: 20, width: 150 }), word('"arrests")', 20, { left: 185, width: 90, confidence: 39 })];
     assert.deepEqual(paragraphsOf(code).map((p) => p.text), ['> dbReadTable(con,']);
