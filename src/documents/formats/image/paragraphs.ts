@@ -33,7 +33,7 @@ export interface ImageParagraph {
 
 /** An unsure word kept in its sentence as it was drawn. */
 export interface InlineWord {
-  /** The recognizer's reading: painted instead when the translation comes back without the tag. */
+  /** The recognizer's reading: what a translation is told apart from the source by, and painted by `rebuild`. */
   text: string;
   box: Box;
   /** Its line's box: where the word sits within its line. */

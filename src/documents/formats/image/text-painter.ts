@@ -124,20 +124,22 @@ function avoid(box: Box, obstacles: readonly Box[]): Box {
 const same = (a: string, b: string) => a.replace(/\s+/gu, ' ').trim() === b.replace(/\s+/gu, ' ').trim();
 
 /**
- * In a line being laid out, the private-use character U+E000 + k stands for the plan's inline word k: the engine's
- * text never holds one (paint reads them only from tags), and each wraps and measures as one character.
+ * In a line being laid out, the private-use character U+E000 + k stands for the plan's inline word k, and wraps and
+ * measures as one character. The translation's own private-use characters are dropped: the face has no glyph for them.
  */
 const SLOT = 0xe000;
+const PRIVATE_USE = /[\uE000-\uF8FF]/gu;
 
 /** The translation as a line to lay out: each empty tag a slot character; tags of no inline word are dropped. */
-function slotted(t: TaggedText, inline: readonly InlineWord[]): string {
+function slotted(t: string | TaggedText, inline: readonly InlineWord[]): string {
+  if (typeof t === 'string') return t.replace(PRIVATE_USE, '');
   let out = '';
   let at = 0;
   for (const m of t.marks) {
-    out += t.text.slice(at, m.pos) + (m.kind === 'empty' && m.id < inline.length ? String.fromCharCode(SLOT + m.id) : '');
+    out += t.text.slice(at, m.pos).replace(PRIVATE_USE, '') + (m.kind === 'empty' && m.id < inline.length ? String.fromCharCode(SLOT + m.id) : '');
     at = m.pos;
   }
-  return out + t.text.slice(at);
+  return out + t.text.slice(at).replace(PRIVATE_USE, '');
 }
 
 /** The inline word a character stands for, if it is a slot. */
@@ -172,10 +174,7 @@ const inlineScale = (plan: PaintPlan, fontPx: number) => fontPx / Math.max(1, Ma
  * translation given as a string is painted as it reads (an unsure word as the recognizer read it).
  */
 export function paint(ctx: SKRSContext2D, allPlans: readonly PaintPlan[], allTranslations: readonly (string | TaggedText)[]): void {
-  const lines = allPlans.map((plan, i) => {
-    const t = allTranslations[i] ?? plan.source;
-    return typeof t === 'string' ? t : slotted(t, plan.inline);
-  });
+  const lines = allPlans.map((plan, i) => slotted(allTranslations[i] ?? plan.source, plan.inline));
   // text the engine gave back as it was (names, codes, stamps) is not painted again over itself
   const read = (line: string, plan: PaintPlan) => pieces(line, plan.inline).map((p) => (typeof p === 'string' ? p : p.text)).join('');
   const changed = allPlans.flatMap((plan, i) => (same(read(lines[i]!, plan), plan.source) ? [] : [i]));
