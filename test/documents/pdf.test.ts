@@ -159,14 +159,25 @@ describe('pdf content streams', () => {
 describe('pdf text fitting', () => {
   it('wraps at the width and shrinks until the height is met', () => {
     const { metrics } = fontFor(SANS);
-    const lines = wrap('uno dos tres cuatro cinco seis', metrics, 10, 60);
+    const lines = wrap('uno dos tres cuatro cinco seis', metrics, 10, [60]);
     assert.ok(lines.length > 1);
     for (const l of lines) assert.ok(metrics.measure(l) * 10 <= 60, l);
     assert.equal(lines.join(' '), 'uno dos tres cuatro cinco seis');
-    const fitted = fitText('una frase bastante más larga que el original', metrics, 12, 14, 100, 2 * 14);
+    const fitted = fitText('una frase bastante más larga que el original', metrics, 12, 14, () => [100], 2 * 14);
     assert.ok(fitted.size < 12);
     assert.ok(0.8 * fitted.size + 0.25 * fitted.size + (fitted.lines.length - 1) * fitted.lineGap <= 28.01);
-    assert.deepEqual(wrap('Supercalifragilistic', metrics, 10, 30).join(''), 'Supercalifragilistic');
+    assert.deepEqual(wrap('Supercalifragilistic', metrics, 10, [30]).join(''), 'Supercalifragilistic');
+  });
+
+  it('gives each line its own width, and leaves a line too narrow for the next word empty', () => {
+    const { metrics } = fontFor(SANS);
+    const text = 'uno dos tres cuatro cinco seis siete ocho';
+    const widths = [40, 25, 80];
+    const lines = wrap(text, metrics, 10, widths);
+    lines.forEach((l, n) => assert.ok(metrics.measure(l) * 10 <= widths[Math.min(n, 2)]!, `${n}: ${l}`));
+    assert.equal(lines.filter((l) => l !== '').join(' '), text);
+    // "Supercalifragilistic" does not fit 20 pt but fits 200: line 0 stays empty rather than cutting it
+    assert.deepEqual(wrap('Supercalifragilistic es', metrics, 10, [20, 200]), ['', 'Supercalifragilistic es']);
   });
 });
 
