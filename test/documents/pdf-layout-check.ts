@@ -176,7 +176,7 @@ export function lineStarts(items: readonly ItemBox[]): LineStart[] {
 
 /** Per page: the source's lines that start right of their paragraph's left edge, and where the output starts them. */
 export interface IndentFigures {
-  /** Lines of translated paragraphs (two lines or more, horizontal) that start more than a point right of its left. */
+  /** Lines of translated paragraphs (two lines or more, horizontal, aligned left or justified) starting more than a point right of its left. */
   indented: number;
   /** Of them, those the output starts at the same place (± 1 pt, on a baseline within half a line of theirs). */
   kept: number;
@@ -195,7 +195,8 @@ export async function indentedStarts(source: Buffer, output: readonly PageBoxes[
     const at = (x: number, base: number, size: number) => drawn.some((d) => Math.abs(d.x - x) <= 1 && Math.abs(d.base - base) <= 0.5 * size);
     const figures = { indented: 0, kept: 0, atLeft: 0 };
     for (const block of layoutPage(page.pieces, page.view)) {
-      if (!block.translatable || block.lines.length < 2 || Math.abs(block.angle) > 1e-3) continue;
+      // (centred and right-aligned lines start where their width puts them)
+      if (!block.translatable || block.lines.length < 2 || Math.abs(block.angle) > 1e-3 || block.align === 'center' || block.align === 'right') continue;
       for (const line of block.lines) {
         if (line.u0 <= block.left + 1) continue;
         figures.indented++;

@@ -157,6 +157,10 @@ function continues(block: OpenBlock, line: TextLine, limits: Map<TextLine, numbe
   if (limit !== undefined && fitsAfter(last, line, limit)) return false;
   // a short line ending a sentence closes its paragraph (paragraphs without extra spacing)
   if (block.lines.length >= 2 && last.u1 < right - 0.25 * (right - left) && /[.!?:]$/u.test(last.text)) return false;
+  // so does a sentence's end before a line indented from the paragraph's body (its lines after the first start together)
+  const body = block.lines[1];
+  const indent = body ? line.u0 - body.u0 : 0;
+  if (indent > 0.5 * size && indent <= 3 * size && /[.!?:]$/u.test(last.text) && block.lines.slice(2).every((l) => Math.abs(l.u0 - body!.u0) <= 1)) return false;
   return true;
 }
 
@@ -207,7 +211,9 @@ function alignment(lines: TextLine[], left: number, right: number, size: number)
   const edge = Math.max(1, 0.15 * size);
   // (the first line may start elsewhere: an indented first line, or a hanging indent's first line at the left)
   const body = bodyStart(lines);
-  if (full.length >= 2 && full.every((l, n) => (n === 0 || Math.abs(l.u0 - body) <= tol) && Math.abs(l.u1 - right) <= edge)) return 'justify';
+  // (a two-line paragraph whose first line is indented is justified too, not right-aligned)
+  const indent = lines[0]!.u0 - body;
+  if ((full.length >= 2 || (indent > 0.5 * size && indent <= 3 * size)) && full.every((l, n) => (n === 0 || Math.abs(l.u0 - body) <= tol) && Math.abs(l.u1 - right) <= edge)) return 'justify';
   if (lines.every((l) => Math.abs(l.u0 - left) <= tol)) return 'left';
   if (lines.every((l) => Math.abs(l.u1 - right) <= tol)) return 'right';
   if (lines.every((l) => Math.abs((l.u0 + l.u1) / 2 - (left + right) / 2) <= tol)) return 'center';
