@@ -157,10 +157,6 @@ function continues(block: OpenBlock, line: TextLine, limits: Map<TextLine, numbe
   if (limit !== undefined && fitsAfter(last, line, limit)) return false;
   // a short line ending a sentence closes its paragraph (paragraphs without extra spacing)
   if (block.lines.length >= 2 && last.u1 < right - 0.25 * (right - left) && /[.!?:]$/u.test(last.text)) return false;
-  // so does a sentence's end before a line indented from the paragraph's body (its lines after the first start together)
-  const body = block.lines[1];
-  const indent = body ? line.u0 - body.u0 : 0;
-  if (indent > 0.5 * size && indent <= 3 * size && /[.!?:]$/u.test(last.text) && block.lines.slice(2).every((l) => Math.abs(l.u0 - body!.u0) <= 1)) return false;
   return true;
 }
 
