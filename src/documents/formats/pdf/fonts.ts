@@ -130,7 +130,10 @@ export function styleOfFontName(name: string | undefined): FontStyle {
 export function wrap(text: string, metrics: FontMetrics, size: number, widths: readonly number[]): string[] {
   const lines: string[] = [];
   const widthOf = (n: number) => widths[Math.min(n, widths.length - 1)]!;
-  const widest = (n: number) => Math.max(...widths.slice(Math.min(n, widths.length - 1)));
+  // the widest of line n and those after it
+  const after = [...widths];
+  for (let n = after.length - 2; n >= 0; n--) after[n] = Math.max(after[n]!, after[n + 1]!);
+  const widest = (n: number) => after[Math.min(n, after.length - 1)]!;
   const space = metrics.advance(0x20) * size;
   let line = '';
   let lineWidth = 0;

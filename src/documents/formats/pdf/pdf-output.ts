@@ -249,11 +249,12 @@ function drawBlock(page: PDFPage, pdfFont: PDFFont, font: DrawFont, block: TextB
     const w = font.metrics.measure(line) * fitted.size;
     const u = block.align === 'right' ? block.right - w : block.align === 'center' ? (block.left + block.right - w) / 2 : start;
     const spread = block.align === 'justify' && n < fitted.lines.length - 1;
-    if (line === '') {
-      // a line too narrow for the next word stays empty
-    } else if (spread) drawJustified(page, pdfFont, font, block, start, v, line, fitted.size, width);
-    else drawLine(page, pdfFont, block.color, block.angle, u, v, line, fitted.size);
-    if (line !== '') drawn.push({ angle: block.angle, v, u1: spread ? start + width : u + w, size: fitted.size });
+    // (a line too narrow for the next word stays empty)
+    if (line !== '') {
+      if (spread) drawJustified(page, pdfFont, font, block, start, v, line, fitted.size, width);
+      else drawLine(page, pdfFont, block.color, block.angle, u, v, line, fitted.size);
+      drawn.push({ angle: block.angle, v, u1: spread ? start + width : u + w, size: fitted.size });
+    }
     v -= fitted.lineGap;
   });
   return drawn;
