@@ -204,6 +204,6 @@ function areaOf(r: RecognizedRegion, plan: PaintPlan) {
 function drawInvisible(page: PDFPage, font: PDFFont, face: ReturnType<typeof fontFor>, area: ReturnType<typeof areaOf>, translation: string): void {
   const text = face.metrics.drawable(translation.replace(/\s+/gu, ' ').trim());
   if (text === '') return;
-  const fitted = fitText(text, face.metrics, area.size, 1.2 * area.size, area.width, area.height);
+  const fitted = fitText(text, face.metrics, area.size, 1.2 * area.size, () => [area.width], area.height);
   fitted.lines.forEach((line, n) => page.drawText(line, { x: area.left, y: area.top - 0.8 * fitted.size - n * fitted.lineGap, size: fitted.size, font, opacity: 0 }));
 }
