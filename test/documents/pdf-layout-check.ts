@@ -211,16 +211,20 @@ export async function indentedStarts(source: Buffer, output: readonly PageBoxes[
 /** An engine that makes text about a fifth longer, as Spanish is, and leaves names (capitalised words) alone. */
 export const longer = (s: string) => s.replace(/\b\p{Ll}{4,}\b/gu, (w) => `${w}os`).replace(/\band\b/gu, 'y');
 
-/** Real en→es translation by Apertium's command line (installed with its en-es data), one text a line. */
+/**
+ * Real en→es translation by Apertium's command line (installed with its en-es data), the texts apart by blank lines:
+ * across a single line break Apertium reorders words as within one sentence ("The big\ndog" → "El perro\ngrande").
+ */
 export function apertiumEnEs(texts: readonly string[]): string[] {
   // the apertium script reads a file more reliably than a pipe from a child process
   const dir = mkdtempSync(join(tmpdir(), 'tolk-apertium-'));
   try {
-    writeFileSync(join(dir, 'in.txt'), texts.map((t) => t.replace(/\s+/gu, ' ')).join('\n'));
+    writeFileSync(join(dir, 'in.txt'), texts.map((t) => t.replace(/\s+/gu, ' ').trim() || '.').join('\n\n'));
     const r = spawnSync('apertium', ['-u', 'eng-spa', join(dir, 'in.txt')], { encoding: 'utf8', timeout: 60_000 });
     if (r.status !== 0 || r.stdout.trim() === '') throw new Error(`apertium failed: ${r.stderr}`);
-    const out = r.stdout.split('\n');
-    return texts.map((t, n) => out[n]?.trim() || t);
+    const out = r.stdout.trim().split(/\n[^\S\n]*\n/u);
+    if (out.length !== texts.length) throw new Error(`apertium gave ${out.length} texts for ${texts.length}`);
+    return texts.map((t, n) => (t.trim() === '' ? t : out[n]!.trim() || t));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

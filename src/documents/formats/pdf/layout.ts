@@ -160,7 +160,7 @@ function continues(block: OpenBlock, line: TextLine, limits: Map<TextLine, numbe
   return true;
 }
 
-function joinLines(lines: TextLine[]): string {
+export function joinLines(lines: TextLine[]): string {
   let text = '';
   for (const l of lines) {
     if (text === '') text = l.text;

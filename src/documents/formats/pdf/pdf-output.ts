@@ -60,7 +60,7 @@ function compressed(doc: PDFDocument, dict: PDFDict, bytes: Uint8Array): PDFRawS
  * Removes text from a page's content (its streams are joined: an operator may span two of them) and its forms;
  * true when the page's own text was all invisible (the OCR layer over a scanned image).
  */
-function stripPage(doc: PDFDocument, page: PDFPage, visited: Set<PDFRef>, zones: UnderlineZone[], keepFonts: ReadonlySet<string>): boolean {
+function stripPage(doc: PDFDocument, page: PDFPage, visited: Set<PDFRef>, zones: UnderlineZone[], keepFonts: ReadonlySet<string>, cleared: readonly UnderlineZone[]): boolean {
   const contents = page.node.Contents();
   const streams = contents instanceof PDFArray ? contents.asArray().map((r) => doc.context.lookup(r)) : [contents];
   const parts: Uint8Array[] = [];
@@ -73,7 +73,7 @@ function stripPage(doc: PDFDocument, page: PDFPage, visited: Set<PDFRef>, zones:
   const { x, y, width, height } = page.getCropBox();
   // text outside the visible box is kept as it is: it was not read, so it is not drawn anew
   const view = [x, y, x + width, y + height] as const;
-  const stripped = parts.length > 0 ? stripText(Buffer.concat(parts), zones, keep, view) : { data: null, visible: 0, invisible: 0 };
+  const stripped = parts.length > 0 ? stripText(Buffer.concat(parts), zones, keep, view, cleared) : { data: null, visible: 0, invisible: 0 };
   if (stripped.data) page.node.set(PDFName.of('Contents'), doc.context.register(compressed(doc, doc.context.obj({}), stripped.data)));
   if (resources) stripForms(doc, resources, visited, keepFonts);
   return stripped.invisible > 0 && stripped.visible === 0;
@@ -117,6 +117,8 @@ export interface PageOutput {
   keepFonts?: ReadonlySet<string>;
   /** Per block: kept as it is (it holds text in one of keepFonts); its other pieces are drawn back. */
   kept?: readonly boolean[];
+  /** Areas (user space) a picture of their text read by recognition covers: text there goes, in keepFonts too. */
+  cleared?: readonly UnderlineZone[];
   /** The page read by text recognition, painted with its translation (JPEG): it becomes the page's whole content. */
   picture?: Buffer;
 }
@@ -168,7 +170,7 @@ async function write(doc: PDFDocument, pages: PageOutput[], options: OutputOptio
     }
     const { blocks, texts, kept } = pages[p]!;
     const keepFonts = pages[p]!.keepFonts ?? new Set<string>();
-    const scanned = stripPage(doc, page, visited, underlineZones(blocks, texts), keepFonts);
+    const scanned = stripPage(doc, page, visited, underlineZones(blocks, texts), keepFonts, pages[p]!.cleared ?? []);
     const drawn: DrawnLine[] = [];
     // leaders last: they give way to the titles beside them
     const order = [...blocks.keys()].sort((a, b) => Number(blocks[a]!.leader ?? false) - Number(blocks[b]!.leader ?? false));
