@@ -6,6 +6,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { layoutPage } from '../../src/documents/formats/pdf/layout.js';
+import { readPageTexts } from '../../src/documents/formats/pdf/page-text.js';
 import { pdftotext } from './pdf-inspect.js';
 
 export interface ItemBox {
@@ -114,6 +116,8 @@ export interface LayoutReport {
   /** Number tokens of the source (poppler's text) and how many of them the output still has. */
   sourceNumbers: number;
   keptNumbers: number;
+  /** Per page: the source's indented lines and where the output starts them. */
+  indents: IndentFigures[];
 }
 
 /** Compares a translated PDF with its source. */
@@ -139,22 +143,88 @@ export async function checkLayout(source: Buffer, output: Buffer): Promise<Layou
     sourceNumbers += count;
     keptNumbers += Math.min(count, out.get(token) ?? 0);
   }
-  return { newOverlaps, newOffPage, letters, examples, sourceNumbers, keptNumbers };
+  return { newOverlaps, newOffPage, letters, examples, sourceNumbers, keptNumbers, indents: await indentedStarts(source, after) };
+}
+
+/** A line of a page's text as drawn: where it starts, its baseline and size (horizontal text only). */
+interface LineStart {
+  x: number;
+  base: number;
+  size: number;
+}
+
+/** Where a page's horizontal lines start: items on one baseline, each close after the one before, make a line. */
+export function lineStarts(items: readonly ItemBox[]): LineStart[] {
+  const flat = items
+    .filter((i) => (i.angle ?? 0) === 0)
+    .map((i) => ({ ...i, size: i.y1 - i.y0, base: i.y0 + DESCENT * (i.y1 - i.y0) }))
+    .sort((a, b) => b.base - a.base);
+  const starts: LineStart[] = [];
+  for (let i = 0; i < flat.length; ) {
+    let j = i + 1;
+    while (j < flat.length && flat[i]!.base - flat[j]!.base < 0.3 * flat[i]!.size) j++;
+    const row = flat.slice(i, j).sort((a, b) => a.x0 - b.x0);
+    let end = Number.NEGATIVE_INFINITY;
+    for (const item of row) {
+      if (item.x0 - end > 1.5 * item.size) starts.push({ x: item.x0, base: item.base, size: item.size });
+      end = Math.max(end, item.x1);
+    }
+    i = j;
+  }
+  return starts;
+}
+
+/** Per page: the source's lines that start right of their paragraph's left edge, and where the output starts them. */
+export interface IndentFigures {
+  /** Lines of translated paragraphs (two lines or more, horizontal, aligned left or justified) starting more than a point right of its left. */
+  indented: number;
+  /** Of them, those the output starts at the same place (± 1 pt, on a baseline within half a line of theirs). */
+  kept: number;
+  /** And those it starts at the paragraph's left edge instead. */
+  atLeft: number;
+}
+
+/**
+ * An indented first line, a hanging indent, a line after a mark that stays, a line beside a float: a reflowed
+ * paragraph should start each line where the source's started. Paragraphs are the PDF layout's own blocks.
+ */
+export async function indentedStarts(source: Buffer, output: readonly PageBoxes[]): Promise<IndentFigures[]> {
+  const pages = await readPageTexts(source, { maxPages: 10_000, maxCharacters: 100_000_000 });
+  return pages.map((page, n) => {
+    const drawn = lineStarts(output[n]?.items ?? []);
+    const at = (x: number, base: number, size: number) => drawn.some((d) => Math.abs(d.x - x) <= 1 && Math.abs(d.base - base) <= 0.5 * size);
+    const figures = { indented: 0, kept: 0, atLeft: 0 };
+    for (const block of layoutPage(page.pieces, page.view)) {
+      // (centred and right-aligned lines start where their width puts them)
+      if (!block.translatable || block.lines.length < 2 || Math.abs(block.angle) > 1e-3 || block.align === 'center' || block.align === 'right') continue;
+      for (const line of block.lines) {
+        if (line.u0 <= block.left + 1) continue;
+        figures.indented++;
+        if (at(line.u0, line.v, line.size)) figures.kept++;
+        else if (at(block.left, line.v, line.size)) figures.atLeft++;
+      }
+    }
+    return figures;
+  });
 }
 
 /** An engine that makes text about a fifth longer, as Spanish is, and leaves names (capitalised words) alone. */
 export const longer = (s: string) => s.replace(/\b\p{Ll}{4,}\b/gu, (w) => `${w}os`).replace(/\band\b/gu, 'y');
 
-/** Real en→es translation by Apertium's command line (installed with its en-es data), one text a line. */
+/**
+ * Real en→es translation by Apertium's command line (installed with its en-es data), the texts apart by blank lines:
+ * across a single line break Apertium reorders words as within one sentence ("The big\ndog" → "El perro\ngrande").
+ */
 export function apertiumEnEs(texts: readonly string[]): string[] {
   // the apertium script reads a file more reliably than a pipe from a child process
   const dir = mkdtempSync(join(tmpdir(), 'tolk-apertium-'));
   try {
-    writeFileSync(join(dir, 'in.txt'), texts.map((t) => t.replace(/\s+/gu, ' ')).join('\n'));
+    writeFileSync(join(dir, 'in.txt'), texts.map((t) => t.replace(/\s+/gu, ' ').trim() || '.').join('\n\n'));
     const r = spawnSync('apertium', ['-u', 'eng-spa', join(dir, 'in.txt')], { encoding: 'utf8', timeout: 60_000 });
     if (r.status !== 0 || r.stdout.trim() === '') throw new Error(`apertium failed: ${r.stderr}`);
-    const out = r.stdout.split('\n');
-    return texts.map((t, n) => out[n]?.trim() || t);
+    const out = r.stdout.trim().split(/\n[^\S\n]*\n/u);
+    if (out.length !== texts.length) throw new Error(`apertium gave ${out.length} texts for ${texts.length}`);
+    return texts.map((t, n) => (t.trim() === '' ? t : out[n]!.trim() || t));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -101,6 +101,14 @@ describe('PDF layout through translation', () => {
     assert.match(out, /q 1 0 0 1 100 200 cm\s+Q/);
   });
 
+  it('text in a kept font goes where a picture of its text covers it (a region read by recognition), and stays elsewhere', () => {
+    const content = ['BT /F9 10 Tf 100 500 Td (inline) Tj 0 -2 Td (sub) Tj ET', 'BT /F9 10 Tf 100 300 Td (formula) Tj ET', 'BT /F1 10 Tf 100 300 Td (word) Tj ET'].join('\n');
+    const cleared = [{ x0: 90, x1: 400, y0: 480, y1: 515 }];
+    const out = Buffer.from(stripText(Buffer.from(content), [], new Set(['F9']), [0, 0, 612, 792], cleared).data!).toString('latin1');
+    assert.doesNotMatch(out, /\((inline|sub|word)\)/);
+    assert.match(out, /\(formula\) Tj/);
+  });
+
   it('a simple table keeps its columns and rows', async () => {
     const rows = [['Fruit', 'Colour', 'Season'], ['Apples', 'Red', 'Autumn'], ['Lemons', 'Yellow', 'Winter'], ['Green pears', 'Green', 'Summer']];
     const { after, before, segments } = await translated({ items: [{ rows, columnWidth: 140, rowHeight: 13, borders: false }] });

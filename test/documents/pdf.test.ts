@@ -56,6 +56,21 @@ describe('pdf extraction', () => {
     assert.ok(found !== 'planned' && found?.id === 'pdf');
   });
 
+  it('bounds a block by the lines beside and below it, not by its neighbour paragraph\'s left edge', () => {
+    // fontconfig-user's property table: a cell's text ends where the next paragraph starts on its baseline, and that
+    // paragraph goes on further left below it
+    const piece = (text: string, x: number, y: number, width: number): TextPiece => ({ text, x, y, angle: 0, size: 8.5, width, font: SANS });
+    const blocks = layoutPage(
+      [piece('List of the feature tags in', 283.3, 361.5, 145.3), piece('OpenType to be enabled', 434, 361.5, 118.3),
+        piece('Language name to be used for the default value of', 283.3, 351.7, 263.7), piece('familylang, stylelang, and fullnamelang', 283.3, 341.8, 209.9)],
+      [0, 0, 612, 792],
+    );
+    const [cell, next] = [blocks.find((b) => b.text.startsWith('List'))!, blocks.find((b) => b.text.startsWith('OpenType'))!];
+    assert.equal(next.lines.length, 3);
+    assert.ok(cell.maxRight < 434, `grows right to ${cell.maxRight}, over the next paragraph's first line`);
+    assert.ok(cell.maxBottom >= 351.7 + 0.8 * 8.5, `grows down to ${cell.maxBottom}, over the next paragraph's second line`);
+  });
+
   it('groups synthetic layouts: paragraph spacing, two columns, centred lines, markers, numbers', () => {
     const piece = (text: string, x: number, y: number, size = 10, font = SANS, width = text.length * size * 0.5): TextPiece =>
       ({ text, x, y, angle: 0, size, width, font });
@@ -159,14 +174,25 @@ describe('pdf content streams', () => {
 describe('pdf text fitting', () => {
   it('wraps at the width and shrinks until the height is met', () => {
     const { metrics } = fontFor(SANS);
-    const lines = wrap('uno dos tres cuatro cinco seis', metrics, 10, 60);
+    const lines = wrap('uno dos tres cuatro cinco seis', metrics, 10, [60]);
     assert.ok(lines.length > 1);
     for (const l of lines) assert.ok(metrics.measure(l) * 10 <= 60, l);
     assert.equal(lines.join(' '), 'uno dos tres cuatro cinco seis');
-    const fitted = fitText('una frase bastante más larga que el original', metrics, 12, 14, 100, 2 * 14);
+    const fitted = fitText('una frase bastante más larga que el original', metrics, 12, 14, () => [100], 2 * 14);
     assert.ok(fitted.size < 12);
     assert.ok(0.8 * fitted.size + 0.25 * fitted.size + (fitted.lines.length - 1) * fitted.lineGap <= 28.01);
-    assert.deepEqual(wrap('Supercalifragilistic', metrics, 10, 30).join(''), 'Supercalifragilistic');
+    assert.deepEqual(wrap('Supercalifragilistic', metrics, 10, [30]).join(''), 'Supercalifragilistic');
+  });
+
+  it('gives each line its own width, and leaves a line too narrow for the next word empty', () => {
+    const { metrics } = fontFor(SANS);
+    const text = 'uno dos tres cuatro cinco seis siete ocho';
+    const widths = [40, 25, 80];
+    const lines = wrap(text, metrics, 10, widths);
+    lines.forEach((l, n) => assert.ok(metrics.measure(l) * 10 <= widths[Math.min(n, 2)]!, `${n}: ${l}`));
+    assert.equal(lines.filter((l) => l !== '').join(' '), text);
+    // "Supercalifragilistic" does not fit 20 pt but fits 200: line 0 stays empty rather than cutting it
+    assert.deepEqual(wrap('Supercalifragilistic es', metrics, 10, [20, 200]), ['', 'Supercalifragilistic es']);
   });
 });
 

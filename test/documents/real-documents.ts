@@ -8,7 +8,7 @@ import { extname } from 'node:path';
 import type { DocumentFormat } from '../../src/documents/formats/format.js';
 import type { TextRecognizer } from '../../src/documents/formats/image/text-recognizer.js';
 import { blanks, checkImageLayout } from './image-layout-check.js';
-import { apertiumEnEs, checkLayout, functionWords, pageBoxes } from './pdf-layout-check.js';
+import { apertiumEnEs, checkLayout, functionWords, pageBoxes, type IndentFigures } from './pdf-layout-check.js';
 import { ocrImage, ocrPage } from './pdf-ocr.js';
 
 export const CORPUS_DIR = new URL('../../../test/fixtures/real-documents/', import.meta.url).pathname;
@@ -18,6 +18,8 @@ export const corpusFiles = () => readdirSync(CORPUS_DIR).filter((f) => /\.(pdf|p
 export interface PageFigures {
   newOverlaps: number;
   newOffPage: number;
+  /** The source's indented lines of translated paragraphs, and where the output starts them. */
+  indents: IndentFigures;
   /** Letters and digits drawn as text on the page, source and output. */
   letters: { source: number; output: number };
   /** Function words of the source page (its text layer, or its OCR when it has none) and of the output's OCR. */
@@ -81,7 +83,7 @@ export async function measureFile(file: string, formats: Formats, recognizer: Te
   const pages = report.newOverlaps.map((newOverlaps, n): PageFigures => {
     const text = sourcePages[n]?.items.map((i) => i.text).join(' ') ?? '';
     return {
-      newOverlaps, newOffPage: report.newOffPage[n] ?? 0, letters: report.letters[n]!,
+      newOverlaps, newOffPage: report.newOffPage[n] ?? 0, indents: report.indents[n]!, letters: report.letters[n]!,
       sourceWords: functionWords(text.trim() ? text : ocrPage(source, n + 1, OCR_DPI)), outputWords: functionWords(ocrPage(output, n + 1, OCR_DPI)),
     };
   });
@@ -96,15 +98,15 @@ export const readsSpanish = (w: { english: number; spanish: number }) => w.spani
 
 /** The figures as a Markdown table, a row per page or image. */
 export function figuresTable(all: readonly FileFigures[]): string {
-  const rows = ['| file | page | new overlapping pairs | text off the page (new) | letters drawn: source → output | OCR of the output: English / Spanish function words (source English) | number tokens kept | words left in place painted over | replaced words not fully erased | painted lines < 0.7× their paragraph |', '|---|---|---|---|---|---|---|---|---|---|'];
+  const rows = ['| file | page | new overlapping pairs | text off the page (new) | letters drawn: source → output | OCR of the output: English / Spanish function words (source English) | number tokens kept | words left in place painted over | replaced words not fully erased | painted lines < 0.7× their paragraph | indented lines started in place / at the block left, of |', '|---|---|---|---|---|---|---|---|---|---|---|'];
   for (const f of all) {
     const numbers = f.sourceNumbers !== undefined ? `${f.keptNumbers} of ${f.sourceNumbers}` : `${f.keptDigitTokens} of ${f.digitTokens} (with digits)`;
     if (!f.pages) {
-      rows.push(`| ${f.file} | image | | | | ${f.outputWords!.english} / ${f.outputWords!.spanish} | ${numbers} | ${f.paintedOver!.length} of ${f.untranslated}${listed(f.paintedOver!)} | ${f.unerased!.length}${listed(f.unerased!)} | ${f.shrunkLines!.length}${listed(f.shrunkLines!)} |`);
+      rows.push(`| ${f.file} | image | | | | ${f.outputWords!.english} / ${f.outputWords!.spanish} | ${numbers} | ${f.paintedOver!.length} of ${f.untranslated}${listed(f.paintedOver!)} | ${f.unerased!.length}${listed(f.unerased!)} | ${f.shrunkLines!.length}${listed(f.shrunkLines!)} | |`);
       continue;
     }
     f.pages.forEach((p, n) => {
-      rows.push(`| ${f.file} | ${n + 1} | ${p.newOverlaps} | ${p.newOffPage} | ${p.letters.source} → ${p.letters.output} | ${p.outputWords.english} / ${p.outputWords.spanish} (${p.sourceWords.english}) | ${n === 0 ? numbers : ''} | | | |`);
+      rows.push(`| ${f.file} | ${n + 1} | ${p.newOverlaps} | ${p.newOffPage} | ${p.letters.source} → ${p.letters.output} | ${p.outputWords.english} / ${p.outputWords.spanish} (${p.sourceWords.english}) | ${n === 0 ? numbers : ''} | | | | ${p.indents.kept} / ${p.indents.atLeft} of ${p.indents.indented} |`);
     });
   }
   return rows.join('\n');

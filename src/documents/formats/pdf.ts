@@ -17,7 +17,7 @@ import { withImageSizesChecked } from './pdf/image-sizes.js';
 import { layoutPage, type TextBlock, type TextPiece } from './pdf/layout.js';
 import { readPageImages } from './pdf/page-images.js';
 import { renderKeptBlocks } from './pdf/kept-images.js';
-import { readPageTexts } from './pdf/page-text.js';
+import { readPageTexts, UNMAPPED } from './pdf/page-text.js';
 import { loadPdf, writeTranslatedPdf } from './pdf/pdf-output.js';
 import { ocrNotice, paintPages, recognizePages } from './pdf/ocr-pages.js';
 import { drawRegions, paintRegions, recognizeRegions, regionNotice, type RecognizedRegion } from './pdf/ocr-regions.js';
@@ -28,15 +28,13 @@ const PDF_MAX_CHARACTERS = 5_000_000;
 /** Images a conversion embeds: each up to 16 megapixels (or the image cap), 100 megapixels in all (the rest are left out). */
 const docxImageLimits = (limits: PixelLimits) => ({ maxPixels: Math.min(16_000_000, limits.imagePixels), maxTotalPixels: 100_000_000 });
 
-/** Characters pdf.js gives for glyphs of a font without a usable character mapping. */
-const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFD]/gu;
 /** Share of a page's characters that, read as control characters, mark its text as unreadable (a stray symbol is not). */
 const UNREADABLE_SHARE = 0.05;
 
 /** True when a text is in a font that cannot be read back (drawing it again would show garbage). */
 function unreadable(text: string): boolean {
   const visible = text.replace(/\s/gu, '').length;
-  const control = text.match(CONTROL)?.length ?? 0;
+  const control = text.match(UNMAPPED)?.length ?? 0;
   return visible > 0 && control / visible >= UNREADABLE_SHARE;
 }
 
@@ -146,7 +144,7 @@ async function extractPdf(input: Buffer, options: ExtractOptions, recognizer: Te
   const translatedPages = (translations: string[], painted: Map<number, Buffer>) => {
     const byBlock = new Map(translatable.map((b, i) => [b, translations[i] ?? b.text]));
     // kept text read back as control characters says nothing: left out of texts drawn or converted
-    const textOf = (b: TextBlock) => byBlock.get(b) ?? b.text.replace(CONTROL, '');
+    const textOf = (b: TextBlock) => byBlock.get(b) ?? b.text.replace(UNMAPPED, '');
     return blocks.map((page, n) => ({
       // a recognized page is its painted picture, a recognized region too: their own text is not drawn again
       blocks: painted.has(n) ? [] : page.filter((b) => !ocrBlocks.has(b)),
@@ -154,6 +152,8 @@ async function extractPdf(input: Buffer, options: ExtractOptions, recognizer: Te
       keep: keep[n],
       keepFonts: keepFonts[n]!,
       kept: keptLeft[n]!.filter((_, k) => !ocrBlocks.has(page[k]!)),
+      // a region's picture covers its blocks: their text goes, that in fonts kept for other blocks too
+      cleared: page.filter((b) => ocrBlocks.has(b)).map((b) => ({ x0: b.left - 1, x1: b.right + 1, y0: b.bottom - 1, y1: b.top + 1 })),
       ...(painted.has(n) ? { picture: painted.get(n)! } : {}),
     }));
   };
@@ -167,8 +167,7 @@ async function extractPdf(input: Buffer, options: ExtractOptions, recognizer: Te
       const doc = output ?? (await loadPdf(input));
       output = undefined;
       const written = await writeTranslatedPdf(doc, translatedPages(translations, await paintedPages(translations, 'jpeg')), { watermark: options.watermark === true });
-      const keptText = (n: number) => pages[n]!.pieces.filter((p) => keepFonts[n]!.has(p.fontName ?? ''));
-      return drawRegions(written, regions, translations.slice(translatable.length + pageTexts), await paintedRegions(translations), keptText);
+      return drawRegions(written, regions, translations.slice(translatable.length + pageTexts), await paintedRegions(translations));
     },
     async rebuildAs(outputFormat, translations) {
       if (outputFormat !== 'docx') throw new DocumentFormatError(`Conversion from 'pdf' to '${outputFormat}' is not supported.`);

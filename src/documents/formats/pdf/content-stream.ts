@@ -151,12 +151,14 @@ const OUTSIDE_VIEW = 1;
  * thin horizontal paths (lines and bars of `m`/`l`/`re`) lying inside an underline zone are removed with the text.
  * Text shown from a point outside `view` (the page's visible box: a printer's slug, crop marks' labels) stays: it
  * is not read, so it is not drawn anew. The point is where the text was last positioned (Tm, Td, TD, T*, ', ").
+ * Text in `cleared` (areas painted over by a picture of their text) goes whatever its font.
  */
 export function stripText(
   data: Uint8Array,
   zones: readonly UnderlineZone[] = [],
   keepFonts: ReadonlySet<string> = new Set(),
   view?: readonly [number, number, number, number],
+  cleared: readonly UnderlineZone[] = [],
 ): StrippedContent {
   const cuts: { start: number; end: number; replacement: string }[] = [];
   let visible = 0;
@@ -170,15 +172,20 @@ export function stripText(
   /** The text line matrix (the text matrix at the start of the line) and the leading, for text's position. */
   let line: Matrix = [1, 0, 0, 1, 0, 0];
   let leading = 0;
-  const trackCtm = zones.length > 0 || view !== undefined;
+  const tracked = view !== undefined || cleared.length > 0;
+  const trackCtm = zones.length > 0 || tracked;
   const moveLine = (tx: number, ty: number) => {
     line = multiply([1, 0, 0, 1, tx, ty], line);
   };
+  const here = () => [line[4] * ctm[0] + line[5] * ctm[2] + ctm[4], line[4] * ctm[1] + line[5] * ctm[3] + ctm[5]] as const;
   const outsideView = () => {
     if (!view) return false;
-    const x = line[4] * ctm[0] + line[5] * ctm[2] + ctm[4];
-    const y = line[4] * ctm[1] + line[5] * ctm[3] + ctm[5];
+    const [x, y] = here();
     return x < view[0] - OUTSIDE_VIEW || x > view[2] + OUTSIDE_VIEW || y < view[1] - OUTSIDE_VIEW || y > view[3] + OUTSIDE_VIEW;
+  };
+  const inCleared = () => {
+    const [x, y] = here();
+    return cleared.some((z) => x >= z.x0 && x <= z.x1 && y >= z.y0 && y <= z.y1);
   };
   /** The current path: where its operators begin and its points in user space (NaN once a curve makes it no line). */
   let path: { start: number; xs: number[]; ys: number[]; clip: boolean } | undefined;
@@ -211,8 +218,8 @@ export function stripText(
       path = undefined;
       return;
     }
-    if (view && NEXT_LINE_AND_SHOW.has(name)) moveLine(0, -leading);
-    if ((SHOW_TEXT.has(name) || NEXT_LINE_AND_SHOW.has(name)) && (keepFonts.has(font) || outsideView())) {
+    if (tracked && NEXT_LINE_AND_SHOW.has(name)) moveLine(0, -leading);
+    if ((SHOW_TEXT.has(name) || NEXT_LINE_AND_SHOW.has(name)) && ((keepFonts.has(font) && !inCleared()) || outsideView())) {
       visible++;
     } else if (SHOW_TEXT.has(name) || NEXT_LINE_AND_SHOW.has(name)) {
       cuts.push({ start: operandsStart, end, replacement: SHOW_TEXT.has(name) ? ' ' : ' T* ' });
@@ -226,7 +233,7 @@ export function stripText(
       ({ mode, ctm, font } = saved.pop() ?? { mode, ctm, font });
     } else if (name === 'Tf' && keepFonts.size > 0) {
       font = /^\s*\/(\S+)/u.exec(Buffer.from(data.subarray(operandsStart, end)).toString('latin1'))?.[1] ?? '';
-    } else if (view && (name === 'BT' || name === 'Tm' || name === 'Td' || name === 'TD' || name === 'T*' || name === 'TL')) {
+    } else if (tracked && (name === 'BT' || name === 'Tm' || name === 'Td' || name === 'TD' || name === 'T*' || name === 'TL')) {
       const v = name === 'BT' || name === 'T*' ? [] : numbers(operandsStart, end, name);
       if (name === 'BT') line = [1, 0, 0, 1, 0, 0];
       else if (name === 'Tm' && v.length === 6 && v.every(Number.isFinite)) line = v as Matrix;

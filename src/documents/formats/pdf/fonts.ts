@@ -122,16 +122,25 @@ export function styleOfFontName(name: string | undefined): FontStyle {
   return { family, bold, italic };
 }
 
-/** Greedy word wrap of `text` at `size` into lines no wider than `width` (a word wider than a line is cut). */
-export function wrap(text: string, metrics: FontMetrics, size: number, width: number): string[] {
+/**
+ * Greedy word wrap of `text` at `size`: line n is no wider than widths[n] (the last width goes on for further lines).
+ * A word too wide for a narrow line that a later one can hold leaves that line empty; one wider than every later
+ * line is cut.
+ */
+export function wrap(text: string, metrics: FontMetrics, size: number, widths: readonly number[]): string[] {
   const lines: string[] = [];
+  const widthOf = (n: number) => widths[Math.min(n, widths.length - 1)]!;
+  // the widest of line n and those after it
+  const after = [...widths];
+  for (let n = after.length - 2; n >= 0; n--) after[n] = Math.max(after[n]!, after[n + 1]!);
+  const widest = (n: number) => after[Math.min(n, after.length - 1)]!;
   const space = metrics.advance(0x20) * size;
   let line = '';
   let lineWidth = 0;
   for (const word of text.split(/ +/u)) {
     if (word === '') continue;
     let w = metrics.measure(word) * size;
-    if (line !== '' && lineWidth + space + w <= width) {
+    if (line !== '' && lineWidth + space + w <= widthOf(lines.length)) {
       line += ` ${word}`;
       lineWidth += space + w;
       continue;
@@ -139,14 +148,15 @@ export function wrap(text: string, metrics: FontMetrics, size: number, width: nu
     if (line !== '') lines.push(line);
     line = '';
     lineWidth = 0;
+    while (w > widthOf(lines.length) && w <= widest(lines.length + 1) && lines.length < widths.length) lines.push('');
     let rest = word;
-    while (w > width && [...rest].length > 1) {
+    while (w > widthOf(lines.length) && [...rest].length > 1) {
       // cut the word where it stops fitting
       let piece = '';
       let pw = 0;
       for (const ch of rest) {
         const cw = metrics.advance(ch.codePointAt(0)!) * size;
-        if (piece !== '' && pw + cw > width) break;
+        if (piece !== '' && pw + cw > widthOf(lines.length)) break;
         piece += ch;
         pw += cw;
       }
@@ -168,25 +178,30 @@ export interface FittedText {
 }
 
 /**
- * The largest size (down from `size`, at least a third of it) at which `text` wrapped to `width` fits `height`
- * with lines `lineGap` apart (scaled with the size), without cutting words; a one-line original is first tried on
- * one line down to 85 % of its size. At the smallest size the text is drawn even if it overflows.
+ * The largest size (down from `size`, at least a third of it) at which `text` wrapped to `widths` (line by line, as
+ * `wrap` takes them; they may depend on the size, since smaller lines sit elsewhere) fits `height` with lines
+ * `lineGap` apart (scaled with the size), without cutting words; a one-line original is first tried on one line down
+ * to 85 % of its size. At the smallest size the text is drawn even if it overflows.
  */
-export function fitText(text: string, metrics: FontMetrics, size: number, lineGap: number, width: number, height: number, oneLine = false): FittedText {
+export function fitText(
+  text: string, metrics: FontMetrics, size: number, lineGap: number, widths: (size: number) => readonly number[], height: number, oneLine = false,
+): FittedText {
   const minimum = Math.max(size / 3, Math.min(size, 4));
   const natural = metrics.measure(text) * size;
-  if (oneLine && natural > width && natural * 0.85 <= width) {
-    const s = (size * width) / natural;
+  const first = widths(size)[0]!;
+  if (oneLine && natural > first && natural * 0.85 <= first) {
+    const s = (size * first) / natural;
     return { size: s, lineGap: (lineGap * s) / size, lines: [text] };
   }
   let longestWord = 0;
   for (const w of text.split(/ +/u)) longestWord = Math.max(longestWord, metrics.measure(w));
   for (let s = size; ; s = Math.max(minimum, s * 0.94)) {
     const gap = (lineGap * s) / size;
-    const lines = wrap(text, metrics, s, width);
+    const room = widths(s);
+    const lines = wrap(text, metrics, s, room);
     // the first line needs its ascent and descent, each further line a line gap
     const needed = 0.8 * s + 0.25 * s + (lines.length - 1) * gap;
-    const fits = needed <= height + 0.01 && longestWord * s <= width + 0.01;
+    const fits = needed <= height + 0.01 && longestWord * s <= room[room.length - 1]! + 0.01;
     if (fits || s <= minimum) return { size: s, lineGap: gap, lines };
   }
 }

@@ -67,6 +67,9 @@ export interface TextBlock {
   /** How far right and down the translation may grow without reaching another block or the page margin. */
   maxRight: number;
   maxBottom: number;
+  /** Per line: how far right that line's text may reach (the block's right edge, or sooner where a column or an
+   * infobox beside it begins on its baseline; a one-line block's room to grow). */
+  lineRight: number[];
 }
 
 /** A line opening with a bare number and a capitalised word: an affiliation or footnote entry. */
@@ -157,7 +160,7 @@ function continues(block: OpenBlock, line: TextLine, limits: Map<TextLine, numbe
   return true;
 }
 
-function joinLines(lines: TextLine[]): string {
+export function joinLines(lines: TextLine[]): string {
   let text = '';
   for (const l of lines) {
     if (text === '') text = l.text;
@@ -202,11 +205,28 @@ function alignment(lines: TextLine[], left: number, right: number, size: number)
   // every line but the last reaching both margins (two of them at least: one alone is the widest by definition)
   const full = lines.slice(0, -1);
   const edge = Math.max(1, 0.15 * size);
-  if (full.length >= 2 && full.every((l) => Math.abs(l.u0 - left) <= tol && Math.abs(l.u1 - right) <= edge)) return 'justify';
+  // (the first line may start elsewhere: an indented first line, or a hanging indent's first line at the left)
+  const body = bodyStart(lines);
+  // (a two-line paragraph whose first line is indented is justified too, not right-aligned)
+  const indent = lines[0]!.u0 - body;
+  if ((full.length >= 2 || (indent > 0.5 * size && indent <= 3 * size)) && full.every((l, n) => (n === 0 || Math.abs(l.u0 - body) <= tol) && Math.abs(l.u1 - right) <= edge)) return 'justify';
   if (lines.every((l) => Math.abs(l.u0 - left) <= tol)) return 'left';
   if (lines.every((l) => Math.abs(l.u1 - right) <= tol)) return 'right';
   if (lines.every((l) => Math.abs((l.u0 + l.u1) / 2 - (left + right) / 2) <= tol)) return 'center';
   return 'left';
+}
+
+/** Where most of a block's lines start (within a point; the leftmost of equally common starts): lines past the source's go there. */
+export function bodyStart(lines: readonly TextLine[]): number {
+  const starts = lines.map((l) => l.u0).sort((a, b) => a - b);
+  let best = starts[0]!;
+  let count = 0;
+  // a window of starts no more than a point right of starts[i]
+  for (let i = 0, j = 0; i < starts.length; i++) {
+    while (j < starts.length && starts[j]! <= starts[i]! + 1) j++;
+    if (j - i > count) [best, count] = [starts[i]!, j - i];
+  }
+  return best;
 }
 
 /** The blocks of one page, in reading (content) order; `bounds` is the page box [x0, y0, x1, y1]. */
@@ -262,11 +282,15 @@ export function layoutPage(input: readonly TextPiece[], bounds: readonly [number
       align: alignment(b.lines, left, right, size),
       maxRight: right,
       maxBottom: last.v - DESCENT * last.size,
+      lineRight: [],
       ...(b.lines.every((l) => isLeader(l.text)) ? { leader: true } : {}),
     };
   });
   keepCode(blocks);
   setRoom(blocks, bounds);
+  for (const b of blocks) {
+    b.lineRight = b.lines.length === 1 ? [b.maxRight] : b.lines.map((l) => Math.max(l.u1, Math.min(b.right, limits.get(l) ?? b.right)));
+  }
   return blocks;
 }
 
@@ -295,16 +319,22 @@ function setRoom(blocks: TextBlock[], bounds: readonly [number, number, number, 
     for (const b of group) {
       // margins are taken as symmetric: the right text margin is at least as wide as the left one
       let maxRight = Math.max(textRight, uMax - (textLeft - uMin));
+      // a neighbour's lines are looked at one by one: a paragraph may start after b's end on b's baseline and go on
+      // further left below it
+      const top = (l: TextLine) => l.v + ASCENT * l.size;
       for (const o of neighbours) {
-        const overlapsVertically = o !== b && o.bottom < b.top && o.top > b.bottom;
         // a title may grow over its leader (the leader gives way), not over the page number after it
-        if (overlapsVertically && !o.leader && o.left >= b.right - 1) maxRight = Math.min(maxRight, o.left - 0.4 * b.size);
+        if (o === b || o.leader || o.bottom >= b.top || o.top <= b.bottom) continue;
+        if (o.left >= b.right - 1) maxRight = Math.min(maxRight, o.left - 0.4 * b.size);
+        else for (const l of o.lines) if (l.u0 >= b.right - 1 && top(l) > b.bottom && l.v - DESCENT * l.size < b.top) maxRight = Math.min(maxRight, l.u0 - 0.4 * b.size);
       }
       b.maxRight = Math.max(b.right, maxRight);
       let maxBottom = Math.max(vMin, b.bottom - b.lineGap);
       for (const o of neighbours) {
-        const overlapsHorizontally = o !== b && o.left < b.maxRight && o.right > b.left;
-        if (overlapsHorizontally && o.top <= b.bottom + 0.5 && o.top > maxBottom) maxBottom = o.top + 0.2 * o.size;
+        if (o === b || o.left >= b.maxRight || o.right <= b.left || o.bottom > b.bottom + 0.5) continue;
+        for (const l of o.lines) {
+          if (top(l) <= b.bottom + 0.5 && top(l) > maxBottom && l.u0 < b.maxRight && l.u1 > b.left) maxBottom = top(l) + 0.2 * l.size;
+        }
       }
       b.maxBottom = Math.min(b.bottom, maxBottom);
     }

@@ -6,7 +6,7 @@ import type { Piece, TextLine, TextPiece } from './layout.js';
 /** List markers: bullets, symbol-font bullets (private use), "1.", "a)", "iv.", "(2)". */
 const MARKER = /^(?:[\p{Co}•●○◦▪▫■□‣⁃∙·\-–—*►▸▹➢➤✓✔❖◆◇]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\(?[ivxlIVXL]{1,6}[.)])$/u;
 
-function joinPieces(pieces: Piece[]): string {
+export function joinPieces(pieces: Piece[]): string {
   let text = '';
   let end = Number.NEGATIVE_INFINITY;
   for (const p of pieces) {

@@ -8,14 +8,16 @@ import { PDFDocument, type PDFFont, type PDFPage } from 'pdf-lib';
 import { canvas as canvasModule } from '../canvas.js';
 import type { PixelLimits } from '../format.js';
 import { flattenToRgb } from '../image/image-format.js';
-import { paragraphsOf, type Box } from '../image/paragraphs.js';
+import { paragraphsOf, union, type Box, type ImageParagraph } from '../image/paragraphs.js';
 import { paint, planParagraphs, type PaintPlan } from '../image/text-painter.js';
-import type { TextRecognizer } from '../image/text-recognizer.js';
+import type { RecognizedWord, TextRecognizer } from '../image/text-recognizer.js';
 import { fitText, fontFor } from './fonts.js';
 import { bands, pixelBox } from './kept-images.js';
-import type { TextBlock, TextPiece } from './layout.js';
+import { joinLines, type TextBlock } from './layout.js';
+import { joinPieces } from './lines.js';
 import { OCR_BUDGET_MS, ocrRendering, type RecognizeOptions } from './ocr-pages.js';
 import { renderPages, type PageViewport } from './page-render.js';
+import { UNMAPPED } from './page-text.js';
 
 export interface RecognizedRegion {
   page: number;
@@ -42,6 +44,53 @@ function hasWords(text: string): boolean {
   const words = tokens.filter((t) => /^\p{P}*\p{L}{3,}\p{P}*$/u.test(t)).length;
   return words >= 3 && words >= 0.6 * tokens.length;
 }
+
+/**
+ * Prose in a text layer: three or more words of three letters or more holding three in five of its characters at least
+ * (a formula's text is mostly symbols, digits and one-letter names; prose's short words are few characters).
+ */
+function isProse(text: string): boolean {
+  const tokens = text.split(/\s+/u).filter(Boolean);
+  const words = tokens.filter((t) => /^\p{P}*\p{L}{3,}\p{P}*$/u.test(t));
+  const letters = (list: string[]) => list.reduce((n, t) => n + [...t].length, 0);
+  return words.length >= 3 && letters(words) >= 0.6 * letters(tokens);
+}
+
+/**
+ * Of a block's visible characters, the share read back as control characters up to which its text layer is what is
+ * translated (inline math symbols in a paragraph); beyond it (body text or a heading in a font without a mapping)
+ * what the recognizer read is.
+ */
+const LAYER_UNMAPPED_SHARE = 0.05;
+const ASCENT = 0.8;
+const DESCENT = 0.25;
+
+/**
+ * A mostly readable block as one paragraph to paint: its text layer's text (numbers, subscripts included, which the
+ * recognizer misreads), each piece without a mapping replaced by the words the recognizer read in its place; its
+ * lines' boxes in the region's pixels. Undefined when the block is not such prose.
+ */
+function layerParagraph(block: TextBlock, toPixels: (b: { left: number; right: number; top: number; bottom: number }) => Box, words: readonly RecognizedWord[]): ImageParagraph | undefined {
+  const visible = block.text.replace(/\s/gu, '').length;
+  if ((block.text.match(UNMAPPED)?.length ?? 0) > LAYER_UNMAPPED_SHARE * visible) return undefined;
+  const read = (b: Box) => words.filter((w) => w.text.trim() !== '' && centreIn(w, b));
+  const lines = block.lines.map((l) => {
+    const pieces = l.pieces.map((p) => {
+      if (p.text.search(UNMAPPED) < 0) return p;
+      const box = toPixels({ left: p.u, right: p.u + p.width, top: p.v + ASCENT * p.size, bottom: p.v - DESCENT * p.size });
+      return { ...p, text: read(box).map((w) => w.text.trim()).join(' ') };
+    });
+    const box = toPixels({ left: l.u0, right: l.u1, top: Math.max(...l.pieces.map((p) => p.v + ASCENT * p.size)), bottom: Math.min(...l.pieces.map((p) => p.v - DESCENT * p.size)) });
+    return { ...l, pieces, text: joinPieces(pieces), box };
+  });
+  const text = joinLines(lines);
+  if (!isProse(text)) return undefined;
+  const boxes = lines.map((l) => l.box);
+  // The whole block is replaced, so each line is erased in full.
+  return { text, box: union(boxes), lines: boxes, words: boxes, fontPx: toPixels({ left: 0, right: 0, top: block.size, bottom: 0 }).height };
+}
+
+const centreIn = (w: Box, b: Box) => w.left + w.width / 2 >= b.left && w.left + w.width / 2 <= b.left + b.width && w.top + w.height / 2 >= b.top && w.top + w.height / 2 <= b.top + b.height;
 
 const NUMBER = /\d[\d.,]*/gu;
 /** Whether every number token of `source` (as a multiset) is among those of `read`. */
@@ -108,6 +157,8 @@ export async function recognizeRegions(
       if (Date.now() - started > OCR_BUDGET_MS || size > pixelsLeft) return 'stop';
       pixelsLeft -= size;
       const pixels = ctx.getImageData(region.pixels.left, region.pixels.top, region.pixels.width, region.pixels.height);
+      // the room a translation may grow into ends at other blocks' text: planned on the page as it is
+      const asDrawn = ctx.getImageData(region.pixels.left, region.pixels.top, region.pixels.width, region.pixels.height);
       // other blocks' text is not read here: blanked to white
       for (const h of region.holes) for (let y = h.top; y < h.top + h.height; y++) pixels.data.fill(255, (y * pixels.width + h.left) * 4, (y * pixels.width + h.left + h.width) * 4);
       const words = await recognizer.recognize(flattenToRgb(pixels), options.language, options.signal);
@@ -116,14 +167,29 @@ export async function recognizeRegions(
         const box = pixelBox(viewport, b, canvas);
         return [b, { ...box, left: box.left - region.pixels.left, top: box.top - region.pixels.top }] as const;
       }));
+      // a mostly readable block is translated from its text layer; the others from what was read in them
+      const toPixels = (b: { left: number; right: number; top: number; bottom: number }): Box => {
+        const [x0, y0] = viewport.convertToViewportPoint(b.left, b.top) as [number, number];
+        const [x1, y1] = viewport.convertToViewportPoint(b.right, b.bottom) as [number, number];
+        const [left, top] = [Math.floor(Math.min(x0, x1)) - region.pixels.left, Math.floor(Math.min(y0, y1)) - region.pixels.top];
+        return { left, top, width: Math.ceil(Math.max(x0, x1)) - region.pixels.left - left, height: Math.ceil(Math.max(y0, y1)) - region.pixels.top - top };
+      };
+      const layer = new Map(region.blocks.flatMap((b) => {
+        const p = layerParagraph(b, toPixels, words);
+        return p ? [[b, p] as const] : [];
+      }));
       const within = (b: TextBlock) => read.filter((p) => overlap(p.box, boxes.get(b)!));
       // a block is replaced by what was read only when every number its text layer shows was read too (subscripts
-      // and exponents often are not); a paragraph reaching into a block left as it is is not painted
-      const lost = region.blocks.filter((b) => !numbersRead(b.text, within(b).map((p) => p.text).join(' ')));
-      const paragraphs = read.filter((p) => !lost.some((b) => overlap(p.box, boxes.get(b)!)));
+      // and exponents often are not); a paragraph reaching into a block left as it is, or translated from its text
+      // layer, is not painted
+      const lost = region.blocks.filter((b) => !layer.has(b) && !numbersRead(b.text, within(b).map((p) => p.text).join(' ')));
+      const ocrRead = read.filter((p) => ![...lost, ...layer.keys()].some((b) => overlap(p.box, boxes.get(b)!)));
+      const paragraphs = [...ocrRead, ...layer.values()];
       // a block with no paragraph read in it (a formula beside the text) stays as it is, in the text layer too
-      const blocks = region.blocks.filter((b) => paragraphs.some((p) => overlap(p.box, boxes.get(b)!)));
-      if (blocks.length > 0) out.push({ ...region, blocks, texts: paragraphs.map((p) => p.text), plans: planParagraphs(pixels, paragraphs, words) });
+      const blocks = region.blocks.filter((b) => layer.has(b) || ocrRead.some((p) => overlap(p.box, boxes.get(b)!)));
+      // words read in a block translated from its text layer are its own, not ink to keep clear of
+      const others = words.filter((w) => ![...layer.values()].some((p) => centreIn(w, p.box)));
+      if (blocks.length > 0) out.push({ ...region, blocks, texts: paragraphs.map((p) => p.text), plans: planParagraphs(asDrawn, paragraphs, others) });
     }
   });
   return out;
@@ -168,7 +234,6 @@ export async function drawRegions(
   regions: readonly RecognizedRegion[],
   translations: readonly string[],
   pictures: ReadonlyMap<RecognizedRegion, Buffer>,
-  keptText: (page: number) => readonly TextPiece[],
 ): Promise<Buffer> {
   if (pictures.size === 0) return pdf;
   const doc = await PDFDocument.load(pdf, { updateMetadata: false });
@@ -183,12 +248,7 @@ export async function drawRegions(
     const png = pictures.get(r);
     const page = pages[r.page];
     if (!png || !page) continue;
-    // text kept in the content under the picture (a font also used elsewhere) has the place already
-    const kept = keptText(r.page);
-    texts.forEach((t, k) => {
-      const area = areaOf(r, r.plans[k]!);
-      if (!kept.some((p) => p.x < area.left + area.width && p.x + p.width > area.left && p.y < area.top && p.y + p.size > area.top - area.height)) drawInvisible(page, font, face, area, t);
-    });
+    texts.forEach((t, k) => drawInvisible(page, font, face, areaOf(r, r.plans[k]!), t));
     page.drawImage(await doc.embedPng(png), { x: r.x, y: r.y, width: r.width, height: r.height });
   }
   return Buffer.from(await doc.save({ useObjectStreams: true }));
@@ -204,6 +264,6 @@ function areaOf(r: RecognizedRegion, plan: PaintPlan) {
 function drawInvisible(page: PDFPage, font: PDFFont, face: ReturnType<typeof fontFor>, area: ReturnType<typeof areaOf>, translation: string): void {
   const text = face.metrics.drawable(translation.replace(/\s+/gu, ' ').trim());
   if (text === '') return;
-  const fitted = fitText(text, face.metrics, area.size, 1.2 * area.size, area.width, area.height);
+  const fitted = fitText(text, face.metrics, area.size, 1.2 * area.size, () => [area.width], area.height);
   fitted.lines.forEach((line, n) => page.drawText(line, { x: area.left, y: area.top - 0.8 * fitted.size - n * fitted.lineGap, size: fitted.size, font, opacity: 0 }));
 }

@@ -5,6 +5,9 @@ import { DocumentFormatError } from '../format.js';
 import { styleOfFontName } from './fonts.js';
 import type { TextPiece } from './layout.js';
 
+/** Characters pdf.js gives for glyphs of a font without a usable character mapping. */
+export const UNMAPPED = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFD]/gu;
+
 export interface PageText {
   /** The visible page box [x0, y0, x1, y1] in user space. */
   view: [number, number, number, number];

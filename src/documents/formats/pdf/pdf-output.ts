@@ -21,6 +21,7 @@ import { DocumentFormatError } from '../format.js';
 import { stripText, type UnderlineZone } from './content-stream.js';
 import { fitText, fontFor, type DrawFont } from './fonts.js';
 import { fromFrame, type TextBlock } from './layout.js';
+import { lineRooms } from './line-room.js';
 
 export const WATERMARK_TEXT = 'Translated by Tolk';
 
@@ -59,7 +60,7 @@ function compressed(doc: PDFDocument, dict: PDFDict, bytes: Uint8Array): PDFRawS
  * Removes text from a page's content (its streams are joined: an operator may span two of them) and its forms;
  * true when the page's own text was all invisible (the OCR layer over a scanned image).
  */
-function stripPage(doc: PDFDocument, page: PDFPage, visited: Set<PDFRef>, zones: UnderlineZone[], keepFonts: ReadonlySet<string>): boolean {
+function stripPage(doc: PDFDocument, page: PDFPage, visited: Set<PDFRef>, zones: UnderlineZone[], keepFonts: ReadonlySet<string>, cleared: readonly UnderlineZone[]): boolean {
   const contents = page.node.Contents();
   const streams = contents instanceof PDFArray ? contents.asArray().map((r) => doc.context.lookup(r)) : [contents];
   const parts: Uint8Array[] = [];
@@ -72,7 +73,7 @@ function stripPage(doc: PDFDocument, page: PDFPage, visited: Set<PDFRef>, zones:
   const { x, y, width, height } = page.getCropBox();
   // text outside the visible box is kept as it is: it was not read, so it is not drawn anew
   const view = [x, y, x + width, y + height] as const;
-  const stripped = parts.length > 0 ? stripText(Buffer.concat(parts), zones, keep, view) : { data: null, visible: 0, invisible: 0 };
+  const stripped = parts.length > 0 ? stripText(Buffer.concat(parts), zones, keep, view, cleared) : { data: null, visible: 0, invisible: 0 };
   if (stripped.data) page.node.set(PDFName.of('Contents'), doc.context.register(compressed(doc, doc.context.obj({}), stripped.data)));
   if (resources) stripForms(doc, resources, visited, keepFonts);
   return stripped.invisible > 0 && stripped.visible === 0;
@@ -116,6 +117,8 @@ export interface PageOutput {
   keepFonts?: ReadonlySet<string>;
   /** Per block: kept as it is (it holds text in one of keepFonts); its other pieces are drawn back. */
   kept?: readonly boolean[];
+  /** Areas (user space) a picture of their text read by recognition covers: text there goes, in keepFonts too. */
+  cleared?: readonly UnderlineZone[];
   /** The page read by text recognition, painted with its translation (JPEG): it becomes the page's whole content. */
   picture?: Buffer;
 }
@@ -167,7 +170,7 @@ async function write(doc: PDFDocument, pages: PageOutput[], options: OutputOptio
     }
     const { blocks, texts, kept } = pages[p]!;
     const keepFonts = pages[p]!.keepFonts ?? new Set<string>();
-    const scanned = stripPage(doc, page, visited, underlineZones(blocks, texts), keepFonts);
+    const scanned = stripPage(doc, page, visited, underlineZones(blocks, texts), keepFonts, pages[p]!.cleared ?? []);
     const drawn: DrawnLine[] = [];
     // leaders last: they give way to the titles beside them
     const order = [...blocks.keys()].sort((a, b) => Number(blocks[a]!.leader ?? false) - Number(blocks[b]!.leader ?? false));
@@ -231,20 +234,29 @@ interface DrawnLine {
   size: number;
 }
 
-/** The translation wrapped in the block's box (grown into free room when needed), shrunk until it fits. */
+/**
+ * The translation wrapped in the block's box (grown into free room when needed), shrunk until it fits; each line
+ * starts where the source line at its height started and keeps within that line's room.
+ */
 function drawBlock(page: PDFPage, pdfFont: PDFFont, font: DrawFont, block: TextBlock, translation: string): DrawnLine[] {
   const text = font.metrics.drawable(translation.replace(/\s+/gu, ' ').trim());
   if (text === '') return [];
   const drawn: DrawnLine[] = [];
-  const width = (block.lines.length > 1 ? block.right - block.left : block.maxRight - block.left) + 0.01;
-  const fitted = fitText(text, font.metrics, block.size, block.lineGap, width, block.top - block.maxBottom, block.lines.length === 1);
+  const roomsAt = (size: number) => lineRooms(block, size, (block.lineGap * size) / block.size).map((r) => ({ ...r, width: r.width + 0.01 }));
+  const fitted = fitText(text, font.metrics, block.size, block.lineGap, (s) => roomsAt(s).map((r) => r.width), block.top - block.maxBottom, block.lines.length === 1);
+  const rooms = roomsAt(fitted.size);
   let v = block.top - 0.8 * fitted.size;
   fitted.lines.forEach((line, n) => {
+    const { start, width } = rooms[Math.min(n, rooms.length - 1)]!;
     const w = font.metrics.measure(line) * fitted.size;
-    const u = block.align === 'right' ? block.right - w : block.align === 'center' ? (block.left + block.right - w) / 2 : block.left;
-    if (block.align === 'justify' && n < fitted.lines.length - 1) drawJustified(page, pdfFont, font, block, v, line, fitted.size, width);
-    else drawLine(page, pdfFont, block.color, block.angle, u, v, line, fitted.size);
-    drawn.push({ angle: block.angle, v, u1: block.align === 'justify' && n < fitted.lines.length - 1 ? block.left + width : u + w, size: fitted.size });
+    const u = block.align === 'right' ? block.right - w : block.align === 'center' ? (block.left + block.right - w) / 2 : start;
+    const spread = block.align === 'justify' && n < fitted.lines.length - 1;
+    // (a line too narrow for the next word stays empty)
+    if (line !== '') {
+      if (spread) drawJustified(page, pdfFont, font, block, start, v, line, fitted.size, width);
+      else drawLine(page, pdfFont, block.color, block.angle, u, v, line, fitted.size);
+      drawn.push({ angle: block.angle, v, u1: spread ? start + width : u + w, size: fitted.size });
+    }
     v -= fitted.lineGap;
   });
   return drawn;
@@ -267,12 +279,12 @@ function drawLeader(page: PDFPage, pdfFont: PDFFont, font: DrawFont, block: Text
   }
 }
 
-/** A line of a justified paragraph spread to the block's width: its words drawn apart, evenly spaced. */
-function drawJustified(page: PDFPage, pdfFont: PDFFont, font: DrawFont, block: TextBlock, v: number, line: string, size: number, width: number): void {
+/** A line of a justified paragraph spread across its room: its words drawn apart, evenly spaced. */
+function drawJustified(page: PDFPage, pdfFont: PDFFont, font: DrawFont, block: TextBlock, start: number, v: number, line: string, size: number, width: number): void {
   const words = line.split(' ');
   const widths = words.map((w) => font.metrics.measure(w) * size);
   const gap = words.length > 1 ? (width - 0.01 - widths.reduce((a, b) => a + b, 0)) / (words.length - 1) : 0;
-  let u = block.left;
+  let u = start;
   words.forEach((word, k) => {
     drawLine(page, pdfFont, block.color, block.angle, u, v, word, size);
     u += widths[k]! + gap;
