@@ -3,12 +3,14 @@
 // left as it was (not sent, not painted over).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createCanvas, loadImage, type Canvas } from '@napi-rs/canvas';
+import { createCanvas, GlobalFonts, loadImage, type Canvas } from '@napi-rs/canvas';
 import { createImageFormat } from '../../src/documents/formats/image/image-format.js';
 import { fontSizeOf, paragraphsOf, type Box } from '../../src/documents/formats/image/paragraphs.js';
 import type { RecognizedWord, RgbImage, TextRecognizer } from '../../src/documents/formats/image/text-recognizer.js';
 import { TesseractRecognizer } from '../../src/documents/ocr/tesseract-recognizer.js';
 import { cellTableCanvas, LONG_LABEL, screenshotBesideShortWord, screenshotWithIdentifiers, shortCellTable } from './image-layout-images.js';
+
+GlobalFonts.registerFromPath('/usr/share/fonts/truetype/dejavu/DejaVuSansMono-Bold.ttf', 'DejaVu Sans Mono Bold');
 
 const tesseract = new TesseractRecognizer();
 const png = createImageFormat('png', tesseract);
@@ -37,6 +39,23 @@ function rgbOf({ width, height, data }: { width: number; height: number; data: U
 /** The output's paragraphs as Tesseract reads them (Spanish), with their boxes. */
 async function readBack(bytes: Buffer) {
   return paragraphsOf(await tesseract.recognize(rgbOf(await pixelsOf(bytes)), 'es'));
+}
+
+/** Where the pixels of `box` in `a` appear in `b` unchanged (each channel within 8), searched near the same rows. */
+function findCrop(a: { width: number; data: Uint8ClampedArray }, box: Box, b: { width: number; height: number; data: Uint8ClampedArray }) {
+  const equalAt = (left: number, top: number) => {
+    for (let y = 0; y < box.height; y++) {
+      for (let x = 0; x < box.width; x++) {
+        const [i, j] = [((box.top + y) * a.width + box.left + x) * 4, ((top + y) * b.width + left + x) * 4];
+        if ([0, 1, 2].some((c) => Math.abs(a.data[i + c]! - b.data[j + c]!) > 8)) return false;
+      }
+    }
+    return true;
+  };
+  for (let top = Math.max(0, box.top - box.height); top <= Math.min(b.height - box.height, box.top + box.height); top++) {
+    for (let left = 0; left <= b.width - box.width; left++) if (equalAt(left, top)) return { left, top };
+  }
+  return undefined;
 }
 
 const within = (b: Box, r: Box) => b.left >= r.left && b.top >= r.top && b.left + b.width <= r.left + r.width && b.top + b.height <= r.top + r.height;
@@ -105,39 +124,60 @@ describe('image layout (Tesseract)', () => {
     assert.match(read.map((p) => p.text).join(' '), /copia de cada/);
   });
 
-  it('an identifier the recognizer is unsure of stays in its sentence, which keeps its size; a word apart below the cut-off is left alone', async () => {
+  it('an identifier the recognizer is unsure of (and misread) stays in its sentence as its own pixels, which keeps its size; a word apart below the cut-off is left alone', async () => {
     const c = createCanvas(760, 170);
     const x = c.getContext('2d');
     x.fillStyle = '#fff';
     x.fillRect(0, 0, 760, 170);
     x.fillStyle = '#000';
+    // the code in a bold monospaced face: painted again in the translation's face, it would not look the same
+    const before = 'The house is big ';
     x.font = '26px "DejaVu Sans"';
-    x.fillText('The house is big XR-7 and the garden is green.', 20, 60);
+    x.fillText(before, 20, 60);
+    const codeLeft = 20 + x.measureText(before).width;
+    x.font = '26px "DejaVu Sans Mono Bold"';
+    x.fillText('XR-7', codeLeft, 60);
+    const codeRight = codeLeft + x.measureText('XR-7').width;
+    x.font = '26px "DejaVu Sans"';
+    x.fillText(' and the garden is green.', codeRight, 60);
     x.fillText('Draft', 20, 140);
-    /** Real OCR, except that the recognizer is unsure of the code in the middle and of the word apart. */
+    /** Real OCR, except that the recognizer is unsure of the code in the middle (and reads it wrong) and of the word apart. */
     let apart: RecognizedWord | undefined;
+    let code: RecognizedWord | undefined;
     const recognizer: TextRecognizer = {
       async recognize(image: RgbImage, language: string | undefined) {
         const words = await tesseract.recognize(image, language);
-        const unsure = words.find((w) => w.text.includes('XR'));
+        code = words.find((w) => w.left < codeRight && w.left + w.width > codeLeft && w.top < 70);
         apart = words.find((w) => w.text === 'Draft');
-        assert.ok(unsure && apart, words.map((w) => w.text).join(' '));
-        unsure.confidence = 30;
+        assert.ok(code && apart, words.map((w) => w.text).join(' '));
+        code.text = 'XR-1';
+        code.confidence = 30;
         apart.confidence = 30;
         return words;
       },
     };
     const input = c.toBuffer('image/png');
     const doc = await createImageFormat('png', recognizer).extract(input, { targetLang: 'es', sourceLang: 'en' });
-    const segments = doc.segments.map((s) => s.text);
-    assert.deepEqual(segments, ['The house is big XR-7 and the garden is green.']);
-    const out = await doc.rebuild(['La casa es grande XR-7 y el jardín es verde.']);
+    assert.deepEqual(doc.segments.map((s) => s.text), ['The house is big XR-1 and the garden is green.']);
+    // the engine gets the code as a tag it keeps and translates the words around it
+    const sent: string[] = [];
+    const engine = async (texts: string[]) => {
+      sent.push(...texts);
+      return texts.map((t) => t.replace('The house is big', 'La casa es grande').replace('and the garden is green.', 'y el jardín es verde.'));
+    };
+    const out = await doc.translateWith!(engine);
+    assert.ok(!sent.some((t) => t.includes('XR')), sent.join(' | '));
     // painted as one line at about the size it had, not squeezed into the pieces either side of the code
     const read = (await tesseract.recognize(rgbOf(await pixelsOf(out)), 'es')).filter((w) => w.top < 100);
-    assert.match(read.map((w) => w.text).join(' '), /casa es grande XR-7 y el jard/u);
+    assert.match(read.map((w) => w.text).join(' '), /casa es grande .* y el jard/u);
     assert.ok(fontSizeOf(read) >= 0.8 * 26, `${fontSizeOf(read)} px`);
-    const [before, after] = [await pixelsOf(input), await pixelsOf(out)];
-    assert.equal(changed(before, after, { left: apart!.left, top: apart!.top, width: apart!.width, height: apart!.height }), 0, 'the unsure word apart was painted over');
+    // the code's own pixels, unchanged, between "grande" and "y"
+    const [source, output] = [await pixelsOf(input), await pixelsOf(out)];
+    const found = findCrop(source, code!, output);
+    const [grande, y] = [read.find((w) => w.text === 'grande'), read.find((w) => w.text === 'y')];
+    assert.ok(found && grande && y, `code pixels ${JSON.stringify(found)}; read ${read.map((w) => w.text).join(' ')}`);
+    assert.ok(found.left >= grande.left + grande.width && found.left + code!.width <= y.left, JSON.stringify({ found, grande, y }));
+    assert.equal(changed(source, output, { left: apart!.left, top: apart!.top, width: apart!.width, height: apart!.height }), 0, 'the unsure word apart was painted over');
   });
 
   it('a screenshot keeps its identifiers and numbers; a vertical stamp stays as it is, unread and unpainted', async () => {

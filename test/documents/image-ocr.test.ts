@@ -62,7 +62,11 @@ describe('tesseract TSV and paragraphs', () => {
       word('Call', 20, { left: 0, width: 40 }), word('eventEmitter.on()', 20, { left: 50, width: 150, confidence: 40 }),
       word('it;', 14, { left: 210, width: 13 }), word('now', 20, { left: 230, width: 30 }), word('XR', 20, { left: 600, width: 20, confidence: 40 }),
     ];
-    assert.deepEqual(paragraphsOf(line).map((p) => p.text), ['Call eventEmitter.on() it; now']);
+    const [kept] = paragraphsOf(line);
+    assert.equal(kept!.text, 'Call eventEmitter.on() it; now');
+    // the unsure word goes to the engine as an empty tag, its box kept to paint its own pixels there
+    assert.deepEqual(kept!.unit, { text: 'Call  it; now', marks: [{ id: 0, kind: 'empty', pos: 5 }] });
+    assert.deepEqual(kept!.inline.map((w) => [w.text, w.box.left, w.box.width]), [['eventEmitter.on()', 50, 150]]);
     // a line of code is not prose: cut at its unsure word as before, so that the code lines of a block stay apart
     const code = [word('>', 10, { left: 0, width: 8 }), word('dbReadTable(con,', 20, { left: 20, width: 150 }), word('"arrests")', 20, { left: 185, width: 90, confidence: 39 })];
     assert.deepEqual(paragraphsOf(code).map((p) => p.text), ['> dbReadTable(con,']);
@@ -112,6 +116,8 @@ describe('painting plan', () => {
       lines: [{ left: 10, top: 10, width: 220, height: 44 }],
       words: [{ left: 10, top: 10, width: 220, height: 44 }],
       fontPx: 32,
+      unit: { text: 'x', marks: [] },
+      inline: [],
     });
     assert.deepEqual(plan.background, { r: 0x33, g: 0x66, b: 0x99, a: 255 });
     assert.deepEqual(plan.ink, { r: 0xff, g: 0xcc, b: 0x00, a: 255 });
@@ -132,8 +138,8 @@ describe('painting plan', () => {
     const next = { left: 120, top: 12, width: 140, height: 20 };
     const nextLine = { ...next, left: 60, width: 200 };
     const paragraphs = [
-      { text: 'Category', box: cell, lines: [cell], words: [cell], fontPx: 20 },
-      { text: 'Participants', box: nextLine, lines: [nextLine], words: [next], fontPx: 20 },
+      { text: 'Category', box: cell, lines: [cell], words: [cell], fontPx: 20, unit: { text: 'Category', marks: [] }, inline: [] },
+      { text: 'Participants', box: nextLine, lines: [nextLine], words: [next], fontPx: 20, unit: { text: 'Participants', marks: [] }, inline: [] },
     ];
     const [plan] = planParagraphs(ctx.getImageData(0, 0, 400, 100), paragraphs, []);
     const covered = (x: number, y: number) => plan!.erase.some((b) => x >= b.left && x < b.left + b.width && y >= b.top && y < b.top + b.height);
@@ -155,7 +161,7 @@ describe('painting plan', () => {
     const word = { left: 200, top: 36, width: 60, height: 16 };
     ctx.fillStyle = '#c00000';
     ctx.fillRect(word.left, word.top, word.width, word.height); // a word below and right of the label, left as it is
-    const plan = planParagraph(ctx.getImageData(0, 0, 600, 200), { text: 'Save', box: label, lines: [label], words: [label], fontPx: 18 });
+    const plan = planParagraph(ctx.getImageData(0, 0, 600, 200), { text: 'Save', box: label, lines: [label], words: [label], fontPx: 18, unit: { text: 'Save', marks: [] }, inline: [] });
     paint(ctx, [plan], ['Guarde los cambios del documento actual en el servidor y anote la hora exacta de la última modificación']);
     const { data } = ctx.getImageData(word.left, word.top, word.width, word.height);
     for (let i = 0; i < data.length; i += 4) assert.deepEqual([...data.subarray(i, i + 3)], [0xc0, 0, 0], 'the word below on the right was painted over');
@@ -173,7 +179,7 @@ describe('painting plan', () => {
       ctx.fillStyle = edge;
       ctx.fillRect(225, 16, 2, 32); // just past the area, within a margin of it
       const box = { left: 20, top: 20, width: 200, height: 24 };
-      return planParagraph(ctx.getImageData(0, 0, 600, 80), { text: 'x', box, lines: [box], words: [box], fontPx: 20 }).roomRight;
+      return planParagraph(ctx.getImageData(0, 0, 600, 80), { text: 'x', box, lines: [box], words: [box], fontPx: 20, unit: { text: 'x', marks: [] }, inline: [] }).roomRight;
     };
     assert.ok(roomRight('#eeeeee') > 300, 'ringing of 51 took the room');
     assert.equal(roomRight('#000'), 0);
@@ -185,7 +191,7 @@ describe('painting plan', () => {
     const ctx = createCanvas(10, 10).getContext('2d');
     const white = { r: 255, g: 255, b: 255, a: 255 };
     const area = { left: 0, top: 0, width: 160, height: 30 };
-    const plan = { source: 'x', area, erase: [area], background: white, ink: white, fontPx: 20, roomBelow: 0, roomRight: 0, roomBelowWide: 0 };
+    const plan = { source: 'x', area, erase: [area], background: white, ink: white, fontPx: 20, roomBelow: 0, roomRight: 0, roomBelowWide: 0, inline: [] };
     assert.deepEqual(fit(ctx, 'Guardar', plan), { fontPx: 20, lines: ['Guardar'], width: 152, height: 26 });
     // too long for one line at 20 px: smaller, two lines
     const smaller = fit(ctx, 'Guarde el fichero ahora', plan);

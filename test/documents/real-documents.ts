@@ -60,7 +60,15 @@ export async function measureFile(file: string, formats: Formats, recognizer: Te
   const doc = await formats[type].extract(source, { sourceLang: 'en', targetLang: 'es' });
   const sources = doc.segments.map((s) => s.text);
   const translations = apertiumEnEs(sources);
-  const output = await doc.rebuild(translations);
+  // as the document worker does: a format that carries inline tags past the engine (images: their unsure words) does so
+  const output = doc.translateWith
+    ? await doc.translateWith(async (texts) => {
+        const out = apertiumEnEs(texts);
+        // the checker only tells the segments the engine left as they were from the ones it replaced
+        out.slice(0, sources.length).forEach((t, i) => (translations[i] = t === texts[i] ? sources[i]! : t));
+        return out;
+      })
+    : await doc.rebuild(translations);
   if (type !== 'pdf') {
     const erasedOnly = await (await formats[type].extract(source, { sourceLang: 'en', targetLang: 'es' })).rebuild(blanks(sources, translations));
     const r = await checkImageLayout(recognizer, source, output, erasedOnly, sources, translations);

@@ -1,5 +1,6 @@
 // PNG and JPEG images (beta): OCR the text, translate each paragraph, paint the translation over the original text
 // and encode an image of the same format and size.
+import { translateTagged } from '../../../markup/index.js';
 import { canvas as canvasModule } from '../canvas.js';
 import { countCodePoints, DEFAULT_PIXEL_LIMITS, DocumentFormatError, type DocumentFormat, type ExtractedDocument, type ExtractOptions, type PixelLimits } from '../format.js';
 import { readImageHeader, type ImageType } from './image-header.js';
@@ -44,14 +45,21 @@ async function extractImage(input: Buffer, options: ExtractOptions, type: ImageT
   if (paragraphs.length === 0) throw new DocumentFormatError(NO_TEXT_FOUND);
   // colours and sizes come from the untouched pixels; the pixel copy is not kept for the rebuild
   const plans = planParagraphs(pixels, paragraphs, words);
+  const encode = () => (type === 'png' ? canvas.encode('png') : canvas.encode('jpeg', JPEG_QUALITY));
 
   return {
     segments: paragraphs.map((p) => ({ text: p.text, kind: 'text' as const })),
     characters: paragraphs.reduce((n, p) => n + countCodePoints(p.text), 0),
     billedCharacters: 0,
     async rebuild(translations) {
+      // without the markup layer, an unsure word is painted as it was read, like the rest of the text
       paint(ctx, plans, translations);
-      return type === 'png' ? canvas.encode('png') : canvas.encode('jpeg', JPEG_QUALITY);
+      return encode();
+    },
+    async translateWith(translate) {
+      // an unsure word travels as an empty tag, so that its original pixels are painted where the engine puts it
+      paint(ctx, plans, await translateTagged(paragraphs.map((p) => p.unit), translate, 'placeholders'));
+      return encode();
     },
   };
 }

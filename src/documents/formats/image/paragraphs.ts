@@ -1,4 +1,5 @@
 // Groups recognized words into paragraphs (one segment each) with the boxes their text occupies in the image.
+import type { TaggedText } from '../../../markup/index.js';
 import { horizontalRules, verticalRules, type Pixels } from './pixels.js';
 import type { RecognizedWord } from './text-recognizer.js';
 
@@ -22,7 +23,25 @@ export interface ImageParagraph {
   words: Box[];
   /** Font size of the text in pixels, estimated from its words' heights (0 when no word tells). */
   fontPx: number;
+  /**
+   * The text with each unsure inline word cut out as an empty tag (id: its index in `inline`), the markup layer's way
+   * of carrying it through the engine: its original pixels are painted where the engine put the tag.
+   */
+  unit: TaggedText;
+  inline: InlineWord[];
 }
+
+/** An unsure word kept in its sentence as it was drawn. */
+export interface InlineWord {
+  /** The recognizer's reading: what a translation is told apart from the source by, and painted by `rebuild`. */
+  text: string;
+  box: Box;
+  /** Its line's box: where the word sits within its line. */
+  line: Box;
+}
+
+/** Stands for an unsure word while the lines are joined (Tesseract never reads a private-use character). */
+const SLOT = '\uE000';
 
 export function union(boxes: readonly Box[]): Box {
   const left = Math.min(...boxes.map((b) => b.left));
@@ -45,6 +64,8 @@ const turned = (w: RecognizedWord) => [...w.text].length >= 3 && w.height > 1.5 
 interface Run {
   words: RecognizedWord[];
   line: number;
+  /** Its words the recognizer was unsure of, kept inline. */
+  unsure?: Set<RecognizedWord>;
 }
 
 /** Largest height of an inline word the recognizer was unsure of, in font sizes (a code span's box with its parentheses). */
@@ -97,12 +118,13 @@ function prose(sure: ReadonlySet<RecognizedWord>): boolean {
 function runsOf(line: readonly RecognizedWord[], index: number, minConfidence: number, pixels: Pixels | undefined): Run[] {
   const sure = new Set(line.filter((w) => w.confidence >= minConfidence && !turned(w)));
   const em = fontSizeOf([...sure]) || Math.max(...[...sure].map((w) => w.height), 1) / ASCENDER;
-  const kept = prose(sure) ? new Set([...sure, ...inlineUnsure(line, sure, em)]) : sure;
+  const unsure = prose(sure) ? inlineUnsure(line, sure, em) : new Set<RecognizedWord>();
+  const kept = new Set([...sure, ...unsure]);
   const rules = pixels ? verticalRulesAcross(line, pixels) : [];
   const runs: Run[] = [];
   let current: RecognizedWord[] = [];
   const close = () => {
-    if (current.length > 0) runs.push({ words: current, line: index });
+    if (current.length > 0) runs.push({ words: current, line: index, unsure });
     current = [];
   };
   for (const word of line) {
@@ -219,9 +241,25 @@ export function paragraphsOf(words: readonly RecognizedWord[], pixels?: Pixels, 
     if (!/\p{L}/u.test(text)) continue;
     const lineBoxes = group.map((r) => union(r.words));
     const words = group.flatMap((r) => r.words);
-    out.push({ text, box: union(lineBoxes), lines: lineBoxes, words: words.map(({ left, top, width, height }) => ({ left, top, width, height })), fontPx: fontSizeOf(words) });
+    const inline = group.flatMap((r, k) => r.words.filter((w) => r.unsure?.has(w)).map((w) => ({ text: w.text, box: boxOf(w), line: lineBoxes[k]! })));
+    const slotted = joinLines(group.map((r) => r.words.map((w) => (r.unsure?.has(w) ? SLOT : w.text)).join(' ')));
+    out.push({ text, box: union(lineBoxes), lines: lineBoxes, words: words.map(boxOf), fontPx: fontSizeOf(words), unit: tagged(slotted), inline });
   }
   return out;
+}
+
+const boxOf = ({ left, top, width, height }: Box): Box => ({ left, top, width, height });
+
+/** The text without its slots, each an empty tag where it stood (numbered in order). */
+function tagged(slotted: string): TaggedText {
+  const parts = slotted.split(SLOT);
+  let text = parts[0]!;
+  const marks = parts.slice(1).map((part, id) => {
+    const pos = text.length;
+    text += part;
+    return { id, kind: 'empty' as const, pos };
+  });
+  return { text, marks };
 }
 
 /** A paragraph's lines, cut where a ruled line or a wide blank separates two of them. */

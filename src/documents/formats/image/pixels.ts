@@ -15,7 +15,7 @@ export interface Rgba {
   a: number;
 }
 
-export function clip(b: Box, px: Pixels): Box {
+export function clip(b: Box, px: Pick<Pixels, 'width' | 'height'>): Box {
   const left = Math.max(0, b.left);
   const top = Math.max(0, b.top);
   const right = Math.min(px.width, b.left + b.width);

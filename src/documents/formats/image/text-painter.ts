@@ -1,9 +1,10 @@
 // Paints a translation over a paragraph's original text: background colour over the old text, then the new text
 // in the old text's colour, wrapped to the paragraph's width and shrunk until it fits its height.
 import { existsSync } from 'node:fs';
-import type { SKRSContext2D } from '@napi-rs/canvas';
+import type { ImageData, SKRSContext2D } from '@napi-rs/canvas';
+import type { TaggedText } from '../../../markup/index.js';
 import { canvas as canvasModule } from '../canvas.js';
-import type { Box, ImageParagraph } from './paragraphs.js';
+import type { Box, ImageParagraph, InlineWord } from './paragraphs.js';
 import { clip, ColourMedian, eachPixel, pixelDistance, type Pixels, type Rgba } from './pixels.js';
 import type { RecognizedWord } from './text-recognizer.js';
 
@@ -50,6 +51,8 @@ export interface PaintPlan {
   roomRight: number;
   /** Rows of plain background below the area and its room on the right together: the room below once the text is wider. */
   roomBelowWide: number;
+  /** The paragraph's unsure inline words: a translation's empty tag with id k is painted as word k's original pixels. */
+  inline: InlineWord[];
 }
 
 /**
@@ -88,7 +91,7 @@ export function planParagraph(pixels: Pixels, p: ImageParagraph, obstacles: read
   const roomBelowWide = roomRight > 0 ? plainRowsBelow(pixels, wide, background, area.height, m) - 2 * m : roomBelow;
   return {
     source: p.text, area, erase, background, ink: inkColour(pixels, p.box, background), fontPx,
-    roomBelow: Math.max(0, roomBelow), roomRight, roomBelowWide: Math.max(0, Math.min(roomBelow, roomBelowWide)),
+    roomBelow: Math.max(0, roomBelow), roomRight, roomBelowWide: Math.max(0, Math.min(roomBelow, roomBelowWide)), inline: p.inline,
   };
 }
 
@@ -120,12 +123,68 @@ function avoid(box: Box, obstacles: readonly Box[]): Box {
 
 const same = (a: string, b: string) => a.replace(/\s+/gu, ' ').trim() === b.replace(/\s+/gu, ' ').trim();
 
-/** Paints the background over every plan first, so one paragraph's text is never erased by the next one's fill. */
-export function paint(ctx: SKRSContext2D, allPlans: readonly PaintPlan[], allTranslations: readonly string[]): void {
+/**
+ * In a line being laid out, the private-use character U+E000 + k stands for the plan's inline word k, and wraps and
+ * measures as one character. The translation's own private-use characters are dropped: the face has no glyph for them.
+ */
+const SLOT = 0xe000;
+const PRIVATE_USE = /[\uE000-\uF8FF]/gu;
+
+/** The translation as a line to lay out: each empty tag a slot character; tags of no inline word are dropped. */
+function slotted(t: string | TaggedText, inline: readonly InlineWord[]): string {
+  if (typeof t === 'string') return t.replace(PRIVATE_USE, '');
+  let out = '';
+  let at = 0;
+  for (const m of t.marks) {
+    out += t.text.slice(at, m.pos).replace(PRIVATE_USE, '') + (m.kind === 'empty' && m.id < inline.length ? String.fromCharCode(SLOT + m.id) : '');
+    at = m.pos;
+  }
+  return out + t.text.slice(at).replace(PRIVATE_USE, '');
+}
+
+/** The inline word a character stands for, if it is a slot. */
+const slotWord = (ch: string, inline: readonly InlineWord[]) => inline[ch.charCodeAt(0) - SLOT];
+
+/** A line cut into text and inline words, in order. */
+function pieces(line: string, inline: readonly InlineWord[]): (string | InlineWord)[] {
+  const out: (string | InlineWord)[] = [];
+  let text = '';
+  for (const ch of line) {
+    const word = slotWord(ch, inline);
+    if (word === undefined) text += ch;
+    else {
+      if (text !== '') out.push(text);
+      out.push(word);
+      text = '';
+    }
+  }
+  if (text !== '') out.push(text);
+  return out;
+}
+
+/** The original pixels of an inline word, with a pixel around for the anti-aliased edges its box leaves out. */
+const cropBox = (w: InlineWord, ctx: SKRSContext2D): Box =>
+  clip({ left: w.box.left - 1, top: w.box.top - 1, width: w.box.width + 2, height: w.box.height + 2 }, ctx.canvas);
+
+/** Inline words are scaled with the text: at the original's size (rounded as fit starts it) they keep their pixels. */
+const inlineScale = (plan: PaintPlan, fontPx: number) => fontPx / Math.max(1, Math.round(plan.fontPx));
+
+/**
+ * Paints the background over every plan first, so one paragraph's text is never erased by the next one's fill. A
+ * translation given as a string is painted as it reads (an unsure word as the recognizer read it).
+ */
+export function paint(ctx: SKRSContext2D, allPlans: readonly PaintPlan[], allTranslations: readonly (string | TaggedText)[]): void {
+  const lines = allPlans.map((plan, i) => slotted(allTranslations[i] ?? plan.source, plan.inline));
   // text the engine gave back as it was (names, codes, stamps) is not painted again over itself
-  const changed = allPlans.flatMap((plan, i) => (same(allTranslations[i] ?? plan.source, plan.source) ? [] : [i]));
+  const read = (line: string, plan: PaintPlan) => pieces(line, plan.inline).map((p) => (typeof p === 'string' ? p : p.text)).join('');
+  const changed = allPlans.flatMap((plan, i) => (same(read(lines[i]!, plan), plan.source) ? [] : [i]));
   const plans = changed.map((i) => allPlans[i]!);
-  const translations = changed.map((i) => allTranslations[i] ?? '');
+  const translations = changed.map((i) => lines[i]!);
+  // the unsure words' pixels, taken before anything is erased
+  const crops = new Map(plans.flatMap((plan) => plan.inline.map((w) => {
+    const b = cropBox(w, ctx);
+    return [w, b.width > 0 && b.height > 0 ? cropCanvas(ctx.getImageData(b.left, b.top, b.width, b.height)) : undefined] as const;
+  })));
   for (const plan of plans) {
     for (const b of plan.erase) {
       // cleared first: a (semi-)transparent background would otherwise let the old text show through
@@ -148,9 +207,38 @@ export function paint(ctx: SKRSContext2D, allPlans: readonly PaintPlan[], allTra
     ctx.fillStyle = css(plan.ink);
     ctx.textBaseline = 'alphabetic';
     ctx.textAlign = 'left';
-    lines.forEach((line, n) => ctx.fillText(line, inner.left, inner.top + ASCENT * fontPx + n * LINE_PITCH * fontPx));
+    const scale = inlineScale(plan, fontPx);
+    lines.forEach((line, n) => {
+      const baseline = inner.top + ASCENT * fontPx + n * LINE_PITCH * fontPx;
+      let x = inner.left;
+      for (const piece of pieces(line, plan.inline)) {
+        if (typeof piece === 'string') {
+          ctx.fillText(piece, x, baseline);
+          x += ctx.measureText(piece).width;
+          continue;
+        }
+        const crop = crops.get(piece);
+        const b = cropBox(piece, ctx);
+        // where it sat under its line's top, at the painted line's top (the top of its tall letters)
+        const top = baseline - ASCENT * fontPx + (b.top - piece.line.top) * scale;
+        if (crop) ctx.drawImage(crop, Math.round(x), Math.round(top), Math.round(b.width * scale), Math.round(b.height * scale));
+        x += Math.round(b.width * scale);
+      }
+    });
     ctx.restore();
   });
+}
+
+function cropCanvas(data: ImageData) {
+  const c = canvasModule().createCanvas(data.width, data.height);
+  c.getContext('2d').putImageData(data, 0, 0);
+  return c;
+}
+
+/** A laid-out line's width: its text, and its inline words at their width scaled to the font size. */
+function lineWidth(ctx: SKRSContext2D, line: string, plan: PaintPlan, fontPx: number): number {
+  const scale = inlineScale(plan, fontPx);
+  return pieces(line, plan.inline).reduce((w, p) => w + (typeof p === 'string' ? ctx.measureText(p).width : Math.round(cropBox(p, ctx).width * scale)), 0);
 }
 
 /** Height from the text's top that the translation may fill: its area and the plain rows below (`below` of them). */
@@ -168,8 +256,8 @@ export function fit(ctx: SKRSContext2D, text: string, plan: PaintPlan): { fontPx
   const rooms = [{ width: inner.width, height: availableHeight(plan, plan.roomBelow) }];
   if (plan.roomRight > 0) rooms.push({ width: inner.width + plan.roomRight, height: availableHeight(plan, plan.roomBelowWide) });
   const smallest = Math.max(MIN_FONT_PX, Math.floor(plan.fontPx * 0.4));
-  const measure = (s: string) => ctx.measureText(s).width;
   let fontPx = Math.max(smallest, Math.round(plan.fontPx));
+  const measure = (s: string) => lineWidth(ctx, s, plan, fontPx);
   for (;;) {
     ctx.font = `${fontPx}px ${family()}`;
     const widestWord = Math.max(...text.split(' ').map(measure));

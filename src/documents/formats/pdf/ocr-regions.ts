@@ -87,7 +87,8 @@ function layerParagraph(block: TextBlock, toPixels: (b: { left: number; right: n
   if (!isProse(text)) return undefined;
   const boxes = lines.map((l) => l.box);
   // The whole block is replaced, so each line is erased in full.
-  return { text, box: union(boxes), lines: boxes, words: boxes, fontPx: toPixels({ left: 0, right: 0, top: block.size, bottom: 0 }).height };
+  const fontPx = toPixels({ left: 0, right: 0, top: block.size, bottom: 0 }).height;
+  return { text, box: union(boxes), lines: boxes, words: boxes, fontPx, unit: { text, marks: [] }, inline: [] };
 }
 
 const centreIn = (w: Box, b: Box) => w.left + w.width / 2 >= b.left && w.left + w.width / 2 <= b.left + b.width && w.top + w.height / 2 >= b.top && w.top + w.height / 2 <= b.top + b.height;
