@@ -4,7 +4,7 @@
 // Rendering writes new runs with each span's own run properties; everything outside paragraphs stays byte-identical.
 import type { TagMark, TaggedText } from '../../markup/index.js';
 import { groupFields, type FieldEvent, type Item as FieldItem } from './ooxml-fields.js';
-import { NS, parsePart, type XElement } from './ooxml-xml.js';
+import { NS, PartReader, type XElement } from './ooxml-xml.js';
 
 type Dialect = 'w' | 'a' | 'x' | 'c';
 
@@ -36,14 +36,29 @@ interface Paragraph {
   lineBreaks: number[];
 }
 
-export interface PartPlan {
+/** One window of a part: the units of a run of its paragraphs, rendered once translated. */
+export interface PartWindow {
   units: TaggedText[];
   /** Per unit, the positions of its line breaks: the lines are translated apart (see lineRanges). */
   lineBreaks: number[][];
-  /** True for a Word main document, where render's `append` adds a paragraph at the end of the body. */
-  hasBody: boolean;
-  /** Renders the part with one translated unit per unit; `append` is inserted at the end of a Word body. */
-  render(outputs: TaggedText[], append?: (prefix: string) => string): string;
+  /** Source characters the window covers. */
+  size: number;
+  /** Renders the window with one translated unit per unit (once, in the part's order). */
+  render(outputs: TaggedText[]): void;
+}
+
+/**
+ * A part read and rendered window by window (`windowChars` of source at a time): only one window's element trees and
+ * paragraph plans are held, so memory follows the window, not the part (a part of 180,000 paragraphs is otherwise
+ * ~25× its size in trees and plans).
+ */
+export interface PartStream {
+  /** The next window, or undefined once the part was read. */
+  next(): PartWindow | undefined;
+  /** True for a Word main document, where finish's `append` adds a paragraph at the end of the body (once read). */
+  readonly hasBody: boolean;
+  /** The rendered part, every window rendered; `append` is inserted at the end of a Word body. */
+  finish(append?: (prefix: string) => string): string;
 }
 
 function dialectOf(uri: string): Dialect | undefined {
@@ -112,9 +127,41 @@ export function escapeXmlText(s: string): string {
   return s.replace(INVALID_XML_CHARS, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-/** Plans the translation of one part's text; throws DocumentFormatError for malformed XML. */
-export function planPart(source: string, what: string, targetLang?: string): PartPlan {
-  const parsed = parsePart(source, isKept, what);
+/** Reads a part window by window; throws DocumentFormatError for malformed XML. */
+export function streamPart(source: string, what: string, targetLang: string | undefined, windowChars: number): PartStream {
+  const reader = new PartReader(source, isKept, what);
+  const rendered: string[] = [];
+  /** Where the last window handed out ends (the end of its last root). */
+  let to = 0;
+  return {
+    next() {
+      while (!reader.done) {
+        const roots = reader.read(windowChars);
+        if (roots.length === 0) continue;
+        const from = to;
+        to = roots[roots.length - 1]!.end;
+        const plan = planRoots(source, roots, targetLang);
+        const index = rendered.length;
+        rendered.push('');
+        return { units: plan.units, lineBreaks: plan.lineBreaks, size: to - from, render: (outs) => void (rendered[index] = plan.render(outs, from)) };
+      }
+      return undefined;
+    },
+    get hasBody() {
+      return reader.bodyEnd !== undefined;
+    },
+    finish(append) {
+      const bodyEnd = reader.bodyEnd;
+      // the body's end follows its last paragraph (a body's sectPr comes last)
+      const at = append && bodyEnd ? Math.max(bodyEnd.at, to) : source.length;
+      const extra = append && bodyEnd ? append(bodyEnd.prefix) : '';
+      return rendered.join('') + source.slice(to, at) + extra + source.slice(at);
+    },
+  };
+}
+
+/** The units of a run of roots (complete kept elements, in order) and their rendering from `from` to the last's end. */
+function planRoots(source: string, roots: XElement[], targetLang: string | undefined): { units: TaggedText[]; lineBreaks: number[][]; render(outs: TaggedText[], from: number): string } {
   const paragraphs = new Map<XElement, Paragraph>();
   const edited = new Map<XElement, boolean>();
   const textMemo = new Map<XElement, boolean>();
@@ -221,19 +268,14 @@ export function planPart(source: string, what: string, targetLang?: string): Par
     edited.set(el, changed);
     return changed;
   };
-  for (const r of parsed.roots) visit(r);
+  for (const r of roots) visit(r);
 
   return {
     units,
     lineBreaks,
-    hasBody: parsed.bodyEnd !== undefined,
-    render(outs, append) {
+    render(outs, from) {
       outputs = outs;
-      const at = append && parsed.bodyEnd ? parsed.bodyEnd.at : source.length;
-      const before = parsed.roots.filter((r) => r.end <= at);
-      const after = parsed.roots.filter((r) => r.end > at);
-      const extra = append && parsed.bodyEnd ? append(parsed.bodyEnd.prefix) : '';
-      return renderRange(0, at, before) + extra + renderRange(at, source.length, after);
+      return renderRange(from, roots[roots.length - 1]!.end, roots);
     },
   };
 }
