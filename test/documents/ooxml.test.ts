@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { docxFormat, pptxFormat, xlsxFormat, WATERMARK_TEXT } from '../../src/documents/formats/ooxml.js';
 import { DocumentFormatError, REFERENCE_MINIMUM_BILLED_CHARACTERS, type DocumentFormat } from '../../src/documents/formats/format.js';
 import { DocumentFormats } from '../../src/documents/formats/index.js';
-import { streamPart } from '../../src/documents/formats/ooxml-text.js';
+import { streamPart } from '../../src/documents/formats/ooxml-stream.js';
 import { unzipAll, zipOf } from '../helpers/zip.js';
 
 const FIXTURES = new URL('../../../test/fixtures/documents/', import.meta.url);

@@ -1,5 +1,5 @@
-// Parses one OOXML part with saxes (namespaces and nesting checked by XmlScope, linear in the part), keeping each element's source offsets so that rewritten paragraphs are spliced
-// into otherwise untouched XML. A DOCTYPE is refused: OOXML never has one, and entity declarations are how
+// Parses one OOXML part with saxes (namespaces and nesting checked by XmlScope, linear in the part), a window at a
+// time, keeping each element's source offsets so that rewritten paragraphs are spliced into otherwise untouched XML. A DOCTYPE is refused: OOXML never has one, and entity declarations are how
 // billion-laughs files blow up parsers.
 import { SaxesParser } from 'saxes';
 import { XmlScope, type ScopedTag } from '../../lib/xml-scope.js';
@@ -21,12 +21,10 @@ export interface XElement {
   text: string;
 }
 
-export interface ParsedPart {
-  source: string;
-  /** Elements accepted by `keep` that are not inside another kept element, with their whole subtrees, in order. */
-  roots: XElement[];
-  /** Where a paragraph can be appended to a WordprocessingML body (before its final sectPr), and the prefix of w:body. */
-  bodyEnd?: { at: number; prefix: string };
+/** Where a paragraph can be appended to a WordprocessingML body (before its final sectPr), and the prefix of w:body. */
+export interface BodyEnd {
+  at: number;
+  prefix: string;
 }
 
 export const NS = {
@@ -57,7 +55,7 @@ export class PartReader {
   private ready: XElement[] = [];
   private at = 0;
   private closed = false;
-  private bodyEndAt: ParsedPart['bodyEnd'];
+  private bodyEndAt: BodyEnd | undefined;
 
   constructor(
     readonly source: string,
@@ -132,11 +130,14 @@ export class PartReader {
   }
 
   /** Where a paragraph can be appended to a WordprocessingML body; known once the part was read. */
-  get bodyEnd(): ParsedPart['bodyEnd'] {
+  get bodyEnd(): BodyEnd | undefined {
     return this.bodyEndAt;
   }
 
-  /** Reads on by at least `chars` characters (to the end for Infinity) and hands out the roots completed meanwhile. */
+  /**
+   * Reads on by at least `chars` characters (to the end for Infinity) and hands out the roots completed meanwhile:
+   * elements accepted by `keep` that are not inside another kept element, with their whole subtrees, in order.
+   */
   read(chars: number): XElement[] {
     const stop = Math.min(this.source.length, this.at + chars);
     try {
@@ -158,11 +159,4 @@ export class PartReader {
     this.ready = [];
     return out;
   }
-}
-
-/** Parses a whole part at once (see PartReader). */
-export function parsePart(source: string, keep: (uri: string, local: string, parentLocal: string | undefined) => boolean, what: string): ParsedPart {
-  const reader = new PartReader(source, keep, what);
-  const roots = reader.read(Infinity);
-  return { source, roots, bodyEnd: reader.bodyEnd };
 }

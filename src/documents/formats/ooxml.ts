@@ -12,7 +12,8 @@ import {
   type ExtractOptions,
 } from './format.js';
 import { openPackage, type OoxmlPackage, type PackageEntry } from './ooxml-package.js';
-import { escapeXmlText, lineRanges, streamPart, type PartStream, type PartWindow } from './ooxml-text.js';
+import { escapeXmlText, lineRanges } from './ooxml-text.js';
+import { streamPart, type PartStream, type PartWindow } from './ooxml-stream.js';
 import { translateInPieces } from '../../markup/unit-pieces.js';
 
 const OOXML = 'application/vnd.openxmlformats-officedocument';
