@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { docxFormat, pptxFormat, xlsxFormat, WATERMARK_TEXT } from '../../src/documents/formats/ooxml.js';
 import { DocumentFormatError, REFERENCE_MINIMUM_BILLED_CHARACTERS, type DocumentFormat } from '../../src/documents/formats/format.js';
 import { DocumentFormats } from '../../src/documents/formats/index.js';
-import { planPart } from '../../src/documents/formats/ooxml-text.js';
+import { streamPart } from '../../src/documents/formats/ooxml-stream.js';
 import { unzipAll, zipOf } from '../helpers/zip.js';
 
 const FIXTURES = new URL('../../../test/fixtures/documents/', import.meta.url);
@@ -289,9 +289,12 @@ describe('DrawingML details', () => {
   it('line breaks and slide-number fields stay verbatim inside the translated paragraph', () => {
     const A = 'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"';
     const xml = `<a:txBody ${A}><a:p><a:r><a:rPr lang="en-US"/><a:t>Slide</a:t></a:r><a:fld id="{1}" type="slidenum"><a:rPr lang="en-US"/><a:t>3</a:t></a:fld><a:r><a:rPr lang="en-US"/><a:t> of the deck</a:t></a:r><a:br><a:rPr lang="en-US"/></a:br><a:r><a:rPr lang="en-US"/><a:t>by the team</a:t></a:r><a:endParaRPr lang="en-US"/></a:p></a:txBody>`;
-    const plan = planPart(xml, 'test', 'es');
+    const part = streamPart(xml, 'test', 'es', Infinity);
+    const plan = part.next()!;
+    assert.equal(part.next(), undefined);
     assert.deepEqual(plan.units.map((u) => u.text), ['Slide of the deckby the team']);
-    const out = plan.render(plan.units.map((u) => ({ ...u, text: u.text.toUpperCase() })));
+    plan.render(plan.units.map((u) => ({ ...u, text: u.text.toUpperCase() })));
+    const out = part.finish();
     assert.equal(out, xml.replace(/lang="en-US"\/><a:t>([^<]*)/g, (_m, t: string) => `lang="es"/><a:t>${t.toUpperCase()}`).replace('lang="es"/><a:t>3', 'lang="en-US"/><a:t>3'));
   });
 });

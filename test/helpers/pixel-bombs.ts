@@ -49,18 +49,74 @@ async function deflatedZeros(length: number, rowBytes = 1 << 20): Promise<Buffer
 }
 
 /** One A4 page painted with one image (its dictionary entries and data as given), and no text layer: it goes to OCR. */
-function imagePagePdf(imageDict: string, data: Buffer): Buffer {
+function imagePagePdf(imageDict: string, data: Buffer, bits = 8): Buffer {
   const content = 'q 595 0 0 842 0 0 cm /Im1 Do Q';
   return pdfOf([
     '<</Type/Catalog/Pages 2 0 R>>',
     '<</Type/Pages/Kids[3 0 R]/Count 1>>',
     '<</Type/Page/Parent 2 0 R/MediaBox[0 0 595 842]/Resources<</XObject<</Im1 4 0 R>>>>/Contents 5 0 R>>',
     Buffer.concat([
-      Buffer.from(`<</Type/XObject/Subtype/Image${imageDict}/ColorSpace/DeviceGray/BitsPerComponent 8/Length ${data.length}>>\nstream\n`, 'latin1'),
+      Buffer.from(`<</Type/XObject/Subtype/Image${imageDict}/ColorSpace/DeviceGray/BitsPerComponent ${bits}/Length ${data.length}>>\nstream\n`, 'latin1'),
       data,
       Buffer.from('\nendstream', 'latin1'),
     ]),
     `<</Length ${content.length}>>\nstream\n${content}\nendstream`,
+  ]);
+}
+
+/** One JBIG2 segment header (ITU T.88 7.2: number, type, no referred segments, page 1) and its data. */
+function jbig2Segment(number: number, type: number, data: Buffer): Buffer {
+  const head = Buffer.alloc(11);
+  head.writeUInt32BE(number, 0);
+  head[4] = type;
+  head[5] = 0; // no referred-to segments
+  head[6] = 1; // page 1
+  head.writeUInt32BE(data.length, 7);
+  return Buffer.concat([head, data]);
+}
+
+/**
+ * JBIG2 data as PDF embeds it (segments, no file header) whose page and immediate generic region are `width`×`height`
+ * pixels: a few dozen bytes, and a decoder that trusts them allocates width × height bits for the page and as many
+ * bytes for the region.
+ */
+export function jbig2Bomb(width: number, height: number): Buffer {
+  const page = Buffer.alloc(19);
+  page.writeUInt32BE(width, 0);
+  page.writeUInt32BE(height, 4);
+  const region = Buffer.alloc(17 + 1 + 8 + 4);
+  region.writeUInt32BE(width, 0);
+  region.writeUInt32BE(height, 4);
+  region[18] = 3; // AT pixel 1 at (3, -1), as template 0 has by default
+  region[19] = 0xff;
+  return Buffer.concat([jbig2Segment(0, 48, page), jbig2Segment(1, 38, region), jbig2Segment(2, 49, Buffer.alloc(0))]);
+}
+
+/** A page painted with a JBIG2 image of `dict` pixels a side by its dictionary and `side` by its own segments. */
+export function jbig2Pdf(dict: number, side: number): Buffer {
+  return imagePagePdf(`/Width ${dict}/Height ${dict}/Filter/JBIG2Decode`, jbig2Bomb(side, side), 1);
+}
+
+/**
+ * A page painted with a CCITT fax image of `dict` pixels a side by its dictionary whose parameters declare `columns`
+ * × `rows` (a decoder allocates its coding lines from Columns); the data is a few bytes of white runs.
+ */
+export function ccittPdf(dict: number, columns: number, rows: number): Buffer {
+  return imagePagePdf(`/Width ${dict}/Height ${dict}/Filter/CCITTFaxDecode/DecodeParms<</K -1/Columns ${columns}/Rows ${rows}>>`, Buffer.alloc(64, 0xff), 1);
+}
+
+/** The same CCITT data drawn as an inline image (BI … ID … EI), its dictionary saying 100×100 and `columns` wide. */
+export function inlineCcittPdf(columns: number): Buffer {
+  const content = Buffer.concat([
+    Buffer.from(`q 595 0 0 842 0 0 cm BI /W 100 /H 100 /CS /G /BPC 1 /F /CCF /DP <</K -1 /Columns ${columns}>> ID `, 'latin1'),
+    Buffer.alloc(64, 0xff),
+    Buffer.from(' EI Q', 'latin1'),
+  ]);
+  return pdfOf([
+    '<</Type/Catalog/Pages 2 0 R>>',
+    '<</Type/Pages/Kids[3 0 R]/Count 1>>',
+    '<</Type/Page/Parent 2 0 R/MediaBox[0 0 595 842]/Contents 4 0 R>>',
+    Buffer.concat([Buffer.from(`<</Length ${content.length}>>\nstream\n`, 'latin1'), content, Buffer.from('\nendstream', 'latin1')]),
   ]);
 }
 

@@ -116,3 +116,21 @@ export function minimalDocxEntries(bodyXml: string): RawZipEntry[] {
     deflatedEntry('word/document.xml', `<?xml version="1.0" encoding="UTF-8"?><w:document ${W_NS}><w:body>${bodyXml}<w:sectPr/></w:body></w:document>`),
   ];
 }
+
+/**
+ * A docx of `paragraphs` short paragraphs (three to seven words of FLORES sentences, in turn; every seventh with a
+ * bold word): the shape of a long table or list exported to Word, ~15 bytes compressed per paragraph.
+ */
+export function manyParagraphsDocx(sentences: readonly string[], paragraphs: number): Promise<Buffer> {
+  const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+  const body: string[] = [];
+  for (let i = 0; i < paragraphs; i++) {
+    const text = escape(sentences[i % sentences.length]!.split(' ').slice(0, 3 + (i % 5)).join(' '));
+    body.push(
+      i % 7 === 0
+        ? `<w:p><w:r><w:t xml:space="preserve">${text} </w:t></w:r><w:r><w:rPr><w:b/></w:rPr><w:t>bold</w:t></w:r></w:p>`
+        : `<w:p><w:r><w:t>${text}</w:t></w:r></w:p>`,
+    );
+  }
+  return minimalDocx(body.join(''));
+}

@@ -8,7 +8,7 @@ import { MAX_MARKUP_DEPTH, parseMarkup, TAG_PARSE_FAILED, translateTagged } from
 import { ServiceError } from '../../src/lib/errors.js';
 import { XmlScope } from '../../src/lib/xml-scope.js';
 import { MAX_DEPTH, parseLocatedXml } from '../../src/documents/formats/located-xml.js';
-import { parsePart } from '../../src/documents/formats/ooxml-xml.js';
+import { PartReader } from '../../src/documents/formats/ooxml-xml.js';
 import { DocumentFormatError } from '../../src/documents/formats/format.js';
 import { xmlFormat, htmlFormat } from '../../src/documents/formats/markup-formats.js';
 import { ditaFormat } from '../../src/documents/formats/dita.js';
@@ -82,7 +82,7 @@ describe('nesting limits at parse time', () => {
   it('xliff (located XML) and OOXML parts refuse nesting past their limits', () => {
     const deep = `<xliff version="1.2">${nested(MAX_DEPTH + 10)}</xliff>`;
     assert.throws(() => parseLocatedXml(deep, 'xliff'), /nested more than 200 levels deep\.$/);
-    assert.throws(() => parsePart(`<w:document xmlns:w="urn:w">${nested(5000, 'w:p')}</w:document>`, () => true, 'docx'), /nested too deeply/);
+    assert.throws(() => new PartReader(`<w:document xmlns:w="urn:w">${nested(5000, 'w:p')}</w:document>`, () => true, 'docx').read(Infinity), /nested too deeply/);
   });
 });
 
@@ -91,7 +91,7 @@ describe('linear parsing', () => {
     const calls = resolveCalls(() => {
       parseMarkup(`<x:a xmlns:x="urn:x">${nested(500, 'x:b')}</x:a>`, options('xml'));
       parseLocatedXml(`<xliff xmlns="urn:oasis:names:tc:xliff:document:1.2">${nested(190)}</xliff>`, 'xliff');
-      parsePart(`<w:document xmlns:w="urn:w">${nested(900, 'w:r')}</w:document>`, () => true, 'docx');
+      new PartReader(`<w:document xmlns:w="urn:w">${nested(900, 'w:r')}</w:document>`, () => true, 'docx').read(Infinity);
     });
     assert.equal(calls, 0);
   });

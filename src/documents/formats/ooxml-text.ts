@@ -4,7 +4,7 @@
 // Rendering writes new runs with each span's own run properties; everything outside paragraphs stays byte-identical.
 import type { TagMark, TaggedText } from '../../markup/index.js';
 import { groupFields, type FieldEvent, type Item as FieldItem } from './ooxml-fields.js';
-import { NS, parsePart, type XElement } from './ooxml-xml.js';
+import { NS, type XElement } from './ooxml-xml.js';
 
 type Dialect = 'w' | 'a' | 'x' | 'c';
 
@@ -36,16 +36,6 @@ interface Paragraph {
   lineBreaks: number[];
 }
 
-export interface PartPlan {
-  units: TaggedText[];
-  /** Per unit, the positions of its line breaks: the lines are translated apart (see lineRanges). */
-  lineBreaks: number[][];
-  /** True for a Word main document, where render's `append` adds a paragraph at the end of the body. */
-  hasBody: boolean;
-  /** Renders the part with one translated unit per unit; `append` is inserted at the end of a Word body. */
-  render(outputs: TaggedText[], append?: (prefix: string) => string): string;
-}
-
 function dialectOf(uri: string): Dialect | undefined {
   if (NS.w.has(uri)) return 'w';
   if (NS.a.has(uri)) return 'a';
@@ -66,7 +56,7 @@ function isContainer(uri: string, local: string): boolean {
 }
 
 /** The elements planPart builds: containers, a chart's points only in string caches. */
-function isKept(uri: string, local: string, parentLocal: string | undefined): boolean {
+export function isKept(uri: string, local: string, parentLocal: string | undefined): boolean {
   return isContainer(uri, local) && (dialectOf(uri) !== 'c' || parentLocal === 'strCache' || parentLocal === 'strLit');
 }
 
@@ -112,9 +102,8 @@ export function escapeXmlText(s: string): string {
   return s.replace(INVALID_XML_CHARS, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-/** Plans the translation of one part's text; throws DocumentFormatError for malformed XML. */
-export function planPart(source: string, what: string, targetLang?: string): PartPlan {
-  const parsed = parsePart(source, isKept, what);
+/** The units of a run of roots (complete kept elements, in order) and their rendering from `from` to the last's end. */
+export function planRoots(source: string, roots: XElement[], targetLang: string | undefined): { units: TaggedText[]; lineBreaks: number[][]; render(outs: TaggedText[], from: number): string } {
   const paragraphs = new Map<XElement, Paragraph>();
   const edited = new Map<XElement, boolean>();
   const textMemo = new Map<XElement, boolean>();
@@ -221,19 +210,14 @@ export function planPart(source: string, what: string, targetLang?: string): Par
     edited.set(el, changed);
     return changed;
   };
-  for (const r of parsed.roots) visit(r);
+  for (const r of roots) visit(r);
 
   return {
     units,
     lineBreaks,
-    hasBody: parsed.bodyEnd !== undefined,
-    render(outs, append) {
+    render(outs, from) {
       outputs = outs;
-      const at = append && parsed.bodyEnd ? parsed.bodyEnd.at : source.length;
-      const before = parsed.roots.filter((r) => r.end <= at);
-      const after = parsed.roots.filter((r) => r.end > at);
-      const extra = append && parsed.bodyEnd ? append(parsed.bodyEnd.prefix) : '';
-      return renderRange(0, at, before) + extra + renderRange(at, source.length, after);
+      return renderRange(from, roots[roots.length - 1]!.end, roots);
     },
   };
 }

@@ -12,14 +12,18 @@ import {
   type ExtractOptions,
 } from './format.js';
 import { openPackage, type OoxmlPackage, type PackageEntry } from './ooxml-package.js';
-import { escapeXmlText, lineRanges, planPart, type PartPlan } from './ooxml-text.js';
+import { escapeXmlText, lineRanges } from './ooxml-text.js';
+import { streamPart, type PartStream, type PartWindow } from './ooxml-stream.js';
 import { translateInPieces } from '../../markup/unit-pieces.js';
 
 const OOXML = 'application/vnd.openxmlformats-officedocument';
-/** Parts whose plans stay in memory between extract and translation; larger documents are parsed again part by part. */
-const CACHED_SOURCE_CHARS = 8 * 1024 * 1024;
-/** Parts translated together in one markup-layer batch (source characters). */
-const BATCH_SOURCE_CHARS = 8 * 1024 * 1024;
+/**
+ * Source characters of a part read, planned and rendered at a time, and of the windows (of one or more parts) translated
+ * together in one markup-layer batch: what is held at once is bounded by these, not by the document (element trees
+ * and plans take ~25× their source).
+ */
+const WINDOW_CHARS = 256 * 1024;
+const BATCH_SOURCE_CHARS = 1024 * 1024;
 export const WATERMARK_TEXT = 'Translated by Tolk';
 
 interface OoxmlKind {
@@ -87,11 +91,11 @@ function contentTypes(xml: string, what: string): (name: string) => string | und
   return (name) => overrides.get(name.toLowerCase()) ?? defaults.get(/\.([^./]+)$/.exec(name)?.[1]?.toLowerCase() ?? '');
 }
 
-type SizedPlan = PartPlan & { size: number; encode: (xml: string) => Buffer };
-
-interface TextPart {
+/** A text part being read window by window, and how it is written back (its own encoding). */
+interface OpenPart {
   entry: PackageEntry;
-  plan?: SizedPlan;
+  stream: PartStream;
+  encode: (xml: string) => Buffer;
 }
 
 /** The word edge (start of text, end of text or a blank) nearest to `pos`, so a scaled tag never cuts a word. */
@@ -110,10 +114,10 @@ export function watermarkParagraph(prefix: string): string {
   return `<${w}p><${w}pPr><${w}jc ${w}val="center"/></${w}pPr><${w}r><${w}rPr><${w}i/><${w}color ${w}val="808080"/></${w}rPr><${w}t>${escapeXmlText(WATERMARK_TEXT)}</${w}t></${w}r></${w}p>`;
 }
 
-async function loadPlan(pkg: OoxmlPackage, entry: PackageEntry, what: string, targetLang: string): Promise<SizedPlan> {
+async function openPart(pkg: OoxmlPackage, entry: PackageEntry, what: string, targetLang: string): Promise<OpenPart> {
   // UTF-8 or UTF-16 (with BOM), written back in the same encoding.
   const { text, encode } = decodeText(await pkg.read(entry), `${what} part ${entry.name}`);
-  return { ...planPart(text, `${what} part ${entry.name}`, targetLang), size: text.length, encode };
+  return { entry, stream: streamPart(text, `${what} part ${entry.name}`, targetLang, WINDOW_CHARS), encode };
 }
 
 function ooxmlFormat(kind: OoxmlKind): DocumentFormat {
@@ -142,51 +146,61 @@ function ooxmlFormat(kind: OoxmlKind): DocumentFormat {
       }
       const watermark = kind.id === 'docx' && options.watermark === true;
 
-      const parts: TextPart[] = [];
+      // Only the entries are kept between extraction and translation: each part is read again, window by window.
+      const parts: PackageEntry[] = [];
       const segments: ExtractedDocument['segments'] = [];
       let characters = 0;
-      let cached = 0;
       for (const entry of files) {
         const type = typeOf(entry.name) ?? '';
         if (!kind.text.test(type)) continue;
         // A worksheet holds text only in inline strings; the others keep their text in sharedStrings.xml.
         if (type.endsWith('spreadsheetml.worksheet+xml') && !(await pkg.read(entry)).includes('inlineStr')) continue;
-        const plan = await loadPlan(pkg, entry, what, options.targetLang);
-        if (plan.units.length === 0 && !(watermark && plan.hasBody)) continue;
-        for (const u of plan.units) {
-          segments.push({ text: u.text, kind: 'text' });
-          characters += countCodePoints(u.text);
+        const { stream } = await openPart(pkg, entry, what, options.targetLang);
+        let units = 0;
+        for (let w = stream.next(); w; w = stream.next()) {
+          for (const u of w.units) {
+            segments.push({ text: u.text, kind: 'text' });
+            characters += countCodePoints(u.text);
+          }
+          units += w.units.length;
         }
-        cached += plan.size;
-        parts.push({ entry, plan: cached <= CACHED_SOURCE_CHARS ? plan : undefined });
+        if (units > 0 || (watermark && stream.hasBody)) parts.push(entry);
       }
 
-      /** Renders every text part with its translated units and writes the package. */
+      /** Renders every text part with its translated units, a batch of windows at a time, and writes the package. */
       const build = async (translateUnits: (units: TaggedText[], lineBreaks: number[][]) => Promise<TaggedText[]>): Promise<Buffer> => {
         const replaced = new Map<string, Buffer>();
-        for (let i = 0; i < parts.length; ) {
-          const batch: SizedPlan[] = [];
-          let size = 0;
-          for (; i < parts.length && (batch.length === 0 || size < BATCH_SOURCE_CHARS); i++) {
-            const part = parts[i]!;
-            const plan = part.plan ?? (await loadPlan(pkg, part.entry, what, options.targetLang));
-            part.plan = undefined; // released once rendered
-            batch.push(plan);
-            size += plan.size;
-          }
-          const start = i - batch.length;
-          const outputs = await translateUnits(
-            batch.flatMap((p) => p.units),
-            batch.flatMap((p) => p.lineBreaks),
-          );
+        /** Parts read to their end whose windows are not all rendered yet. */
+        const read: OpenPart[] = [];
+        let batch: PartWindow[] = [];
+        let size = 0;
+        const finishRead = () => {
+          for (const part of read) replaced.set(part.entry.name, part.encode(part.stream.finish(watermark ? watermarkParagraph : undefined)));
+          read.length = 0;
+        };
+        const flush = async () => {
+          const units = batch.flatMap((w) => w.units);
+          const outputs = units.length > 0 ? await translateUnits(units, batch.flatMap((w) => w.lineBreaks)) : [];
           let k = 0;
-          batch.forEach((plan, j) => {
-            const outs = outputs.slice(k, k + plan.units.length);
-            k += plan.units.length;
-            const xml = plan.render(outs, watermark ? watermarkParagraph : undefined);
-            replaced.set(parts[start + j]!.entry.name, plan.encode(xml));
-          });
+          for (const w of batch) {
+            w.render(outputs.slice(k, k + w.units.length));
+            k += w.units.length;
+          }
+          batch = [];
+          size = 0;
+          finishRead();
+        };
+        for (const entry of parts) {
+          const part = await openPart(pkg, entry, what, options.targetLang);
+          for (let w = part.stream.next(); w; w = part.stream.next()) {
+            batch.push(w);
+            size += w.size;
+            if (size >= BATCH_SOURCE_CHARS) await flush();
+          }
+          read.push(part);
+          if (batch.length === 0) finishRead();
         }
+        await flush();
         return pkg.write(replaced);
       };
 
