@@ -6,6 +6,7 @@
 import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { fontSizeOf, type Box } from '../../src/documents/formats/image/paragraphs.js';
 import type { RecognizedWord, RgbImage, TextRecognizer } from '../../src/documents/formats/image/text-recognizer.js';
+import { numberTokens } from './pdf-layout-check.js';
 
 export interface DecodedImage {
   width: number;
@@ -43,6 +44,13 @@ export interface ImageLayoutReport {
   /** Tokens with digits in the source, and how many of them the output still shows (read back or left untouched). */
   digitTokens: number;
   keptDigitTokens: number;
+  /**
+   * Number tokens (runs of digits, as the PDF checker counts them) of the source's confident words, and how many the output
+   * still shows: in a word left untouched, or read back (each read-back token counts once). "28-year-old" → "de 28 años"
+   * keeps its number though no word with digits is the same.
+   */
+  sourceNumbers: number;
+  keptNumbers: number;
   /**
    * Replaced words with some of their inked columns left exactly as they were once the painter erased what it replaces (the image
    * rebuilt with a blank for each replaced segment: a painted letter the same as the old one at the same place would
@@ -145,9 +153,20 @@ export async function checkImageLayout(
   const read = new Set(digits(readBack).map((w) => w.text));
   const tokens = digits(words);
   const kept = tokens.filter((w) => read.has(w.text) || !touched(before, after, w));
+  const readNumbers = numberTokens(readBack.map((w) => w.text).join(' '));
+  let [sourceNumbers, keptNumbers] = [0, 0];
+  for (const w of words) {
+    const left = !touched(before, after, w);
+    for (const [token, count] of numberTokens(w.text)) {
+      const found = left ? count : Math.min(count, readNumbers.get(token) ?? 0);
+      if (!left) readNumbers.set(token, (readNumbers.get(token) ?? 0) - found);
+      sourceNumbers += count;
+      keptNumbers += found;
+    }
+  }
   const unerased = words.filter((w) => replaced.has(w.text) && ((c) => c.untouched < c.ink && c.untouched >= Math.max(2, UNERASED_SHARE * c.ink))(untouchedInkColumns(before, erased, w)));
   return {
-    untranslated, paintedOver, digitTokens: tokens.length, keptDigitTokens: kept.length, unerased,
+    untranslated, paintedOver, digitTokens: tokens.length, keptDigitTokens: kept.length, sourceNumbers, keptNumbers, unerased,
     shrunkLines: shrunkLines(before, after, sourceWords.filter((w) => w.confidence >= 60), readBack),
   };
 }

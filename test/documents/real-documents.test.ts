@@ -60,6 +60,7 @@ describe('real documents translated en→es (layout checker)', () => {
       const context = `${file}: ${f.examples.slice(0, 6).join('; ')}`;
       if (!f.pages) {
         assert.ok(readsSpanish(f.outputWords!), `${file} reads as Spanish: ${JSON.stringify(f.outputWords)}`);
+        assert.ok(f.keptNumbers! >= 0.95 * f.sourceNumbers!, `${file}: ${f.keptNumbers} of ${f.sourceNumbers} number tokens kept`);
         assert.ok(f.paintedOver!.length <= PAINTED_OVER[file]!, `${file}: words left in place painted over: ${f.paintedOver!.join(', ')}`);
         assert.deepEqual(f.unerased, [], `${file}: replaced words erased in part`);
         assert.ok(f.shrunkLines!.length <= (SHRUNK_LINES[file] ?? 0), `${file}: painted lines below 0.7× their paragraph: ${f.shrunkLines!.join(', ')}`);

@@ -74,7 +74,7 @@ export async function measureFile(file: string, formats: Formats, recognizer: Te
     const r = await checkImageLayout(recognizer, source, output, erasedOnly, sources, translations);
     return {
       file, untranslated: r.untranslated.length, paintedOver: r.paintedOver.map((w) => w.text), digitTokens: r.digitTokens,
-      keptDigitTokens: r.keptDigitTokens, outputWords: functionWords(ocrImage(output)), examples: [],
+      keptDigitTokens: r.keptDigitTokens, sourceNumbers: r.sourceNumbers, keptNumbers: r.keptNumbers, outputWords: functionWords(ocrImage(output)), examples: [],
       unerased: r.unerased.map((w) => w.text), shrunkLines: r.shrunkLines.map((l) => `${l.text.slice(0, 30)} ×${l.ratio}`),
     };
   }
@@ -100,7 +100,7 @@ export const readsSpanish = (w: { english: number; spanish: number }) => w.spani
 export function figuresTable(all: readonly FileFigures[]): string {
   const rows = ['| file | page | new overlapping pairs | text off the page (new) | letters drawn: source → output | OCR of the output: English / Spanish function words (source English) | number tokens kept | words left in place painted over | replaced words not fully erased | painted lines < 0.7× their paragraph | indented lines started in place / at the block left, of |', '|---|---|---|---|---|---|---|---|---|---|---|'];
   for (const f of all) {
-    const numbers = f.sourceNumbers !== undefined ? `${f.keptNumbers} of ${f.sourceNumbers}` : `${f.keptDigitTokens} of ${f.digitTokens} (with digits)`;
+    const numbers = `${f.keptNumbers} of ${f.sourceNumbers}${f.digitTokens !== undefined ? `; with digits ${f.keptDigitTokens} of ${f.digitTokens}` : ''}`;
     if (!f.pages) {
       rows.push(`| ${f.file} | image | | | | ${f.outputWords!.english} / ${f.outputWords!.spanish} | ${numbers} | ${f.paintedOver!.length} of ${f.untranslated}${listed(f.paintedOver!)} | ${f.unerased!.length}${listed(f.unerased!)} | ${f.shrunkLines!.length}${listed(f.shrunkLines!)} | |`);
       continue;
