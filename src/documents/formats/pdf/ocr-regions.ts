@@ -86,7 +86,9 @@ function layerParagraph(block: TextBlock, toPixels: (b: { left: number; right: n
   const text = joinLines(lines);
   if (!isProse(text)) return undefined;
   const boxes = lines.map((l) => l.box);
-  return { text, box: union(boxes), lines: boxes, fontPx: toPixels({ left: 0, right: 0, top: block.size, bottom: 0 }).height };
+  // the recognizer's words on these lines: what the painter must erase in full
+  const lineWords = boxes.flatMap(read).map(({ left, top, width, height }) => ({ left, top, width, height }));
+  return { text, box: union(boxes), lines: boxes, words: lineWords, fontPx: toPixels({ left: 0, right: 0, top: block.size, bottom: 0 }).height };
 }
 
 const centreIn = (w: Box, b: Box) => w.left + w.width / 2 >= b.left && w.left + w.width / 2 <= b.left + b.width && w.top + w.height / 2 >= b.top && w.top + w.height / 2 <= b.top + b.height;
