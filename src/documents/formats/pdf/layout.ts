@@ -321,7 +321,8 @@ function setRoom(blocks: TextBlock[], bounds: readonly [number, number, number, 
       let maxRight = Math.max(textRight, uMax - (textLeft - uMin));
       // a neighbour's lines are looked at one by one: a paragraph may start after b's end on b's baseline and go on
       // further left below it
-      const top = (l: TextLine) => l.v + ASCENT * l.size;
+      // (a formula's big delimiter reaches above its line's text)
+      const top = (l: TextLine) => maxOf(l.pieces, (p) => p.v + ASCENT * p.size);
       for (const o of neighbours) {
         // a title may grow over its leader (the leader gives way), not over the page number after it
         if (o === b || o.leader || o.bottom >= b.top || o.top <= b.bottom) continue;
