@@ -92,6 +92,17 @@ describe('pdf extraction', () => {
     assert.ok(paragraph!.maxBottom >= 374.5 + 0.8 * 10, `grows down to ${paragraph!.maxBottom}, over the delimiters below`);
   });
 
+  it('reads an ellipsis before a full stop in a sentence as text, not as a contents leader', () => {
+    // delimset's p. 6: "#1, #2, . . . . Note that" was cut at the dots, and the two paragraphs drawn on one baseline
+    const piece = (text: string, x: number, y: number, width: number): TextPiece => ({ text, x, y, angle: 0, size: 10, width, font: SANS });
+    const blocks = layoutPage(
+      [piece('As usual, the macro expr contains the command arguments specified by #1, #2', 99.2, 117.8, 348.3), piece(', . . . . Note', 447.5, 117.8, 48.6),
+        piece('that these should be encapsulated in groups {#1}, {#2}, . . . , in order to prevent them from', 99.2, 105.9, 396.8)],
+      [0, 0, 595, 842],
+    );
+    assert.deepEqual(blocks.map((b) => b.text), ['As usual, the macro expr contains the command arguments specified by #1, #2, . . . . Note that these should be encapsulated in groups {#1}, {#2}, . . . , in order to prevent them from']);
+  });
+
   it('groups synthetic layouts: paragraph spacing, two columns, centred lines, markers, numbers', () => {
     const piece = (text: string, x: number, y: number, size = 10, font = SANS, width = text.length * size * 0.5): TextPiece =>
       ({ text, x, y, angle: 0, size, width, font });

@@ -37,7 +37,8 @@ export const isLeader = (text: string) => /^\s*(?:(?:[.·]\s?){4,}|…{2,})\s*$/
  */
 export function splitLeader(p: TextPiece): TextPiece[] {
   const m = LEADER.exec(p.text);
-  if (!m || isLeader(p.text)) return [p];
+  // an ellipsis before a sentence's full stop (", . . . . Note that") runs on into words; a leader leads to a number
+  if (!m || isLeader(p.text) || /^\s*\p{L}/u.test(p.text.slice(m.index + m[0].length))) return [p];
   const cuts = [0, m.index, m.index + m[0].length, p.text.length];
   const out: TextPiece[] = [];
   for (let k = 0; k < 3; k++) {
