@@ -71,6 +71,38 @@ describe('pdf extraction', () => {
     assert.ok(cell.maxBottom >= 351.7 + 0.8 * 8.5, `grows down to ${cell.maxBottom}, over the next paragraph's second line`);
   });
 
+  it('keeps a formula\'s big delimiters in their line, and their height out of the room of the paragraph above', () => {
+    // crc-doc (zlib1g-dev's CRC paper) p. 5 §3.3 and p. 4 §3.1: TeX draws \bigl( and \bigr) in a math font with their
+    // origin 0.8 em above the baseline of the text they enclose
+    const piece = (text: string, x: number, y: number, width: number): TextPiece => ({ text, x, y, angle: 0, size: 10, width, font: SANS });
+    const prose = layoutPage(
+      [piece('M1 and M2, and CRCs of M1, M2 (computed with some initial values v1(x),', 133.8, 494.4, 343.6),
+        piece('v2(x) respectively) are known, CRCu', 133.8, 482.5, 165.4), piece('(', 299.4, 490.5, 4.6), piece('M(x), v(x)', 304, 482.5, 47.2),
+        piece(')', 351.2, 490.5, 4.6), piece('may be computed without', 360, 482.5, 117.5),
+        piece('touching contents of the message M:', 133.8, 470.5, 160.4)],
+      [0, 0, 612, 792],
+    );
+    assert.deepEqual(prose.map((b) => b.text), ['M1 and M2, and CRCs of M1, M2 (computed with some initial values v1(x), v2(x) respectively) are known, CRCu(M(x), v(x)) may be computed without touching contents of the message M:']);
+    const [paragraph] = layoutPage(
+      [piece('of messages M1 and M2, its CRC may be computed piece by piece because', 133.8, 390.8, 327.5),
+        piece('CRCu', 177.6, 366.5, 26.1), piece('(', 204.2, 374.5, 4.6), piece('M(x), v(x)', 208.8, 366.5, 47.2), piece(')', 256.1, 374.5, 4.6),
+        piece('= CRCu(M2(x), v(x)).', 263.4, 366.5, 170)],
+      [0, 0, 612, 792],
+    );
+    assert.ok(paragraph!.maxBottom >= 374.5 + 0.8 * 10, `grows down to ${paragraph!.maxBottom}, over the delimiters below`);
+  });
+
+  it('reads an ellipsis before a full stop in a sentence as text, not as a contents leader', () => {
+    // delimset's p. 6: "#1, #2, . . . . Note that" was cut at the dots, and the two paragraphs drawn on one baseline
+    const piece = (text: string, x: number, y: number, width: number): TextPiece => ({ text, x, y, angle: 0, size: 10, width, font: SANS });
+    const blocks = layoutPage(
+      [piece('As usual, the macro expr contains the command arguments specified by #1, #2', 99.2, 117.8, 348.3), piece(', . . . . Note', 447.5, 117.8, 48.6),
+        piece('that these should be encapsulated in groups {#1}, {#2}, . . . , in order to prevent them from', 99.2, 105.9, 396.8)],
+      [0, 0, 595, 842],
+    );
+    assert.deepEqual(blocks.map((b) => b.text), ['As usual, the macro expr contains the command arguments specified by #1, #2, . . . . Note that these should be encapsulated in groups {#1}, {#2}, . . . , in order to prevent them from']);
+  });
+
   it('groups synthetic layouts: paragraph spacing, two columns, centred lines, markers, numbers', () => {
     const piece = (text: string, x: number, y: number, size = 10, font = SANS, width = text.length * size * 0.5): TextPiece =>
       ({ text, x, y, angle: 0, size, width, font });

@@ -322,6 +322,8 @@ function setRoom(blocks: TextBlock[], bounds: readonly [number, number, number, 
       // a neighbour's lines are looked at one by one: a paragraph may start after b's end on b's baseline and go on
       // further left below it
       const top = (l: TextLine) => l.v + ASCENT * l.size;
+      // how high a line's glyphs reach: a formula's big delimiter rises above its text
+      const reach = (l: TextLine) => maxOf(l.pieces, (p) => p.v + ASCENT * p.size);
       for (const o of neighbours) {
         // a title may grow over its leader (the leader gives way), not over the page number after it
         if (o === b || o.leader || o.bottom >= b.top || o.top <= b.bottom) continue;
@@ -333,7 +335,7 @@ function setRoom(blocks: TextBlock[], bounds: readonly [number, number, number, 
       for (const o of neighbours) {
         if (o === b || o.left >= b.maxRight || o.right <= b.left || o.bottom > b.bottom + 0.5) continue;
         for (const l of o.lines) {
-          if (top(l) <= b.bottom + 0.5 && top(l) > maxBottom && l.u0 < b.maxRight && l.u1 > b.left) maxBottom = top(l) + 0.2 * l.size;
+          if (top(l) <= b.bottom + 0.5 && reach(l) > maxBottom && l.u0 < b.maxRight && l.u1 > b.left) maxBottom = reach(l) + 0.2 * l.size;
         }
       }
       b.maxBottom = Math.min(b.bottom, maxBottom);

@@ -2,6 +2,7 @@
 // spaces stretched by justification, marks and superscripts included); contents lines' leaders stand apart.
 import { COLUMN_GAP_EM, angleKey, maxOf, minOf } from './rows.js';
 import type { Piece, TextLine, TextPiece } from './layout.js';
+import { UNMAPPED } from './page-text.js';
 
 /** List markers: bullets, symbol-font bullets (private use), "1.", "a)", "iv.", "(2)". */
 const MARKER = /^(?:[\p{Co}•●○◦▪▫■□‣⁃∙·\-–—*►▸▹➢➤✓✔❖◆◇]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\(?[ivxlIVXL]{1,6}[.)])$/u;
@@ -36,7 +37,8 @@ export const isLeader = (text: string) => /^\s*(?:(?:[.·]\s?){4,}|…{2,})\s*$/
  */
 export function splitLeader(p: TextPiece): TextPiece[] {
   const m = LEADER.exec(p.text);
-  if (!m || isLeader(p.text)) return [p];
+  // an ellipsis before a sentence's full stop (", . . . . Note that") runs on into words; a leader leads to a number
+  if (!m || isLeader(p.text) || /^\s*\p{L}/u.test(p.text.slice(m.index + m[0].length))) return [p];
   const cuts = [0, m.index, m.index + m[0].length, p.text.length];
   const out: TextPiece[] = [];
   for (let k = 0; k < 3; k++) {
@@ -63,8 +65,8 @@ export function groupLines(pieces: Piece[]): TextLine[] {
     const last = current[current.length - 1];
     const ref = base ?? last;
     const size = Math.max(p.size, ref?.size ?? 0);
-    // a superscript after its word, or a mark opening a footnote or an affiliation before it
-    const raised = ref !== undefined && (isSuperscript(p, ref) || (current.length === 1 && isSuperscript(ref, p)));
+    // a superscript after its word, a mark opening a footnote or an affiliation before it, or a big delimiter after it
+    const raised = ref !== undefined && (isSuperscript(p, ref) || (current.length === 1 && isSuperscript(ref, p)) || (isBigDelimiter(p, ref) && p.u >= end - 0.2 * ref.size));
     const continues =
       last !== undefined &&
       ref !== undefined &&
@@ -150,6 +152,19 @@ function joinSpreadLines(lines: TextLine[]): TextLine[] {
 function isSuperscript(p: Piece, base: Piece): boolean {
   const rise = p.v - base.v;
   return p.size <= 0.85 * base.size && rise > 0.1 * base.size && rise < 0.6 * base.size;
+}
+
+/** A bracket or bar alone, or a glyph without a character (a math font's delimiter its PDF does not map). */
+const DELIMITER = new RegExp(`^(?:[()[\\]{}|‖⟨⟩⌊⌋⌈⌉]|${UNMAPPED.source})$`, 'u');
+
+/**
+ * A formula's big delimiter (TeX's \left( … \right), \bigl(): a lone bracket whose origin sits up to a line's height
+ * above or below the baseline of the text it encloses. After the line's end it is part of that line; else the line
+ * splits there, its parts become blocks of their own, and the paragraph rewrapped around them runs over the parts
+ * left in place.
+ */
+function isBigDelimiter(p: Piece, base: Piece): boolean {
+  return DELIMITER.test(p.text.trim()) && p.size <= 1.5 * base.size && Math.abs(p.v - base.v) < 1.2 * base.size;
 }
 
 /** A leading list marker becomes a line of its own, so the item's text keeps its indentation when rewrapped. */
