@@ -153,15 +153,22 @@ describe('charts', () => {
 });
 
 describe('PDF text that cannot be read back', () => {
-  /** A hand-made PDF: one page per content stream; F1 reads back, F2 (codes without glyph names) does not. */
+  /**
+   * A hand-made PDF: one page per content stream; F1 reads back, F2 (codes without glyph names) does not; F4 is a
+   * Type3 font as pdfTeX writes TeX's bitmap fonts (no BaseFont, glyphs /a<code>), codes 1 to 3 read as control characters.
+   */
   function pdf(contents: string[]): Buffer {
-    const fonts = '/Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >> /F2 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding << /Type /Encoding /Differences [1 /g1 /g2 /g3 /g4 /g5 /g6 /g7 /g8] >> >> /F3 << /Type /Font /Subtype /Type1 /BaseFont /Courier /Encoding /WinAnsiEncoding >> >>';
+    const glyph = 3 + 2 * contents.length;
+    const type3 = `/F4 << /Type /Font /Subtype /Type3 /FontBBox [0 0 500 700] /FontMatrix [0.001 0 0 0.001 0 0] /FirstChar 0 /LastChar 255 /Widths [${Array(256).fill(600).join(' ')}] /Encoding << /Type /Encoding /Differences [1 /a1 /a2 /a3 48 /a48 /a49 57 /a57 65 /a65 /a66 /a67] >> /CharProcs << ${['a1', 'a2', 'a3', 'a48', 'a49', 'a57', 'a65', 'a66', 'a67'].map((n) => `/${n} ${glyph} 0 R`).join(' ')} >> /Resources << >> >>`;
+    const fonts = `/Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >> /F2 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding << /Type /Encoding /Differences [1 /g1 /g2 /g3 /g4 /g5 /g6 /g7 /g8] >> >> /F3 << /Type /Font /Subtype /Type1 /BaseFont /Courier /Encoding /WinAnsiEncoding >> ${type3} >>`;
     const kids = contents.map((_, i) => `${3 + 2 * i} 0 R`).join(' ');
     const objs = ['<< /Type /Catalog /Pages 2 0 R >>', `<< /Type /Pages /Kids [${kids}] /Count ${contents.length} >>`];
     contents.forEach((c, i) => {
       objs.push(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 200] /Resources << ${fonts} >> /Contents ${4 + 2 * i} 0 R >>`);
       objs.push(`<< /Length ${c.length} >>\nstream\n${c}\nendstream`);
     });
+    const box = '600 0 50 0 450 600 d1 50 0 400 600 re f';
+    objs.push(`<< /Length ${box.length} >>\nstream\n${box}\nendstream`);
     let out = '%PDF-1.4\n';
     const offsets = objs.map((o, i) => {
       const at = out.length;
@@ -243,6 +250,20 @@ describe('PDF text that cannot be read back', () => {
     assert.doesNotMatch(seen, /village|garden|kitchen/);
     assert.match(seen, /El jard.n est. detr.s de la casa\..*pueblo.*La cocina es grande\./s);
     assert.doesNotMatch(pdftotext(out)!, /[\u0001-\u0008]/u);
+  });
+
+  it('a row of symbols in a kept Type3 font (a math-alphabet row of isomath-test.pdf) keeps its letters and digits', async () => {
+    // A, B, C, three unreadable symbols, 0, 1, 9: the symbols and letters in the Type3 font, the commas in a readable one
+    const glyphs = ['A', 'B', 'C', '\\001', '\\002', '\\003', '0', '1', '9'];
+    const row = `BT 20 100 Td ${glyphs.map((g, i) => `/F4 12 Tf (${g}) Tj${i < glyphs.length - 1 ? ' /F1 12 Tf (, ) Tj' : ''}`).join(' ')} ET`;
+    const src = pdf([`${readable}\n${row}`]);
+    const doc = await pdfFormat.extract(src, ES);
+    assert.deepEqual(doc.segments.map((s) => s.text), ['The house is big and the dog sleeps.']);
+    const out = await doc.rebuild(['La casa es grande y el perro duerme.']);
+    const text = flat(pdftotext(out)!);
+    assert.match(text, /La casa es grande/);
+    // the kept font's text stays in the content: its glyphs are drawn, its letters and digits read back
+    assert.deepEqual(text.match(/[A-C0-9]/gu), ['A', 'B', 'C', '0', '1', '9']);
   });
 
   it('a document with only unreadable text says so', async () => {

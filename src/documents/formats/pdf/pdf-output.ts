@@ -79,16 +79,25 @@ function stripPage(doc: PDFDocument, page: PDFPage, visited: Set<PDFRef>, zones:
   return stripped.invisible > 0 && stripped.visible === 0;
 }
 
-/** Names under which `resources` lists the fonts named (BaseFont) in `fonts`. */
+/** Names under which `resources` lists the fonts named (as pdf.js names them, see readerFontName) in `fonts`. */
 function fontResources(doc: PDFDocument, resources: PDFDict | undefined, fonts: ReadonlySet<string>): Set<string> {
   const names = new Set<string>();
   const dict = fonts.size > 0 ? resources?.lookupMaybe(PDFName.of('Font'), PDFDict) : undefined;
   for (const [key, value] of dict?.entries() ?? []) {
     const font = doc.context.lookup(value);
-    const base = font instanceof PDFDict ? font.lookup(PDFName.of('BaseFont')) : undefined;
-    if (base instanceof PDFName && fonts.has(base.decodeText())) names.add(key.decodeText());
+    const name = font instanceof PDFDict ? readerFontName(font) : undefined;
+    if (name !== undefined && fonts.has(name)) names.add(key.decodeText());
   }
   return names;
+}
+
+/**
+ * A font's name as pdf.js reports it: its BaseFont, but for a Type3 font (which has none) its descriptor's FontName,
+ * else "Type3" (TeX's bitmap fonts): a kept Type3 font must stay in the content, or its glyphs go unseen.
+ */
+function readerFontName(font: PDFDict): string | undefined {
+  const name = font.lookup(PDFName.of('Subtype')) === PDFName.of('Type3') ? (font.lookupMaybe(PDFName.of('FontDescriptor'), PDFDict)?.lookup(PDFName.of('FontName')) ?? PDFName.of('Type3')) : font.lookup(PDFName.of('BaseFont'));
+  return name instanceof PDFName ? name.decodeText() : undefined;
 }
 
 function stripForms(doc: PDFDocument, resources: PDFDict, visited: Set<PDFRef>, keepFonts: ReadonlySet<string>): void {
