@@ -61,7 +61,7 @@ type PendingCharge = { charge: UsageCharge; limits: ChargeLimits; resolve: (o: C
 
 /**
  * How long a charge may wait for the charges of other translations under way, to share their commit. A commit costs
- * ~45 µs of CPU, a charge's own statements ~8 µs (docs/benchmarks.md, "CPU per request"): 8 concurrent short
+ * ~85 µs of CPU alone, ~17 µs per charge when 8 share it (`bench/charge-commit.ts`): 8 concurrent short
  * requests answered one by one by the engine gave batches of one with a commit per turn.
  */
 export const GROUP_COMMIT_WAIT_MS = 2;
