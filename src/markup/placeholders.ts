@@ -63,9 +63,14 @@ function* eachMatch(pattern: RegExp, text: string, take: (m: RegExpExecArray) =>
   }
 }
 
+/** False when the text has no character a placeholder (or an ICU message, `{`) starts with: it has none. */
+export function mayHavePlaceholders(text: string): boolean {
+  return ANY_START.test(text);
+}
+
 /** Placeholder spans of a text, in order and not overlapping; tags pair up when properly nested. */
 export async function placeholderSpans(text: string): Promise<PlaceholderSpan[]> {
-  if (!ANY_START.test(text)) return [];
+  if (!mayHavePlaceholders(text)) return [];
   // Short texts (most) are matched without a turn given; one async call per text.
   const work = spans(text);
   for (let step = work.next(); ; step = work.next()) {

@@ -224,19 +224,13 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
     if (work.length === 0) return segments.map((s, i) => results[i] || s);
     const input = work.map((b) => deformat(b.core));
 
-    // One controller for the deadline and the caller's signal (AbortSignal.any cost more than the rest of this call);
-    // the first to fire gives the reason. Either drops only this request's blocks: the pipeline goes on with the others.
-    const ctl = new AbortController();
-    const timer = setTimeout(
-      () => ctl.abort(new EngineError('timeout', `apertium ${key}: no answer within ${this.opts.requestTimeoutMs} ms`)),
-      this.opts.requestTimeoutMs,
-    );
-    const caller = options.signal;
-    const onCallerAbort = () => ctl.abort(caller!.reason);
-    if (caller?.aborted) onCallerAbort();
-    else caller?.addEventListener('abort', onCallerAbort, { once: true });
+    // The deadline and the caller's signal both drop only this request's blocks: the pipeline goes on with the others.
+    const timeout = {
+      ms: this.opts.requestTimeoutMs,
+      error: () => new EngineError('timeout', `apertium ${key}: no answer within ${this.opts.requestTimeoutMs} ms`),
+    };
     try {
-      const raw = await pool.translate(input, options.requester, ctl.signal);
+      const raw = await pool.translate(input, options.requester, options.signal, timeout);
       const pieces = segments.map(() => [] as string[]);
       work.forEach((b, k) => {
         const out = reformat(raw[k] ?? '').trim();
@@ -251,9 +245,6 @@ export class ApertiumEngine implements TranslationEngine, PairPoolHost {
         throw err;
       }
       throw new EngineError('failed', `apertium ${key}: ${(err as Error).message}`, { cause: err });
-    } finally {
-      clearTimeout(timer);
-      caller?.removeEventListener('abort', onCallerAbort);
     }
   }
 

@@ -125,10 +125,12 @@ export class PairPool {
 
   /**
    * Translates deformatted blocks (in order), sharing the pipelines block by block with other requests; resolves with
-   * the raw output of each. An abort (the caller's deadline or its going away) drops the blocks not sent yet and
-   * rejects at once; its blocks already in a pipeline are answered there and discarded, so the stream stays in sync.
+   * the raw output of each. An abort (the caller going away) or the deadline (`timeout`: its length and the error it
+   * gives) drops the blocks not sent yet and rejects at once; its blocks already in a pipeline are answered there and
+   * discarded, so the stream stays in sync. (The deadline is a timer here rather than a second AbortSignal: a signal
+   * costs several µs per request, docs/benchmarks.md, "CPU per request".)
    */
-  translate(blocks: string[], requester = '', signal?: AbortSignal): Promise<string[]> {
+  translate(blocks: string[], requester = '', signal?: AbortSignal, timeout?: { ms: number; error: () => Error }): Promise<string[]> {
     if (this.closed) return Promise.reject(new EngineError('failed', 'apertium engine is closed'));
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     this.lastUsed = Date.now();
@@ -138,6 +140,11 @@ export class PairPool {
     }
     return new Promise<string[]>((resolve, reject) => {
       const onAbort = () => this.finish(job, abortReason(signal!));
+      const timer = timeout ? setTimeout(() => this.finish(job, timeout.error()), timeout.ms) : undefined;
+      const settled = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      };
       const job: Job = {
         requester,
         unsent: [],
@@ -145,11 +152,11 @@ export class PairPool {
         remaining: blocks.length,
         done: false,
         resolve: (outputs) => {
-          signal?.removeEventListener('abort', onAbort);
+          settled();
           resolve(outputs);
         },
         reject: (err) => {
-          signal?.removeEventListener('abort', onAbort);
+          settled();
           reject(err);
         },
       };
