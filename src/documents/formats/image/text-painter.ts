@@ -131,7 +131,7 @@ const SLOT = 0xe000;
 const PRIVATE_USE = /[\uE000-\uF8FF]/gu;
 
 /** The translation as a line to lay out: each empty tag a slot character; tags of no inline word are dropped. */
-function slotted(t: string | TaggedText, inline: readonly InlineWord[]): string {
+function slotted(t: PaintedText, inline: readonly InlineWord[]): string {
   if (typeof t === 'string') return t.replace(PRIVATE_USE, '');
   let out = '';
   let at = 0;
@@ -162,6 +162,11 @@ function pieces(line: string, inline: readonly InlineWord[]): (string | InlineWo
   return out;
 }
 
+const readLine = (line: string, inline: readonly InlineWord[]) => pieces(line, inline).map((p) => (typeof p === 'string' ? p : p.text)).join('');
+
+/** A translation as plain text, each inline word's tag as the word was read (an invisible text layer shows it so). */
+export const readText = (t: PaintedText, inline: readonly InlineWord[]): string => readLine(slotted(t, inline), inline);
+
 /** The original pixels of an inline word, with a pixel around for the anti-aliased edges its box leaves out. */
 const cropBox = (w: InlineWord, ctx: SKRSContext2D): Box =>
   clip({ left: w.box.left - 1, top: w.box.top - 1, width: w.box.width + 2, height: w.box.height + 2 }, ctx.canvas);
@@ -170,14 +175,16 @@ const cropBox = (w: InlineWord, ctx: SKRSContext2D): Box =>
 const inlineScale = (plan: PaintPlan, fontPx: number) => fontPx / Math.max(1, Math.round(plan.fontPx));
 
 /**
- * Paints the background over every plan first, so one paragraph's text is never erased by the next one's fill. A
- * translation given as a string is painted as it reads (an unsure word as the recognizer read it).
+ * A paragraph's translation: tagged (each empty tag an unsure word, painted as its original pixels) as the markup
+ * layer gives it back, or plain text from a caller without it (an unsure word painted as the recognizer read it).
  */
-export function paint(ctx: SKRSContext2D, allPlans: readonly PaintPlan[], allTranslations: readonly (string | TaggedText)[]): void {
+export type PaintedText = string | TaggedText;
+
+/** Paints the background over every plan first, so one paragraph's text is never erased by the next one's fill. */
+export function paint(ctx: SKRSContext2D, allPlans: readonly PaintPlan[], allTranslations: readonly PaintedText[]): void {
   const lines = allPlans.map((plan, i) => slotted(allTranslations[i] ?? plan.source, plan.inline));
   // text the engine gave back as it was (names, codes, stamps) is not painted again over itself
-  const read = (line: string, plan: PaintPlan) => pieces(line, plan.inline).map((p) => (typeof p === 'string' ? p : p.text)).join('');
-  const changed = allPlans.flatMap((plan, i) => (same(read(lines[i]!, plan), plan.source) ? [] : [i]));
+  const changed = allPlans.flatMap((plan, i) => (same(readLine(lines[i]!, plan.inline), plan.source) ? [] : [i]));
   const plans = changed.map((i) => allPlans[i]!);
   const translations = changed.map((i) => lines[i]!);
   // the unsure words' pixels, taken before anything is erased
