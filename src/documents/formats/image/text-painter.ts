@@ -167,9 +167,15 @@ const readLine = (line: string, inline: readonly InlineWord[]) => pieces(line, i
 /** A translation as plain text, each inline word's tag as the word was read (an invisible text layer shows it so). */
 export const readText = (t: PaintedText, inline: readonly InlineWord[]): string => readLine(slotted(t, inline), inline);
 
-/** The original pixels of an inline word, with a pixel around for the anti-aliased edges its box leaves out. */
-const cropBox = (w: InlineWord, ctx: SKRSContext2D): Box =>
-  clip({ left: w.box.left - 1, top: w.box.top - 1, width: w.box.width + 2, height: w.box.height + 2 }, ctx.canvas);
+/**
+ * The original pixels of an inline word over its line's height (the recognizer sometimes boxes a strip of a word, and
+ * the whole line is erased), with a pixel around for the anti-aliased edges its box leaves out.
+ */
+const cropBox = (w: InlineWord, ctx: SKRSContext2D): Box => {
+  const top = Math.min(w.box.top, w.line.top);
+  const bottom = Math.max(w.box.top + w.box.height, w.line.top + w.line.height);
+  return clip({ left: w.box.left - 1, top: top - 1, width: w.box.width + 2, height: bottom - top + 2 }, ctx.canvas);
+};
 
 /** Inline words are scaled with the text: at the original's size (rounded as fit starts it) they keep their pixels. */
 const inlineScale = (plan: PaintPlan, fontPx: number) => fontPx / Math.max(1, Math.round(plan.fontPx));
