@@ -37,8 +37,11 @@ export function touched(a: { width: number; height: number; data: Uint8ClampedAr
   return false;
 }
 
-/** Where the pixels of `box` in `a` appear in `b` (each channel within `tolerance`), searched near the same rows. */
-export function findCrop(a: { width: number; data: Uint8ClampedArray }, box: Box, b: { width: number; height: number; data: Uint8ClampedArray }, tolerance: number): { left: number; top: number } | undefined {
+/**
+ * Where the pixels of `box` in `a` appear in `b` (each channel within `tolerance`), searched near the same rows (up to
+ * `reach` rows above or below).
+ */
+export function findCrop(a: { width: number; data: Uint8ClampedArray }, box: Box, b: { width: number; height: number; data: Uint8ClampedArray }, tolerance: number, reach = box.height): { left: number; top: number } | undefined {
   const equalAt = (left: number, top: number) => {
     for (let y = 0; y < box.height; y++) {
       for (let x = 0; x < box.width; x++) {
@@ -48,7 +51,7 @@ export function findCrop(a: { width: number; data: Uint8ClampedArray }, box: Box
     }
     return true;
   };
-  for (let top = Math.max(0, box.top - box.height); top <= Math.min(b.height - box.height, box.top + box.height); top++) {
+  for (let top = Math.max(0, box.top - reach); top <= Math.min(b.height - box.height, box.top + reach); top++) {
     for (let left = 0; left <= b.width - box.width; left++) if (equalAt(left, top)) return { left, top };
   }
   return undefined;

@@ -24,7 +24,7 @@ export interface UnsureWord {
   paragraph: string;
   /** Its paragraph's first line changed in the PDF output (the paragraph was translated and painted anew). */
   repainted: boolean;
-  /** Its pixels found in the translated PDF page (within 64 per channel: the page picture is a JPEG). */
+  /** Its pixels found in the translated PDF page, up to three lines away (within 64 per channel: the page picture is a JPEG). */
   inPdf: boolean;
   /** Its pixels found in the docx conversion's page picture (a PNG: within 8 per channel). */
   inDocx: boolean;
@@ -67,8 +67,9 @@ export async function checkScanPixels(createPdfFormat: (r: TextRecognizer) => Do
       text: w.text,
       paragraph: p.text.slice(0, 60),
       repainted: changedShare(page, pdfPage, p.lines[0]!) > 0.02,
-      inPdf: findCrop(page, w.box, pdfPage, 64) !== undefined,
-      inDocx: findCrop(page, w.box, docxPage, 8) !== undefined,
+      // a translation's lines wrap elsewhere: the word may have moved to a line above or below
+      inPdf: findCrop(page, w.box, pdfPage, 64, 3 * w.line.height) !== undefined,
+      inDocx: findCrop(page, w.box, docxPage, 8, 3 * w.line.height) !== undefined,
     })),
   );
 }
