@@ -22,7 +22,7 @@ import { loadPdf, writeTranslatedPdf } from './pdf/pdf-output.js';
 import { ocrNotice, paintPages, recognizePages } from './pdf/ocr-pages.js';
 import { drawRegions, paintRegions, recognizeRegions, regionNotice, type RecognizedRegion } from './pdf/ocr-regions.js';
 import type { TextRecognizer } from './image/text-recognizer.js';
-import type { PaintedText } from './image/text-painter.js';
+import type { PaintedText } from './image/inline-words.js';
 import { translateTagged } from '../../markup/index.js';
 
 export const PDF_MAX_PAGES = 500;

@@ -7,7 +7,8 @@ import { readImageHeader, type ImageType } from './image-header.js';
 import { decodeIsolated } from './isolated-decoder.js';
 import { paragraphsOf } from './paragraphs.js';
 import type { Pixels } from './pixels.js';
-import { paint, planParagraphs, type PaintedText } from './text-painter.js';
+import type { PaintedText } from './inline-words.js';
+import { paint, planParagraphs } from './text-painter.js';
 import type { RgbImage, TextRecognizer } from './text-recognizer.js';
 
 /** Uploads up to 10 MiB: phone photos and screenshots fit. */

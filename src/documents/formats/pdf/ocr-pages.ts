@@ -7,7 +7,8 @@ import type { TaggedText } from '../../../markup/index.js';
 import type { PixelLimits } from '../format.js';
 import { flattenToRgb } from '../image/image-format.js';
 import { paragraphsOf } from '../image/paragraphs.js';
-import { paint, planParagraphs, type PaintedText, type PaintPlan } from '../image/text-painter.js';
+import type { PaintedText } from '../image/inline-words.js';
+import { paint, planParagraphs, type PaintPlan } from '../image/text-painter.js';
 import type { TextRecognizer } from '../image/text-recognizer.js';
 import { releaseCanvas, renderPages, type RenderOptions } from './page-render.js';
 
