@@ -293,13 +293,12 @@ export class DocumentWorker {
 
   /** The translated document: rebuilt from translated segments, by the format itself (markup), or converted. */
   private async translateDocument(row: DocumentRow, format: DocumentFormat, doc: ExtractedDocument, translator: SegmentTranslator): Promise<Buffer> {
-    // output_format names another format (a conversion the format declared at upload): its segments, then rebuildAs
+    // output_format names another format (a conversion the format declared at upload), built by the same path
     const convertTo = row.output_format !== format.id ? row.output_format : undefined;
     if (convertTo !== undefined && !doc.rebuildAs) throw new JobFailure(`Conversion from '${format.id}' to '${convertTo}' is not supported.`);
-    const texts = () => doc.segments.map((s) => s.text);
-    if (convertTo !== undefined) return doc.rebuildAs!(convertTo, await translator('1')(texts()));
-    if (doc.translateWith) return doc.translateWith(translator('nonewlines'));
-    return doc.rebuild(await translator('1')(texts()));
+    if (doc.translateWith) return doc.translateWith(translator('nonewlines'), convertTo);
+    const texts = doc.segments.map((s) => s.text);
+    return convertTo !== undefined ? doc.rebuildAs!(convertTo, await translator('1')(texts)) : doc.rebuild(await translator('1')(texts));
   }
 
   private async storeResult(row: DocumentRow, documentKey: string, output: Buffer): Promise<void> {

@@ -9,7 +9,7 @@ export type ToThread =
   | { op: 'extract'; format: string; input: Uint8Array; options: ExtractOptions }
   | { op: 'rebuild'; translations: string[] }
   | { op: 'rebuildAs'; outputFormat: string; translations: string[] }
-  | { op: 'translateWith' }
+  | { op: 'translateWith'; outputFormat?: string }
   | { op: 'translated'; id: number; texts?: string[] }
   /** The job ended (cancelled, over budget): stop its child processes (OCR) before the thread is terminated. */
   | { op: 'abort' };
@@ -77,7 +77,7 @@ async function handle(m: Exclude<ToThread, { op: 'translated' } | { op: 'abort' 
   if (!current) throw new Error('no document was extracted');
   if (m.op === 'rebuild') sendOutput(await current.rebuild(m.translations));
   else if (m.op === 'rebuildAs') sendOutput(await current.rebuildAs!(m.outputFormat, m.translations));
-  else sendOutput(await current.translateWith!(translate));
+  else sendOutput(await current.translateWith!(translate, m.outputFormat));
 }
 
 port.on('message', (m: ToThread) => {

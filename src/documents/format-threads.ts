@@ -64,9 +64,9 @@ export class FormatThreads {
         ...(r.rebuildAs ? { rebuildAs: (outputFormat: string, translations: string[]) => output({ op: 'rebuildAs', outputFormat, translations }) } : {}),
         ...(r.translateWith
           ? {
-              translateWith: (translate: (texts: string[]) => Promise<string[]>) => {
+              translateWith: (translate: (texts: string[]) => Promise<string[]>, outputFormat?: string) => {
                 session.translate = translate;
-                return output({ op: 'translateWith' });
+                return output({ op: 'translateWith', ...(outputFormat !== undefined ? { outputFormat } : {}) });
               },
             }
           : {}),

@@ -37,6 +37,26 @@ export function touched(a: { width: number; height: number; data: Uint8ClampedAr
   return false;
 }
 
+/**
+ * Where the pixels of `box` in `a` appear in `b` (each channel within `tolerance`), searched near the same rows (up to
+ * `reach` rows above or below).
+ */
+export function findCrop(a: { width: number; data: Uint8ClampedArray }, box: Box, b: { width: number; height: number; data: Uint8ClampedArray }, tolerance: number, reach = box.height): { left: number; top: number } | undefined {
+  const equalAt = (left: number, top: number) => {
+    for (let y = 0; y < box.height; y++) {
+      for (let x = 0; x < box.width; x++) {
+        const [i, j] = [((box.top + y) * a.width + box.left + x) * 4, ((top + y) * b.width + left + x) * 4];
+        if ([0, 1, 2].some((c) => Math.abs(a.data[i + c]! - b.data[j + c]!) > tolerance)) return false;
+      }
+    }
+    return true;
+  };
+  for (let top = Math.max(0, box.top - reach); top <= Math.min(b.height - box.height, box.top + reach); top++) {
+    for (let left = 0; left <= b.width - box.width; left++) if (equalAt(left, top)) return { left, top };
+  }
+  return undefined;
+}
+
 export interface ImageLayoutReport {
   /** The source's confident words outside every translated segment, and those of them whose pixels changed. */
   untranslated: RecognizedWord[];

@@ -8,6 +8,7 @@ import { createImageFormat } from '../../src/documents/formats/image/image-forma
 import { fontSizeOf, paragraphsOf, type Box } from '../../src/documents/formats/image/paragraphs.js';
 import type { RecognizedWord, RgbImage, TextRecognizer } from '../../src/documents/formats/image/text-recognizer.js';
 import { TesseractRecognizer } from '../../src/documents/ocr/tesseract-recognizer.js';
+import { findCrop } from './image-layout-check.js';
 import { cellTableCanvas, LONG_LABEL, screenshotBesideShortWord, screenshotWithIdentifiers, shortCellTable } from './image-layout-images.js';
 
 GlobalFonts.registerFromPath('/usr/share/fonts/truetype/dejavu/DejaVuSansMono-Bold.ttf', 'DejaVu Sans Mono Bold');
@@ -39,23 +40,6 @@ function rgbOf({ width, height, data }: { width: number; height: number; data: U
 /** The output's paragraphs as Tesseract reads them (Spanish), with their boxes. */
 async function readBack(bytes: Buffer) {
   return paragraphsOf(await tesseract.recognize(rgbOf(await pixelsOf(bytes)), 'es'));
-}
-
-/** Where the pixels of `box` in `a` appear in `b` unchanged (each channel within 8), searched near the same rows. */
-function findCrop(a: { width: number; data: Uint8ClampedArray }, box: Box, b: { width: number; height: number; data: Uint8ClampedArray }) {
-  const equalAt = (left: number, top: number) => {
-    for (let y = 0; y < box.height; y++) {
-      for (let x = 0; x < box.width; x++) {
-        const [i, j] = [((box.top + y) * a.width + box.left + x) * 4, ((top + y) * b.width + left + x) * 4];
-        if ([0, 1, 2].some((c) => Math.abs(a.data[i + c]! - b.data[j + c]!) > 8)) return false;
-      }
-    }
-    return true;
-  };
-  for (let top = Math.max(0, box.top - box.height); top <= Math.min(b.height - box.height, box.top + box.height); top++) {
-    for (let left = 0; left <= b.width - box.width; left++) if (equalAt(left, top)) return { left, top };
-  }
-  return undefined;
 }
 
 const within = (b: Box, r: Box) => b.left >= r.left && b.top >= r.top && b.left + b.width <= r.left + r.width && b.top + b.height <= r.top + r.height;
@@ -173,7 +157,7 @@ describe('image layout (Tesseract)', () => {
     assert.ok(fontSizeOf(read) >= 0.8 * 26, `${fontSizeOf(read)} px`);
     // the code's own pixels, unchanged, between "grande" and "y"
     const [source, output] = [await pixelsOf(input), await pixelsOf(out)];
-    const found = findCrop(source, code!, output);
+    const found = findCrop(source, code!, output, 8);
     const [grande, y] = [read.find((w) => w.text === 'grande'), read.find((w) => w.text === 'y')];
     assert.ok(found && grande && y, `code pixels ${JSON.stringify(found)}; read ${read.map((w) => w.text).join(' ')}`);
     assert.ok(found.left >= grande.left + grande.width && found.left + code!.width <= y.left, JSON.stringify({ found, grande, y }));

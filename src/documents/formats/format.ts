@@ -28,8 +28,9 @@ export interface ExtractedDocument {
   /**
    * Formats on the markup layer translate their own units (inline tags may need more than one engine pass) through
    * the pipeline's plain-text translator; the pipeline then uses this instead of translating `segments` + rebuild.
+   * `outputFormat` (one of the format's `outputFormats`, where it has `rebuildAs`) builds that format instead.
    */
-  translateWith?(translate: (texts: string[]) => Promise<string[]>): Promise<Buffer>;
+  translateWith?(translate: (texts: string[]) => Promise<string[]>, outputFormat?: string): Promise<Buffer>;
   /** Builds the translated file in another format (one of the format's `outputFormats`, for output_format). */
   rebuildAs?(outputFormat: string, translations: string[]): Buffer | Promise<Buffer>;
 }

@@ -22,6 +22,8 @@ import { loadPdf, writeTranslatedPdf } from './pdf/pdf-output.js';
 import { ocrNotice, paintPages, recognizePages } from './pdf/ocr-pages.js';
 import { drawRegions, paintRegions, recognizeRegions, regionNotice, type RecognizedRegion } from './pdf/ocr-regions.js';
 import type { TextRecognizer } from './image/text-recognizer.js';
+import type { PaintedText } from './image/inline-words.js';
+import { translateTagged } from '../../markup/index.js';
 
 export const PDF_MAX_PAGES = 500;
 const PDF_MAX_CHARACTERS = 5_000_000;
@@ -135,20 +137,21 @@ async function extractPdf(input: Buffer, options: ExtractOptions, recognizer: Te
   const keepFonts = blocks.map((page, n) => new Set([...badFonts[n]!].filter((f) => page.some((b, k) => keptLeft[n]![k] && keptBlock(b, new Set([f]))))));
   const keptPages = badFonts.flatMap((f, n) => (f.size > 0 && !ocrPages.has(n) && (keep[n] || keepFonts[n]!.size > 0) ? [n + 1] : []));
   const notices = [...(keptPages.length > 0 ? [keptNotice(keptPages)] : []), ...(regions.length > 0 ? [regionNotice(regions)] : []), ...(ocrSaid !== undefined ? [ocrSaid] : [])];
-  /** Each recognized page painted with its translations (those after the text layer's, in page order). */
-  const paintedPages = async (translations: string[], as: 'jpeg' | 'png') =>
-    recognized.length === 0 ? new Map<number, Buffer>() : paintPages(await drawable(), recognized, translations.slice(translatable.length), as, limits);
+  // `ocr`: the translations of what recognition read, the recognized pages' paragraphs in page order, then the regions'
+  /** Each recognized page painted with its translations. */
+  const paintedPages = async (ocr: readonly PaintedText[], as: 'jpeg' | 'png') =>
+    recognized.length === 0 ? new Map<number, Buffer>() : paintPages(await drawable(), recognized, ocr, as, limits);
   /** Each region read by recognition painted with its translations (those after the recognized pages'). */
-  const paintedRegions = async (translations: string[]) => (regions.length === 0 ? new Map<RecognizedRegion, Buffer>() : paintRegions(await drawable(), regions, translations.slice(translatable.length + pageTexts), limits));
-  /** Each page's blocks with what they say in the result. */
-  const translatedPages = (translations: string[], painted: Map<number, Buffer>) => {
-    const byBlock = new Map(translatable.map((b, i) => [b, translations[i] ?? b.text]));
+  const paintedRegions = async (ocr: readonly PaintedText[]) => (regions.length === 0 ? new Map<RecognizedRegion, Buffer>() : paintRegions(await drawable(), regions, ocr.slice(pageTexts), limits));
+  /** Each page's blocks with what they say in the result (`layer`: the translations of the text layer's blocks). */
+  const translatedPages = (layer: readonly string[], painted: Map<number, Buffer>) => {
+    const byBlock = new Map(translatable.map((b, i) => [b, layer[i] ?? b.text]));
     // kept text read back as control characters says nothing: left out of texts drawn or converted
-    const textOf = (b: TextBlock) => byBlock.get(b) ?? b.text.replace(UNMAPPED, '');
+    const drawn = (b: TextBlock) => byBlock.get(b) ?? b.text.replace(UNMAPPED, '');
     return blocks.map((page, n) => ({
       // a recognized page is its painted picture, a recognized region too: their own text is not drawn again
       blocks: painted.has(n) ? [] : page.filter((b) => !ocrBlocks.has(b)),
-      texts: painted.has(n) ? [] : page.filter((b) => !ocrBlocks.has(b)).map(textOf),
+      texts: painted.has(n) ? [] : page.filter((b) => !ocrBlocks.has(b)).map(drawn),
       keep: keep[n],
       keepFonts: keepFonts[n]!,
       kept: keptLeft[n]!.filter((_, k) => !ocrBlocks.has(page[k]!)),
@@ -157,41 +160,55 @@ async function extractPdf(input: Buffer, options: ExtractOptions, recognizer: Te
       ...(painted.has(n) ? { picture: painted.get(n)! } : {}),
     }));
   };
+  /**
+   * The translated file: the PDF (`as` undefined) or a conversion (`as` one of outputFormats). Recognized text is
+   * painted from `ocr`: tagged translations paint unsure words as their pixels, plain ones as they were read.
+   */
+  const write = async (as: string | undefined, layer: readonly string[], ocr: readonly PaintedText[]): Promise<Buffer> => {
+    if (as === undefined) {
+      // the loaded document is rewritten in place, so a second rebuild starts from the input again
+      const doc = output ?? (await loadPdf(input));
+      output = undefined;
+      const written = await writeTranslatedPdf(doc, translatedPages(layer, await paintedPages(ocr, 'jpeg')), { watermark: options.watermark === true });
+      return drawRegions(written, regions, ocr.slice(pageTexts), await paintedRegions(ocr));
+    }
+    if (as !== 'docx') throw new DocumentFormatError(`Conversion from 'pdf' to '${as}' is not supported.`);
+    output = undefined; // the PDF writer's document is not needed
+    const images = await readPageImages(await drawable(), docxImageLimits(limits));
+    // kept text has no words to write: a picture of each kept block takes its place, a region read by
+    // recognition its painted picture
+    const pictures = await renderKeptBlocks(
+      await drawable(),
+      blocks.map((page, n) => page.filter((_, k) => keptLeft[n]![k])),
+      limits,
+    );
+    for (const [r, png] of await paintedRegions(ocr)) pictures[r.page]!.push({ png, width: r.width, height: r.height, top: r.y + r.height });
+    const painted = await paintedPages(ocr, 'png');
+    // a recognized page is shown as its painted picture, in place of the images it had
+    const pagePicture = (n: number) => {
+      const r = recognized.find((p) => p.page === n)!;
+      return [{ png: painted.get(n)!, width: r.width, height: r.height, top: pages[n]!.view[3] }];
+    };
+    const withPictures = (n: number) => (painted.has(n) ? pagePicture(n) : [...(images[n] ?? []), ...pictures[n]!].sort((a, b) => b.top - a.top));
+    return writeTranslatedDocx(
+      translatedPages(layer, painted).map((p, n) => ({ ...p, texts: p.texts.map((t, k) => (p.kept[k] ? '' : t)), view: pages[n]!.view, images: withPictures(n) })),
+      { lang: options.targetLang, ...(options.watermark === true ? { appendParagraph: watermarkParagraph } : {}) },
+    );
+  };
   const segments = [...translatable.map((b) => b.text), ...ocrTexts];
   return {
     segments: segments.map((text) => ({ text, kind: 'text' as const })),
     characters: segments.reduce((n, t) => n + countCodePoints(t), 0),
     ...(notices.length > 0 ? { notice: notices.join(' ') } : {}),
-    async rebuild(translations) {
-      // the loaded document is rewritten in place, so a second rebuild starts from the input again
-      const doc = output ?? (await loadPdf(input));
-      output = undefined;
-      const written = await writeTranslatedPdf(doc, translatedPages(translations, await paintedPages(translations, 'jpeg')), { watermark: options.watermark === true });
-      return drawRegions(written, regions, translations.slice(translatable.length + pageTexts), await paintedRegions(translations));
-    },
-    async rebuildAs(outputFormat, translations) {
-      if (outputFormat !== 'docx') throw new DocumentFormatError(`Conversion from 'pdf' to '${outputFormat}' is not supported.`);
-      output = undefined; // the PDF writer's document is not needed
-      const images = await readPageImages(await drawable(), docxImageLimits(limits));
-      // kept text has no words to write: a picture of each kept block takes its place, a region read by
-      // recognition its painted picture
-      const pictures = await renderKeptBlocks(
-        await drawable(),
-        blocks.map((page, n) => page.filter((_, k) => keptLeft[n]![k])),
-        limits,
-      );
-      for (const [r, png] of await paintedRegions(translations)) pictures[r.page]!.push({ png, width: r.width, height: r.height, top: r.y + r.height });
-      const painted = await paintedPages(translations, 'png');
-      // a recognized page is shown as its painted picture, in place of the images it had
-      const pagePicture = (n: number) => {
-        const r = recognized.find((p) => p.page === n)!;
-        return [{ png: painted.get(n)!, width: r.width, height: r.height, top: pages[n]!.view[3] }];
-      };
-      const withPictures = (n: number) => (painted.has(n) ? pagePicture(n) : [...(images[n] ?? []), ...pictures[n]!].sort((a, b) => b.top - a.top));
-      return writeTranslatedDocx(
-        translatedPages(translations, painted).map((p, n) => ({ ...p, texts: p.texts.map((t, k) => (p.kept[k] ? '' : t)), view: pages[n]!.view, images: withPictures(n) })),
-        { lang: options.targetLang, ...(options.watermark === true ? { appendParagraph: watermarkParagraph } : {}) },
-      );
+    // without the markup layer (a plain-text translator): unsure words are painted as the recognizer read them
+    rebuild: (translations) => write(undefined, translations.slice(0, translatable.length), translations.slice(translatable.length)),
+    rebuildAs: (outputFormat, translations) => write(outputFormat, translations.slice(0, translatable.length), translations.slice(translatable.length)),
+    async translateWith(translate, outputFormat) {
+      // a recognized paragraph's unsure words travel as empty tags, so that their original pixels are painted where
+      // the engine puts them; the text layer's blocks have none
+      const units = [...translatable.map((b) => ({ text: b.text, marks: [] })), ...recognized.flatMap((r) => r.units), ...regions.flatMap((r) => r.units)];
+      const translated = await translateTagged(units, translate, 'placeholders');
+      return write(outputFormat, translated.slice(0, translatable.length).map((t) => t.text), translated.slice(translatable.length));
     },
   };
 }

@@ -7,6 +7,7 @@ import { readImageHeader, type ImageType } from './image-header.js';
 import { decodeIsolated } from './isolated-decoder.js';
 import { paragraphsOf } from './paragraphs.js';
 import type { Pixels } from './pixels.js';
+import type { PaintedText } from './inline-words.js';
 import { paint, planParagraphs } from './text-painter.js';
 import type { RgbImage, TextRecognizer } from './text-recognizer.js';
 
@@ -45,22 +46,19 @@ async function extractImage(input: Buffer, options: ExtractOptions, type: ImageT
   if (paragraphs.length === 0) throw new DocumentFormatError(NO_TEXT_FOUND);
   // colours and sizes come from the untouched pixels; the pixel copy is not kept for the rebuild
   const plans = planParagraphs(pixels, paragraphs, words);
-  const encode = () => (type === 'png' ? canvas.encode('png') : canvas.encode('jpeg', JPEG_QUALITY));
+  const write = (translated: readonly PaintedText[]) => {
+    paint(ctx, plans, translated);
+    return type === 'png' ? canvas.encode('png') : canvas.encode('jpeg', JPEG_QUALITY);
+  };
 
   return {
     segments: paragraphs.map((p) => ({ text: p.text, kind: 'text' as const })),
     characters: paragraphs.reduce((n, p) => n + countCodePoints(p.text), 0),
     billedCharacters: 0,
-    async rebuild(translations) {
-      // without the markup layer, an unsure word is painted as it was read, like the rest of the text
-      paint(ctx, plans, translations);
-      return encode();
-    },
-    async translateWith(translate) {
-      // an unsure word travels as an empty tag, so that its original pixels are painted where the engine puts it
-      paint(ctx, plans, await translateTagged(paragraphs.map((p) => p.unit), translate, 'placeholders'));
-      return encode();
-    },
+    // without the markup layer (a plain-text translator), an unsure word is painted as it was read
+    rebuild: (translations) => write(translations),
+    // an unsure word travels as an empty tag, so that its original pixels are painted where the engine puts it
+    translateWith: async (translate) => write(await translateTagged(paragraphs.map((p) => p.unit), translate, 'placeholders')),
   };
 }
 

@@ -33,7 +33,7 @@ export interface ImageParagraph {
 
 /** An unsure word kept in its sentence as it was drawn. */
 export interface InlineWord {
-  /** The recognizer's reading: what a translation is told apart from the source by, and painted by `rebuild`. */
+  /** The recognizer's reading: what a translation is told apart from the source by, and what a plain-text translation shows. */
   text: string;
   box: Box;
   /** Its line's box: where the word sits within its line. */
@@ -236,16 +236,38 @@ export function paragraphsOf(words: readonly RecognizedWord[], pixels?: Pixels, 
   const out: ImageParagraph[] = [];
   for (const group of [...groups, ...regroup(cut, pixels)]) {
     if (group.length === 0) continue;
-    const text = joinLines(group.map((r) => r.words.map((w) => w.text).join(' ')));
     // a paragraph of stray symbols ("|", "—", "©") is not text to translate
-    if (!/\p{L}/u.test(text)) continue;
-    const lineBoxes = group.map((r) => union(r.words));
+    if (!group.some((r) => r.words.some((w) => /\p{L}/u.test(w.text)))) continue;
+    const lines = group.map((r) => ({ box: union(r.words), pieces: r.words.map((w) => (r.unsure?.has(w) ? { unsure: w } : w.text)) }));
     const words = group.flatMap((r) => r.words);
-    const inline = group.flatMap((r, k) => r.words.filter((w) => r.unsure?.has(w)).map((w) => ({ text: w.text, box: boxOf(w), line: lineBoxes[k]! })));
-    const slotted = joinLines(group.map((r) => r.words.map((w) => (r.unsure?.has(w) ? SLOT : w.text)).join(' ')));
-    out.push({ text, box: union(lineBoxes), lines: lineBoxes, words: words.map(boxOf), fontPx: fontSizeOf(words), unit: tagged(slotted), inline });
+    out.push(imageParagraph(lines, words, fontSizeOf(words)));
   }
   return out;
+}
+
+/** A line of a paragraph: its box, and its words in order, each text or an unsure word kept as its pixels. */
+export interface ParagraphLine {
+  box: Box;
+  pieces: readonly (string | { unsure: { text: string } & Box })[];
+}
+
+/**
+ * A paragraph from its lines (pieces joined by a blank, lines as a sentence flow); `erase` are the boxes the painter
+ * erases in full (its words' boxes, or its lines' when the whole of each line is replaced).
+ */
+export function imageParagraph(lines: readonly ParagraphLine[], erase: readonly Box[], fontPx: number): ImageParagraph {
+  const read = (l: ParagraphLine) => l.pieces.map((p) => (typeof p === 'string' ? p : p.unsure.text)).join(' ');
+  const inline: InlineWord[] = [];
+  const slotted = (l: ParagraphLine) =>
+    l.pieces
+      .map((p) => {
+        if (typeof p === 'string') return p;
+        inline.push({ text: p.unsure.text, box: boxOf(p.unsure), line: boxOf(l.box) });
+        return SLOT;
+      })
+      .join(' ');
+  const boxes = lines.map((l) => boxOf(l.box));
+  return { text: joinLines(lines.map(read)), box: union(boxes), lines: boxes, words: erase.map(boxOf), fontPx, unit: tagged(joinLines(lines.map(slotted))), inline };
 }
 
 const boxOf = ({ left, top, width, height }: Box): Box => ({ left, top, width, height });

@@ -2,8 +2,8 @@
 // in the old text's colour, wrapped to the paragraph's width and shrunk until it fits its height.
 import { existsSync } from 'node:fs';
 import type { ImageData, SKRSContext2D } from '@napi-rs/canvas';
-import type { TaggedText } from '../../../markup/index.js';
 import { canvas as canvasModule } from '../canvas.js';
+import { pieces, readLine, slotted, type PaintedText } from './inline-words.js';
 import type { Box, ImageParagraph, InlineWord } from './paragraphs.js';
 import { clip, ColourMedian, eachPixel, pixelDistance, type Pixels, type Rgba } from './pixels.js';
 import type { RecognizedWord } from './text-recognizer.js';
@@ -124,60 +124,23 @@ function avoid(box: Box, obstacles: readonly Box[]): Box {
 const same = (a: string, b: string) => a.replace(/\s+/gu, ' ').trim() === b.replace(/\s+/gu, ' ').trim();
 
 /**
- * In a line being laid out, the private-use character U+E000 + k stands for the plan's inline word k, and wraps and
- * measures as one character. The translation's own private-use characters are dropped: the face has no glyph for them.
+ * The original pixels of an inline word over its line's height (the recognizer sometimes boxes a strip of a word, and
+ * the whole line is erased), with a pixel around for the anti-aliased edges its box leaves out.
  */
-const SLOT = 0xe000;
-const PRIVATE_USE = /[\uE000-\uF8FF]/gu;
-
-/** The translation as a line to lay out: each empty tag a slot character; tags of no inline word are dropped. */
-function slotted(t: string | TaggedText, inline: readonly InlineWord[]): string {
-  if (typeof t === 'string') return t.replace(PRIVATE_USE, '');
-  let out = '';
-  let at = 0;
-  for (const m of t.marks) {
-    out += t.text.slice(at, m.pos).replace(PRIVATE_USE, '') + (m.kind === 'empty' && m.id < inline.length ? String.fromCharCode(SLOT + m.id) : '');
-    at = m.pos;
-  }
-  return out + t.text.slice(at).replace(PRIVATE_USE, '');
-}
-
-/** The inline word a character stands for, if it is a slot. */
-const slotWord = (ch: string, inline: readonly InlineWord[]) => inline[ch.charCodeAt(0) - SLOT];
-
-/** A line cut into text and inline words, in order. */
-function pieces(line: string, inline: readonly InlineWord[]): (string | InlineWord)[] {
-  const out: (string | InlineWord)[] = [];
-  let text = '';
-  for (const ch of line) {
-    const word = slotWord(ch, inline);
-    if (word === undefined) text += ch;
-    else {
-      if (text !== '') out.push(text);
-      out.push(word);
-      text = '';
-    }
-  }
-  if (text !== '') out.push(text);
-  return out;
-}
-
-/** The original pixels of an inline word, with a pixel around for the anti-aliased edges its box leaves out. */
-const cropBox = (w: InlineWord, ctx: SKRSContext2D): Box =>
-  clip({ left: w.box.left - 1, top: w.box.top - 1, width: w.box.width + 2, height: w.box.height + 2 }, ctx.canvas);
+const cropBox = (w: InlineWord, ctx: SKRSContext2D): Box => {
+  const top = Math.min(w.box.top, w.line.top);
+  const bottom = Math.max(w.box.top + w.box.height, w.line.top + w.line.height);
+  return clip({ left: w.box.left - 1, top: top - 1, width: w.box.width + 2, height: bottom - top + 2 }, ctx.canvas);
+};
 
 /** Inline words are scaled with the text: at the original's size (rounded as fit starts it) they keep their pixels. */
 const inlineScale = (plan: PaintPlan, fontPx: number) => fontPx / Math.max(1, Math.round(plan.fontPx));
 
-/**
- * Paints the background over every plan first, so one paragraph's text is never erased by the next one's fill. A
- * translation given as a string is painted as it reads (an unsure word as the recognizer read it).
- */
-export function paint(ctx: SKRSContext2D, allPlans: readonly PaintPlan[], allTranslations: readonly (string | TaggedText)[]): void {
+/** Paints the background over every plan first, so one paragraph's text is never erased by the next one's fill. */
+export function paint(ctx: SKRSContext2D, allPlans: readonly PaintPlan[], allTranslations: readonly PaintedText[]): void {
   const lines = allPlans.map((plan, i) => slotted(allTranslations[i] ?? plan.source, plan.inline));
   // text the engine gave back as it was (names, codes, stamps) is not painted again over itself
-  const read = (line: string, plan: PaintPlan) => pieces(line, plan.inline).map((p) => (typeof p === 'string' ? p : p.text)).join('');
-  const changed = allPlans.flatMap((plan, i) => (same(read(lines[i]!, plan), plan.source) ? [] : [i]));
+  const changed = allPlans.flatMap((plan, i) => (same(readLine(lines[i]!, plan.inline), plan.source) ? [] : [i]));
   const plans = changed.map((i) => allPlans[i]!);
   const translations = changed.map((i) => lines[i]!);
   // the unsure words' pixels, taken before anything is erased

@@ -3,9 +3,11 @@
 // (the image formats' painter); the painted picture becomes the page. Pages are rendered again to be painted, so no
 // page's pixels are held between the two steps.
 import type { Canvas } from '@napi-rs/canvas';
+import type { TaggedText } from '../../../markup/index.js';
 import type { PixelLimits } from '../format.js';
 import { flattenToRgb } from '../image/image-format.js';
 import { paragraphsOf } from '../image/paragraphs.js';
+import type { PaintedText } from '../image/inline-words.js';
 import { paint, planParagraphs, type PaintPlan } from '../image/text-painter.js';
 import type { TextRecognizer } from '../image/text-recognizer.js';
 import { releaseCanvas, renderPages, type RenderOptions } from './page-render.js';
@@ -25,6 +27,8 @@ export interface RecognizedPage {
   width: number;
   height: number;
   texts: string[];
+  /** Each paragraph as the markup layer translates it: its unsure words are empty tags (painted as their pixels). */
+  units: TaggedText[];
   plans: PaintPlan[];
 }
 
@@ -81,6 +85,7 @@ export async function recognizePages(input: Buffer, pages: readonly number[], re
       width: width / viewport.scale,
       height: height / viewport.scale,
       texts: paragraphs.map((p) => p.text),
+      units: paragraphs.map((p) => p.unit),
       plans: planParagraphs(pixels, paragraphs, words),
     });
   });
@@ -93,16 +98,16 @@ const PAGE_JPEG_QUALITY = 85;
 
 /**
  * Each recognized page rendered again with its paragraphs' translations painted over their text: JPEG for a PDF
- * page, PNG for a picture in a Word document. `translations` are the pages' texts in order, page after page.
+ * page, PNG for a picture in a Word document. `translations` are the pages' paragraphs in order, page after page.
  */
 export async function paintPages(
   input: Buffer,
   pages: readonly RecognizedPage[],
-  translations: readonly string[],
+  translations: readonly PaintedText[],
   as: 'jpeg' | 'png',
   limits: PixelLimits,
 ): Promise<Map<number, Buffer>> {
-  const byPage = new Map<number, { page: RecognizedPage; translations: readonly string[] }>();
+  const byPage = new Map<number, { page: RecognizedPage; translations: readonly PaintedText[] }>();
   let at = 0;
   for (const page of pages) {
     byPage.set(page.page, { page, translations: page.texts.map((t, k) => translations[at + k] ?? t) });

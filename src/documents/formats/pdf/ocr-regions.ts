@@ -4,16 +4,18 @@
 // over the band in the output, whose own text there is removed. Other blocks reaching into a band are left out of
 // what is read and are transparent in the picture, so their redrawn translations show through.
 import fontkit from '@pdf-lib/fontkit';
+import type { TaggedText } from '../../../markup/index.js';
 import { PDFDocument, type PDFFont, type PDFPage } from 'pdf-lib';
 import { canvas as canvasModule } from '../canvas.js';
 import type { PixelLimits } from '../format.js';
 import { flattenToRgb } from '../image/image-format.js';
-import { paragraphsOf, union, type Box, type ImageParagraph } from '../image/paragraphs.js';
+import { imageParagraph, MIN_WORD_CONFIDENCE, paragraphsOf, type Box, type ImageParagraph, type ParagraphLine } from '../image/paragraphs.js';
+import { readText, type PaintedText } from '../image/inline-words.js';
 import { paint, planParagraphs, type PaintPlan } from '../image/text-painter.js';
 import type { RecognizedWord, TextRecognizer } from '../image/text-recognizer.js';
 import { fitText, fontFor } from './fonts.js';
 import { bands, pixelBox } from './kept-images.js';
-import { joinLines, type TextBlock } from './layout.js';
+import type { Piece, TextBlock } from './layout.js';
 import { joinPieces } from './lines.js';
 import { OCR_BUDGET_MS, ocrRendering, type RecognizeOptions } from './ocr-pages.js';
 import { renderPages, type PageViewport } from './page-render.js';
@@ -32,6 +34,8 @@ export interface RecognizedRegion {
   pixels: Box;
   holes: Box[];
   texts: string[];
+  /** Each paragraph as the markup layer translates it: its unsure words are empty tags (painted as their pixels). */
+  units: TaggedText[];
   plans: PaintPlan[];
 }
 
@@ -67,28 +71,41 @@ const DESCENT = 0.25;
 
 /**
  * A mostly readable block as one paragraph to paint: its text layer's text (numbers, subscripts included, which the
- * recognizer misreads), each piece without a mapping replaced by the words the recognizer read in its place; its
- * lines' boxes in the region's pixels. Undefined when the block is not such prose.
+ * recognizer misreads), each piece without a mapping replaced by the words the recognizer read in its place (a word
+ * it is unsure of kept as its pixels); its lines' boxes in the region's pixels. Undefined when the block is not such prose.
  */
 function layerParagraph(block: TextBlock, toPixels: (b: { left: number; right: number; top: number; bottom: number }) => Box, words: readonly RecognizedWord[]): ImageParagraph | undefined {
   const visible = block.text.replace(/\s/gu, '').length;
   if ((block.text.match(UNMAPPED)?.length ?? 0) > LAYER_UNMAPPED_SHARE * visible) return undefined;
   const read = (b: Box) => words.filter((w) => w.text.trim() !== '' && centreIn(w, b));
-  const lines = block.lines.map((l) => {
-    const pieces = l.pieces.map((p) => {
-      if (p.text.search(UNMAPPED) < 0) return p;
-      const box = toPixels({ left: p.u, right: p.u + p.width, top: p.v + ASCENT * p.size, bottom: p.v - DESCENT * p.size });
-      return { ...p, text: read(box).map((w) => w.text.trim()).join(' ') };
-    });
+  const lines = block.lines.map((l): ParagraphLine => {
+    const pieces: ParagraphLine['pieces'][number][] = [];
+    // pieces of the text layer are joined as the layout joins them, up to a word kept as its pixels
+    let run: Piece[] = [];
+    const flush = () => {
+      if (run.length > 0) pieces.push(joinPieces(run));
+      run = [];
+    };
+    for (const p of l.pieces) {
+      if (p.text.search(UNMAPPED) < 0) {
+        run.push(p);
+        continue;
+      }
+      const got = read(toPixels({ left: p.u, right: p.u + p.width, top: p.v + ASCENT * p.size, bottom: p.v - DESCENT * p.size }));
+      if (got.every((w) => w.confidence >= MIN_WORD_CONFIDENCE)) {
+        run.push({ ...p, text: got.map((w) => w.text.trim()).join(' ') });
+        continue;
+      }
+      flush();
+      for (const w of got) pieces.push(w.confidence >= MIN_WORD_CONFIDENCE ? w.text.trim() : { unsure: { ...w, text: w.text.trim() } });
+    }
+    flush();
     const box = toPixels({ left: l.u0, right: l.u1, top: Math.max(...l.pieces.map((p) => p.v + ASCENT * p.size)), bottom: Math.min(...l.pieces.map((p) => p.v - DESCENT * p.size)) });
-    return { ...l, pieces, text: joinPieces(pieces), box };
+    return { box, pieces: pieces.filter((p) => p !== '') };
   });
-  const text = joinLines(lines);
-  if (!isProse(text)) return undefined;
-  const boxes = lines.map((l) => l.box);
   // The whole block is replaced, so each line is erased in full.
-  const fontPx = toPixels({ left: 0, right: 0, top: block.size, bottom: 0 }).height;
-  return { text, box: union(boxes), lines: boxes, words: boxes, fontPx, unit: { text, marks: [] }, inline: [] };
+  const paragraph = imageParagraph(lines, lines.map((l) => l.box), toPixels({ left: 0, right: 0, top: block.size, bottom: 0 }).height);
+  return isProse(paragraph.text) ? paragraph : undefined;
 }
 
 const centreIn = (w: Box, b: Box) => w.left + w.width / 2 >= b.left && w.left + w.width / 2 <= b.left + b.width && w.top + w.height / 2 >= b.top && w.top + w.height / 2 <= b.top + b.height;
@@ -190,16 +207,16 @@ export async function recognizeRegions(
       const blocks = region.blocks.filter((b) => layer.has(b) || ocrRead.some((p) => overlap(p.box, boxes.get(b)!)));
       // words read in a block translated from its text layer are its own, not ink to keep clear of
       const others = words.filter((w) => ![...layer.values()].some((p) => centreIn(w, p.box)));
-      if (blocks.length > 0) out.push({ ...region, blocks, texts: paragraphs.map((p) => p.text), plans: planParagraphs(asDrawn, paragraphs, others) });
+      if (blocks.length > 0) out.push({ ...region, blocks, texts: paragraphs.map((p) => p.text), units: paragraphs.map((p) => p.unit), plans: planParagraphs(asDrawn, paragraphs, others) });
     }
   });
   return out;
 }
 
 /** Each region's picture (PNG, other blocks' boxes transparent) with its paragraphs' translations painted over their text. */
-export async function paintRegions(input: Buffer, regions: readonly RecognizedRegion[], translations: readonly string[], limits: PixelLimits): Promise<Map<RecognizedRegion, Buffer>> {
+export async function paintRegions(input: Buffer, regions: readonly RecognizedRegion[], translations: readonly PaintedText[], limits: PixelLimits): Promise<Map<RecognizedRegion, Buffer>> {
   const out = new Map<RecognizedRegion, Buffer>();
-  const texts = new Map<RecognizedRegion, readonly string[]>();
+  const texts = new Map<RecognizedRegion, readonly PaintedText[]>();
   let at = 0;
   for (const r of regions) {
     texts.set(r, r.texts.map((t, k) => translations[at + k] ?? t));
@@ -233,7 +250,7 @@ export function regionNotice(regions: readonly RecognizedRegion[]): string {
 export async function drawRegions(
   pdf: Buffer,
   regions: readonly RecognizedRegion[],
-  translations: readonly string[],
+  translations: readonly PaintedText[],
   pictures: ReadonlyMap<RecognizedRegion, Buffer>,
 ): Promise<Buffer> {
   if (pictures.size === 0) return pdf;
@@ -249,7 +266,7 @@ export async function drawRegions(
     const png = pictures.get(r);
     const page = pages[r.page];
     if (!png || !page) continue;
-    texts.forEach((t, k) => drawInvisible(page, font, face, areaOf(r, r.plans[k]!), t));
+    texts.forEach((t, k) => drawInvisible(page, font, face, areaOf(r, r.plans[k]!), readText(t, r.plans[k]!.inline)));
     page.drawImage(await doc.embedPng(png), { x: r.x, y: r.y, width: r.width, height: r.height });
   }
   return Buffer.from(await doc.save({ useObjectStreams: true }));
