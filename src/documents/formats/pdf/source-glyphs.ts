@@ -1,7 +1,7 @@
 // Glyphs that the text layer reads as private-use characters (TeX's old-style digits and brace pieces, a symbol font's
 // bullet) have no Unicode meaning a substitute face could show: in a line drawn anew they are drawn from the source's
 // own font, by their character code, between the runs drawn in DejaVu, so a reader sees what the source showed.
-import { PDFDict, PDFHexString, PDFName, PDFRawStream, PDFRef, beginText, endText, popGraphicsState, pushGraphicsState, rotateAndSkewTextRadiansAndTranslate, setFillingColor, setFontAndSize, showText, type Color, type PDFDocument, type PDFPage } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFHexString, PDFName, PDFRawStream, PDFRef, beginText, endText, popGraphicsState, pushGraphicsState, rotateAndSkewTextRadiansAndTranslate, setFillingColor, setFontAndSize, showText, type Color, type PDFDocument, type PDFPage } from 'pdf-lib';
 import type { Metrics } from './fonts.js';
 import type { SourceGlyphs } from './page-text.js';
 
@@ -14,10 +14,16 @@ export interface PlacedGlyph {
 
 /**
  * A font's name as pdf.js reports it: its BaseFont, but for a Type3 font (which has none) its descriptor's FontName,
- * else "Type3" (TeX's bitmap fonts): a kept Type3 font must stay in the content, or its glyphs go unseen.
+ * else "Type3" (TeX's bitmap fonts): a kept Type3 font must stay in the content, or its glyphs go unseen; for a
+ * composite (Type0) font its descendant's BaseFont (the Type0's own has the CMap's name appended).
  */
 export function readerFontName(font: PDFDict): string | undefined {
-  const name = font.lookup(PDFName.of('Subtype')) === PDFName.of('Type3') ? (font.lookupMaybe(PDFName.of('FontDescriptor'), PDFDict)?.lookup(PDFName.of('FontName')) ?? PDFName.of('Type3')) : font.lookup(PDFName.of('BaseFont'));
+  const subtype = font.lookup(PDFName.of('Subtype'));
+  const descendant = subtype === PDFName.of('Type0') ? font.lookupMaybe(PDFName.of('DescendantFonts'), PDFArray)?.lookup(0) : undefined;
+  const name =
+    subtype === PDFName.of('Type3')
+      ? (font.lookupMaybe(PDFName.of('FontDescriptor'), PDFDict)?.lookup(PDFName.of('FontName')) ?? PDFName.of('Type3'))
+      : (descendant instanceof PDFDict ? descendant : font).lookup(PDFName.of('BaseFont'));
   return name instanceof PDFName ? name.decodeText() : undefined;
 }
 
