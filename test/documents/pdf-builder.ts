@@ -1,9 +1,10 @@
 // Test helper: PDFs made as word processors make them, with real fonts (DejaVu from fonts-dejavu-core, embedded and
 // subset by pdf-lib + fontkit): wrapped or justified paragraphs, links, tables; a font can lose its character
-// mapping (/ToUnicode removed), as in papers whose text cannot be read back.
+// mapping (/ToUnicode removed), as in papers whose text cannot be read back; glyphs can be shown by code in fonts
+// whose text reads as private-use characters (TeX's old-style digits, a word processor's symbol-font bullet).
 import { readFileSync } from 'node:fs';
 import fontkit from '@pdf-lib/fontkit';
-import { degrees, PDFDict, PDFDocument, PDFName, rgb, type PDFFont, type PDFPage } from 'pdf-lib';
+import { beginText, degrees, endText, moveText, PDFDict, PDFDocument, PDFHexString, PDFName, PDFRef, rgb, setFontAndSize, showText, type PDFFont, type PDFPage } from 'pdf-lib';
 
 const DEJAVU = '/usr/share/fonts/truetype/dejavu/';
 export type FontName = 'sans' | 'serif' | 'mono' | 'bold';
@@ -45,8 +46,23 @@ export interface Table {
   borders?: boolean;
 }
 
+/**
+ * Glyphs shown by code at a place (outside the flow), in a font (not embedded) whose text pdf.js reads as private-use characters:
+ * 'cmmi10' is SIstyle-2.3a.pdf's (texlive-science-doc) math italic, whose codes 0x30-0x39 are the old-style digits
+ * (glyph names zerooldstyle…nineoldstyle, 500/1000 em wide, no /ToUnicode); 'symbol' is a word processor's Symbol
+ * font whose /ToUnicode maps its bullet 0xB7 to U+F0B7.
+ */
+export interface GlyphRun {
+  font: 'cmmi10' | 'symbol';
+  x: number;
+  y: number;
+  size: number;
+  codes: number[];
+}
+
 export interface PageSpec {
-  items: (Paragraph | Table)[];
+  /** Drawn in this order (the order a reader's text layer follows). */
+  items: (Paragraph | Table | GlyphRun)[];
   /** Pictures painted first, under the text. */
   pictures?: Picture[];
   /** The page's text is drawn in a font whose character mapping is removed (it cannot be read back). */
@@ -85,6 +101,10 @@ export async function buildPdf(pages: PageSpec[]): Promise<Buffer> {
     let y = PAGE.height - PAGE.margin;
     for (const p of spec.pictures ?? []) page.drawImage(await doc.embedPng(p.png), { x: p.x, y: p.y, width: p.width, height: p.height });
     for (const item of spec.items) {
+      if ('codes' in item) {
+        drawGlyphs(doc, page, item);
+        continue;
+      }
       if ('text' in item && item.at) {
         await drawParagraph(page, fonts, item, item.at.y, spec.unmapped === true || item.unmapped === true);
         continue;
@@ -100,6 +120,29 @@ export async function buildPdf(pages: PageSpec[]): Promise<Buffer> {
     if (obj instanceof PDFDict && unmappedRefs.has(ref.objectNumber)) obj.delete(PDFName.of('ToUnicode'));
   }
   return Buffer.from(await again.save({ useObjectStreams: false }));
+}
+
+const OLDSTYLE = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'].map((d) => PDFName.of(`${d}oldstyle`));
+
+function glyphFont(doc: PDFDocument, font: GlyphRun['font']): PDFRef {
+  if (font === 'cmmi10') {
+    return doc.context.register(doc.context.obj({
+      Type: 'Font', Subtype: 'Type1', BaseFont: 'XXERTP+CMMI10', FirstChar: 48, LastChar: 57, Widths: Array(10).fill(500),
+      Encoding: { Type: 'Encoding', Differences: [48, ...OLDSTYLE] },
+    }));
+  }
+  const cmap = `/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /Symbol-UCS def /CMapType 2 def
+1 begincodespacerange <00> <FF> endcodespacerange 1 beginbfchar <B7> <F0B7> endbfchar endcmap CMapName currentdict /CMap defineresource pop end end`;
+  return doc.context.register(doc.context.obj({
+    Type: 'Font', Subtype: 'TrueType', BaseFont: 'Symbol', FirstChar: 183, LastChar: 183, Widths: [460],
+    ToUnicode: doc.context.register(doc.context.stream(cmap)),
+  }));
+}
+
+function drawGlyphs(doc: PDFDocument, page: PDFPage, run: GlyphRun): void {
+  const name = page.node.newFontDictionary(run.font, glyphFont(doc, run.font));
+  const hex = run.codes.map((c) => c.toString(16).padStart(2, '0')).join('');
+  page.pushOperators(beginText(), setFontAndSize(name, run.size), moveText(run.x, run.y), showText(PDFHexString.of(hex)), endText());
 }
 
 /** Splits a paragraph into lines no wider than the text column. */

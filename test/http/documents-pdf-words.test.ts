@@ -93,7 +93,7 @@ describe('PDF words kept through translation (real fonts, Apertium en→es)', ()
         }
       }
       const outputWords = new Set(wordsOf(`${pdftotext(out) ?? ''}\n${[...d.kept, ...(d.ocr ?? []), ...(d.regions ?? [])].map((p) => ocrPage(out, p)).join('\n')}`));
-      const paragraphs = d.pages.flatMap((p) => p.items.flatMap((i) => ('rows' in i ? i.rows.map((r) => r.join(' ')) : [i.text])));
+      const paragraphs = d.pages.flatMap((p) => p.items.flatMap((i) => ('rows' in i ? i.rows.map((r) => r.join(' ')) : 'codes' in i ? [] : [i.text])));
       const translations = await translateTexts(paragraphs);
       let present = 0;
       let total = 0;

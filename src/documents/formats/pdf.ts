@@ -157,6 +157,7 @@ async function extractPdf(input: Buffer, options: ExtractOptions, recognizer: Te
       kept: keptLeft[n]!.filter((_, k) => !ocrBlocks.has(page[k]!)),
       // a region's picture covers its blocks: their text goes, that in fonts kept for other blocks too
       cleared: page.filter((b) => ocrBlocks.has(b)).map((b) => ({ x0: b.left - 1, x1: b.right + 1, y0: b.bottom - 1, y1: b.top + 1 })),
+      glyphs: pages[n]!.glyphs,
       ...(painted.has(n) ? { picture: painted.get(n)! } : {}),
     }));
   };

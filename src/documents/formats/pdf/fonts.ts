@@ -30,8 +30,16 @@ export interface DrawFont {
   metrics: FontMetrics;
 }
 
+/** What text is wrapped and fitted by: advances in em. */
+export interface Metrics {
+  /** Advance of one code point in em. */
+  advance(codePoint: number): number;
+  /** Width of `text` in em. */
+  measure(text: string): number;
+}
+
 /** Per-code-point advances (in em) of one font, measured once. */
-export class FontMetrics {
+export class FontMetrics implements Metrics {
   private readonly font: fontkit.Font;
   private readonly advances = new Map<number, number>();
 
@@ -60,17 +68,22 @@ export class FontMetrics {
     return w;
   }
 
-  /** The text with characters the font cannot draw replaced (controls by spaces, others by '?'). */
-  drawable(text: string): string {
+  /**
+   * The text with characters the font cannot draw replaced (controls by spaces, others by '?'), but for those in
+   * `kept` (drawn from another font). A private-use character has no meaning of its own: standing alone it is taken
+   * for a symbol font's bullet (its usual use in a text layer), within a word it is any glyph (an old-style digit).
+   */
+  drawable(text: string, kept?: ReadonlySet<string>): string {
+    const chars = [...text];
     let out = '';
-    for (const ch of text) {
+    chars.forEach((ch, k) => {
       const cp = ch.codePointAt(0)!;
       if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) out += ' ';
-      else if (this.has(cp)) out += ch;
+      else if (kept?.has(ch) || this.has(cp)) out += ch;
       else if (/\s/u.test(ch)) out += ' ';
-      else if (/[\p{Co}]/u.test(ch)) out += '•'; // symbol-font bullets
+      else if (/\p{Co}/u.test(ch) && !/\S/u.test(chars[k - 1] ?? ' ') && !/\S/u.test(chars[k + 1] ?? ' ')) out += '•';
       else out += '?';
-    }
+    });
     return out;
   }
 }
@@ -127,7 +140,7 @@ export function styleOfFontName(name: string | undefined): FontStyle {
  * A word too wide for a narrow line that a later one can hold leaves that line empty; one wider than every later
  * line is cut.
  */
-export function wrap(text: string, metrics: FontMetrics, size: number, widths: readonly number[]): string[] {
+export function wrap(text: string, metrics: Metrics, size: number, widths: readonly number[]): string[] {
   const lines: string[] = [];
   const widthOf = (n: number) => widths[Math.min(n, widths.length - 1)]!;
   // the widest of line n and those after it
@@ -184,7 +197,7 @@ export interface FittedText {
  * to 85 % of its size. At the smallest size the text is drawn even if it overflows.
  */
 export function fitText(
-  text: string, metrics: FontMetrics, size: number, lineGap: number, widths: (size: number) => readonly number[], height: number, oneLine = false,
+  text: string, metrics: Metrics, size: number, lineGap: number, widths: (size: number) => readonly number[], height: number, oneLine = false,
 ): FittedText {
   const minimum = Math.max(size / 3, Math.min(size, 4));
   const natural = metrics.measure(text) * size;

@@ -12,7 +12,26 @@ export interface PageText {
   /** The visible page box [x0, y0, x1, y1] in user space. */
   view: [number, number, number, number];
   pieces: TextPiece[];
+  /** Per private-use character of the page's text, the source glyphs it stands for (one per font). */
+  glyphs: SourceGlyphs;
 }
+
+/**
+ * A glyph the text reads as a private-use character: it has no Unicode meaning (TeX's old-style digits and brace
+ * pieces, a symbol font's bullet), so only its own font can show it again, by its character code.
+ */
+export interface SourceGlyph {
+  /** The PDF font's name as pieces carry it (TextPiece.fontName). */
+  fontName: string;
+  code: number;
+  /** Advance in em (text space units per unit of font size). */
+  advance: number;
+}
+
+export type SourceGlyphs = ReadonlyMap<string, readonly SourceGlyph[]>;
+
+/** Private-use characters: what pdf.js gives for glyph names that Unicode has no character for. */
+export const PRIVATE_USE = /\p{Co}/u;
 
 interface PdfjsTextItem {
   str: string;
@@ -49,12 +68,14 @@ export async function readPageTexts(input: Buffer, limits: ReadLimits): Promise<
       const content = await page.getTextContent();
       const items = content.items.filter((i): i is PdfjsTextItem & typeof i => 'str' in i && i.str.trim() !== '');
       // font names (for bold, italic, serif) reach the main thread with the operator list only; it also has colours
-      const colors = items.length > 0 ? textColors(OPS, await page.getOperatorList()) : undefined;
       const fontNames = new Map<string, string | undefined>();
       const fontName = (id: string) => {
         if (!fontNames.has(id)) fontNames.set(id, page.commonObjs.has(id) ? (page.commonObjs.get(id) as { name?: string })?.name : undefined);
         return fontNames.get(id);
       };
+      const fontMatrix = (id: string) => (page.commonObjs.has(id) ? (page.commonObjs.get(id) as { fontMatrix?: number[] })?.fontMatrix : undefined);
+      const shown = items.length > 0 ? readShownText(OPS, await page.getOperatorList(), fontName, fontMatrix) : undefined;
+      const colors = shown?.colors;
       const pieces = items.map((i): TextPiece => {
         const [a = 1, b = 0, c = 0, d = 1, e = 0, f = 0] = i.transform;
         characters += i.str.length;
@@ -75,7 +96,7 @@ export async function readPageTexts(input: Buffer, limits: ReadLimits): Promise<
         throw new DocumentFormatError(`The PDF file has more than ${limits.maxCharacters} characters of text; split it into smaller files.`);
       }
       const [x0 = 0, y0 = 0, x1 = 612, y1 = 792] = page.view;
-      pages.push({ view: [Math.min(x0, x1), Math.min(y0, y1), Math.max(x0, x1), Math.max(y0, y1)], pieces });
+      pages.push({ view: [Math.min(x0, x1), Math.min(y0, y1), Math.max(x0, x1), Math.max(y0, y1)], pieces, glyphs: shown?.glyphs ?? new Map() });
       page.cleanup();
     }
     return pages;
@@ -91,14 +112,22 @@ export async function readPageTexts(input: Buffer, limits: ReadLimits): Promise<
 const RESYNC_WINDOW = 200;
 
 /**
- * The fill colour of each text item: the operator list shows glyphs in the same order as the text content, with the
- * fill colour in effect (pdf.js turns gray and CMYK into "#rrggbb"); items are matched to glyphs by their characters.
+ * What the operator list tells of the shown text: the fill colour of each text item (the operator list shows glyphs
+ * in the same order as the text content, with the fill colour in effect; pdf.js turns gray and CMYK into "#rrggbb";
+ * items are matched to glyphs by their characters), and the glyphs read as private-use characters.
  */
-function textColors(OPS: PdfJs['OPS'], list: { fnArray: number[]; argsArray: unknown[] }): { next(str: string): string | undefined } {
+function readShownText(
+  OPS: PdfJs['OPS'],
+  list: { fnArray: number[]; argsArray: unknown[] },
+  fontName: (id: string) => string | undefined,
+  fontMatrix: (id: string) => number[] | undefined,
+): { colors: { next(str: string): string | undefined }; glyphs: SourceGlyphs } {
   const SHOW_TEXT_OPS = new Set<number>([OPS.showText, OPS.showSpacedText, OPS.nextLineShowText, OPS.nextLineSetSpacingShowText]);
   const chars: string[] = [];
   const colors: string[] = [];
+  const glyphs = new Map<string, SourceGlyph[]>();
   let color = '#000000';
+  let font: string | undefined;
   const saved: string[] = [];
   for (let k = 0; k < list.fnArray.length; k++) {
     const fn = list.fnArray[k]!;
@@ -106,10 +135,14 @@ function textColors(OPS: PdfJs['OPS'], list: { fnArray: number[]; argsArray: unk
     if (fn === OPS.save) saved.push(color);
     else if (fn === OPS.restore) color = saved.pop() ?? color;
     else if (fn === OPS.setFillRGBColor && typeof args?.[0] === 'string') color = args[0];
+    else if (fn === OPS.setFont && typeof args?.[0] === 'string') font = args[0];
     else if (SHOW_TEXT_OPS.has(fn) && Array.isArray(args?.[0])) {
       for (const glyph of args[0] as unknown[]) {
-        const unicode = (glyph as { unicode?: unknown } | null)?.unicode;
+        const { unicode, originalCharCode, width } = (glyph ?? {}) as { unicode?: unknown; originalCharCode?: unknown; width?: unknown };
         if (typeof unicode !== 'string') continue;
+        if (font !== undefined && [...unicode].length === 1 && PRIVATE_USE.test(unicode) && typeof originalCharCode === 'number' && typeof width === 'number') {
+          addGlyph(glyphs, unicode, fontName(font), originalCharCode, width * (fontMatrix(font)?.[0] ?? 0.001));
+        }
         for (const ch of unicode.normalize('NFKC')) {
           if (/\s/u.test(ch)) continue;
           chars.push(ch);
@@ -118,6 +151,18 @@ function textColors(OPS: PdfJs['OPS'], list: { fnArray: number[]; argsArray: unk
       }
     }
   }
+  return { colors: colorCursor(chars, colors), glyphs };
+}
+
+function addGlyph(glyphs: Map<string, SourceGlyph[]>, char: string, fontName: string | undefined, code: number, advance: number): void {
+  if (fontName === undefined || !(advance > 0)) return;
+  const list = glyphs.get(char) ?? [];
+  if (!list.some((g) => g.fontName === fontName)) list.push({ fontName, code, advance });
+  glyphs.set(char, list);
+}
+
+/** Each text item's colour, looked up in order among the glyphs' characters. */
+function colorCursor(chars: readonly string[], colors: readonly string[]): { next(str: string): string | undefined } {
   let at = 0;
   return {
     next(str: string) {

@@ -19,9 +19,11 @@ import {
 } from 'pdf-lib';
 import { DocumentFormatError } from '../format.js';
 import { stripText, type UnderlineZone } from './content-stream.js';
-import { fitText, fontFor, type DrawFont } from './fonts.js';
+import { fitText, fontFor, type DrawFont, type Metrics } from './fonts.js';
 import { fromFrame, type TextBlock } from './layout.js';
 import { lineRooms } from './line-room.js';
+import type { SourceGlyphs } from './page-text.js';
+import { drawSourceGlyphs, PageGlyphs, readerFontName, runs, withGlyphs, type PlacedGlyph } from './source-glyphs.js';
 
 export const WATERMARK_TEXT = 'Translated by Tolk';
 
@@ -91,15 +93,6 @@ function fontResources(doc: PDFDocument, resources: PDFDict | undefined, fonts: 
   return names;
 }
 
-/**
- * A font's name as pdf.js reports it: its BaseFont, but for a Type3 font (which has none) its descriptor's FontName,
- * else "Type3" (TeX's bitmap fonts): a kept Type3 font must stay in the content, or its glyphs go unseen.
- */
-function readerFontName(font: PDFDict): string | undefined {
-  const name = font.lookup(PDFName.of('Subtype')) === PDFName.of('Type3') ? (font.lookupMaybe(PDFName.of('FontDescriptor'), PDFDict)?.lookup(PDFName.of('FontName')) ?? PDFName.of('Type3')) : font.lookup(PDFName.of('BaseFont'));
-  return name instanceof PDFName ? name.decodeText() : undefined;
-}
-
 function stripForms(doc: PDFDocument, resources: PDFDict, visited: Set<PDFRef>, keepFonts: ReadonlySet<string>): void {
   const xobjects = resources.lookupMaybe(PDFName.of('XObject'), PDFDict);
   if (!xobjects) return;
@@ -130,6 +123,8 @@ export interface PageOutput {
   cleared?: readonly UnderlineZone[];
   /** The page read by text recognition, painted with its translation (JPEG): it becomes the page's whole content. */
   picture?: Buffer;
+  /** The glyphs its text reads as private-use characters: drawn again from their own fonts. */
+  glyphs?: SourceGlyphs;
 }
 
 export interface OutputOptions {
@@ -181,19 +176,22 @@ async function write(doc: PDFDocument, pages: PageOutput[], options: OutputOptio
     const keepFonts = pages[p]!.keepFonts ?? new Set<string>();
     const scanned = stripPage(doc, page, visited, underlineZones(blocks, texts), keepFonts, pages[p]!.cleared ?? []);
     const drawn: DrawnLine[] = [];
+    const sourceGlyphs = new PageGlyphs(doc, page, pages[p]!.glyphs ?? new Map());
     // leaders last: they give way to the titles beside them
     const order = [...blocks.keys()].sort((a, b) => Number(blocks[a]!.leader ?? false) - Number(blocks[b]!.leader ?? false));
     for (const b of order) {
       const block = blocks[b]!;
       const font = fontFor(block.font);
-      const pdfFont = await embed(font);
       // over a scan, the translation covers the image's own text
       if (scanned && block.translatable) cover(page, block);
       // a block the engine left as it was (names, marks) is drawn back piece by piece, superscripts included
       const text = texts[b] ?? block.text;
-      if (block.translatable && !kept?.[b] && text !== block.text) drawn.push(...drawBlock(page, pdfFont, font, block, text));
-      else if (block.leader) drawLeader(page, pdfFont, font, block, drawn);
-      else drawVerbatim(page, pdfFont, font, block, keepFonts);
+      const translated = block.translatable && !kept?.[b] && text !== block.text;
+      const glyphs = sourceGlyphs.placed(translated ? text : block.text, new Set(block.lines.flatMap((l) => l.pieces.map((piece) => piece.fontName ?? ''))));
+      const face: Face = { font, pdfFont: await embed(font), glyphs, metrics: withGlyphs(font.metrics, glyphs) };
+      if (translated) drawn.push(...drawBlock(page, face, block, text));
+      else if (block.leader) drawLeader(page, face, block, drawn);
+      else drawVerbatim(page, face, block, keepFonts);
     }
     if (options.watermark) drawWatermark(page, await embed(fontFor({ family: 'sans', bold: false, italic: false })));
   }
@@ -226,13 +224,32 @@ function colorOf(hex: string) {
 /** Fonts set per page: pdf-lib adds a font resource on every setFont, so it is called only when the font changes. */
 const currentFont = new WeakMap<PDFPage, PDFFont>();
 
-function drawLine(page: PDFPage, font: PDFFont, color: string, angle: number, u: number, v: number, text: string, size: number): void {
-  const { x, y } = fromFrame(angle, u, v);
-  if (currentFont.get(page) !== font) {
-    page.setFont(font);
-    currentFont.set(page, font);
+/** What a block is drawn in: a DejaVu face, and the source glyphs its text holds (drawn from their own fonts). */
+interface Face {
+  font: DrawFont;
+  pdfFont: PDFFont;
+  glyphs: ReadonlyMap<string, PlacedGlyph>;
+  /** Advances of both. */
+  metrics: Metrics;
+}
+
+/** The text with what the face cannot draw replaced, the source glyphs kept. */
+const drawableIn = (face: Face, text: string) => face.font.metrics.drawable(text, new Set(face.glyphs.keys()));
+
+function drawLine(page: PDFPage, face: Face, color: string, angle: number, u: number, v: number, text: string, size: number): void {
+  let at = u;
+  for (const run of face.glyphs.size > 0 ? runs(text, face.glyphs) : [{ text, source: false }]) {
+    const { x, y } = fromFrame(angle, at, v);
+    if (run.source) drawSourceGlyphs(page, run.text, face.glyphs, colorOf(color), angle, x, y, size);
+    else {
+      if (currentFont.get(page) !== face.pdfFont) {
+        page.setFont(face.pdfFont);
+        currentFont.set(page, face.pdfFont);
+      }
+      page.drawText(run.text, { x, y, size, color: colorOf(color), rotate: degrees((angle * 180) / Math.PI) });
+    }
+    at += face.metrics.measure(run.text) * size;
   }
-  page.drawText(text, { x, y, size, color: colorOf(color), rotate: degrees((angle * 180) / Math.PI) });
 }
 
 /** A line of translation as drawn: its baseline and where it ends (in the block's frame). */
@@ -247,23 +264,23 @@ interface DrawnLine {
  * The translation wrapped in the block's box (grown into free room when needed), shrunk until it fits; each line
  * starts where the source line at its height started and keeps within that line's room.
  */
-function drawBlock(page: PDFPage, pdfFont: PDFFont, font: DrawFont, block: TextBlock, translation: string): DrawnLine[] {
-  const text = font.metrics.drawable(translation.replace(/\s+/gu, ' ').trim());
+function drawBlock(page: PDFPage, face: Face, block: TextBlock, translation: string): DrawnLine[] {
+  const text = drawableIn(face, translation.replace(/\s+/gu, ' ').trim());
   if (text === '') return [];
   const drawn: DrawnLine[] = [];
   const roomsAt = (size: number) => lineRooms(block, size, (block.lineGap * size) / block.size).map((r) => ({ ...r, width: r.width + 0.01 }));
-  const fitted = fitText(text, font.metrics, block.size, block.lineGap, (s) => roomsAt(s).map((r) => r.width), block.top - block.maxBottom, block.lines.length === 1);
+  const fitted = fitText(text, face.metrics, block.size, block.lineGap, (s) => roomsAt(s).map((r) => r.width), block.top - block.maxBottom, block.lines.length === 1);
   const rooms = roomsAt(fitted.size);
   let v = block.top - 0.8 * fitted.size;
   fitted.lines.forEach((line, n) => {
     const { start, width } = rooms[Math.min(n, rooms.length - 1)]!;
-    const w = font.metrics.measure(line) * fitted.size;
+    const w = face.metrics.measure(line) * fitted.size;
     const u = block.align === 'right' ? block.right - w : block.align === 'center' ? (block.left + block.right - w) / 2 : start;
     const spread = block.align === 'justify' && n < fitted.lines.length - 1;
     // (a line too narrow for the next word stays empty)
     if (line !== '') {
-      if (spread) drawJustified(page, pdfFont, font, block, start, v, line, fitted.size, width);
-      else drawLine(page, pdfFont, block.color, block.angle, u, v, line, fitted.size);
+      if (spread) drawJustified(page, face, block, start, v, line, fitted.size, width);
+      else drawLine(page, face, block.color, block.angle, u, v, line, fitted.size);
       drawn.push({ angle: block.angle, v, u1: spread ? start + width : u + w, size: fitted.size });
     }
     v -= fitted.lineGap;
@@ -272,7 +289,7 @@ function drawBlock(page: PDFPage, pdfFont: PDFFont, font: DrawFont, block: TextB
 }
 
 /** A dot leader drawn from where the title beside it now ends (at least a space after it) to its own end. */
-function drawLeader(page: PDFPage, pdfFont: PDFFont, font: DrawFont, block: TextBlock, drawn: readonly DrawnLine[]): void {
+function drawLeader(page: PDFPage, face: Face, block: TextBlock, drawn: readonly DrawnLine[]): void {
   for (const line of block.lines) {
     let start = line.u0;
     for (const d of drawn) {
@@ -282,20 +299,20 @@ function drawLeader(page: PDFPage, pdfFont: PDFFont, font: DrawFont, block: Text
     const perChar = (line.u1 - line.u0) / Math.max(1, text.length);
     const kept = text.slice(Math.max(0, text.length - Math.floor((line.u1 - start) / perChar))).trim();
     if (kept === '') continue;
-    const natural = font.metrics.measure(kept) * line.size;
+    const natural = face.metrics.measure(kept) * line.size;
     const size = Math.min(line.size, (line.size * kept.length * perChar) / Math.max(natural, 1e-6));
-    drawLine(page, pdfFont, block.color, block.angle, line.u1 - font.metrics.measure(kept) * size, line.v, kept, size);
+    drawLine(page, face, block.color, block.angle, line.u1 - face.metrics.measure(kept) * size, line.v, kept, size);
   }
 }
 
 /** A line of a justified paragraph spread across its room: its words drawn apart, evenly spaced. */
-function drawJustified(page: PDFPage, pdfFont: PDFFont, font: DrawFont, block: TextBlock, start: number, v: number, line: string, size: number, width: number): void {
+function drawJustified(page: PDFPage, face: Face, block: TextBlock, start: number, v: number, line: string, size: number, width: number): void {
   const words = line.split(' ');
-  const widths = words.map((w) => font.metrics.measure(w) * size);
+  const widths = words.map((w) => face.metrics.measure(w) * size);
   const gap = words.length > 1 ? (width - 0.01 - widths.reduce((a, b) => a + b, 0)) / (words.length - 1) : 0;
   let u = start;
   words.forEach((word, k) => {
-    drawLine(page, pdfFont, block.color, block.angle, u, v, word, size);
+    drawLine(page, face, block.color, block.angle, u, v, word, size);
     u += widths[k]! + gap;
   });
 }
@@ -313,18 +330,18 @@ function cover(page: PDFPage, block: TextBlock): void {
 }
 
 /** Numbers, bullets, symbols and text left as it was go back where they were, each piece at its place and size. */
-function drawVerbatim(page: PDFPage, pdfFont: PDFFont, font: DrawFont, block: TextBlock, keptFonts: ReadonlySet<string>): void {
+function drawVerbatim(page: PDFPage, face: Face, block: TextBlock, keptFonts: ReadonlySet<string>): void {
   for (const line of block.lines) {
     for (const piece of line.pieces) {
       // text in a kept font is still in the content stream
       if (keptFonts.has(piece.fontName ?? '')) continue;
-      const text = font.metrics.drawable(piece.text);
+      const text = drawableIn(face, piece.text);
       if (text.trim() === '') continue;
       // the substitute face may be wider than the source's: shrunk to the piece's width, it cannot run into its neighbours
-      const natural = font.metrics.measure(text) * piece.size;
+      const natural = face.metrics.measure(text) * piece.size;
       // (to half its size at most: a narrower piece is a width the PDF got wrong, not a condensed face)
       const size = natural > piece.width + 0.5 ? Math.max(0.5, piece.width / natural) * piece.size : piece.size;
-      drawLine(page, pdfFont, piece.color ?? block.color, block.angle, piece.u, piece.v, text, size);
+      drawLine(page, face, piece.color ?? block.color, block.angle, piece.u, piece.v, text, size);
     }
   }
 }
