@@ -175,6 +175,7 @@ export function joinLines(lines: TextLine[]): string {
  * Blocks set in a monospaced font on a page whose text is mostly not are code listings (and tables typed as code):
  * drawn back line by line as they were, never translated or reflowed. A page (almost) all in a typewriter font is
  * prose and is translated, and so is a monospaced block that reads as prose (a note or heading set in the typewriter face).
+ * A displayed formula or grammar rule is kept in any font.
  */
 function keepCode(blocks: TextBlock[]): void {
   let mono = 0;
@@ -183,8 +184,27 @@ function keepCode(blocks: TextBlock[]): void {
     all += b.text.length;
     if (b.font.family === 'mono') mono += b.text.length;
   }
+  for (const b of blocks) if (readsAsFormula(b.text)) b.translatable = false;
   if (mono === 0 || mono >= 0.9 * all) return;
   for (const b of blocks) if (b.font.family === 'mono' && !readsAsProse(b.text)) b.translatable = false;
+}
+
+/** A relation or definition sign of a formula or grammar ("=", "::=", "≤", "→"). */
+const RELATION = /[=<>≤≥≠≡≈∼∈∉⊂⊆→←↔⇒⇔]/u;
+
+/**
+ * A displayed formula or grammar rule ("CRCu(M, v′) = CRCu(M, v) + …", "integer ::= [-] {0 . . . 9} | a . . . f"):
+ * a relation sign, fewer words of two letters or more than other tokens, and no two such words in a row ("mod P",
+ * "(regular-char | escape-char)"; "According to (3), CRCu(M, v) = v′2." is a sentence). Kept as it is, in any font:
+ * an engine reads its variables as words ("A(x)" → "Un(x)", "a . . . f" → "un . . . f") and a reflow loses its
+ * alignment.
+ */
+function readsAsFormula(text: string): boolean {
+  if (!RELATION.test(text)) return false;
+  const tokens = text.split(/\s+/u).filter((t) => t !== '');
+  const word = tokens.map((w) => /^["'‘“(]?\p{L}{2,}[\p{L}'’-]*[.,;:!?"'’”)]?$/u.test(w));
+  const words = word.filter(Boolean).length;
+  return words * 2 < tokens.length && !word.some((w, n) => w && word[n + 1]);
 }
 
 /** Characters that code uses and prose hardly does. */

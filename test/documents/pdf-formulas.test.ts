@@ -1,0 +1,118 @@
+// Displayed formulas, grammar rules and code listings are kept as they are (issue 43, pages the tests never saw):
+// the pieces below are those of zlib's crc-doc.1.0.pdf p. 5 (a derivation in CMR10/CMMI10 between prose lines),
+// camlidl's manual p. 3 (grammar rules in italic after their left-hand side) and expex's manual p. 10 (a TeX listing
+// set in txfonts' typewriter face, "txtt", above the example it typesets), as pdf.js reads them.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { pdfFormat } from '../../src/documents/formats/pdf.js';
+import { styleOfFontName } from '../../src/documents/formats/pdf/fonts.js';
+import { layoutPage, type TextPiece } from '../../src/documents/formats/pdf/layout.js';
+import { apertiumEnEs } from './pdf-layout-check.js';
+import { flat, pdftotext } from './pdf-inspect.js';
+
+const LETTER: [number, number, number, number] = [0, 0, 612, 792];
+const piece = (text: string, x: number, y: number, width: number, fontName: string, size = 10): TextPiece => ({
+  text, x, y, angle: 0, size, width, font: styleOfFontName(fontName), fontName,
+});
+const byText = (blocks: ReturnType<typeof layoutPage>, start: string) => {
+  const block = blocks.find((b) => b.text.startsWith(start));
+  assert.ok(block, `a block starting "${start}" in ${JSON.stringify(blocks.map((b) => b.text))}`);
+  return block;
+};
+
+describe('PDF formulas and listings are kept, the prose around them translated', () => {
+  it('crc-doc p5: the derivation lines are kept; the sentences, with their inline math, are translated', () => {
+    const R = 'JBDKRM+CMR10';
+    const I = 'IFKLVH+CMMI10';
+    const blocks = layoutPage(
+      [
+        piece('If a message', 148.7, 323.9, 54.3, R), piece('M', 206.8, 323.9, 9.7, I), piece('=', 221.2, 323.9, 7.7, R),
+        piece('ABC', 232.6, 323.9, 22.6, I), piece('is a concatenation of messages A, B, and C, and', 259.8, 323.9, 217.7, R),
+        piece('B(x) is new message of the same length as B(x), CRC(M) of message M =', 133.8, 312, 343.6, R),
+        piece('ABC may be computed from known CRC(M). Indeed,', 133.8, 300, 249.8, R),
+        piece('M', 204.7, 281.5, 9.7, I), piece('(', 215.4, 281.5, 3.9, R), piece('x', 219.3, 281.5, 5.7, I), piece(') =', 225, 281.5, 14.4, R),
+        piece('A', 242.2, 281.5, 7.5, I), piece('(', 249.6, 281.5, 3.9, R), piece('x', 253.5, 281.5, 5.7, I), piece(')', 259.2, 281.5, 3.9, R),
+        piece('·', 265.3, 281.5, 2.8, 'KYHFQP+CMSY10'), piece('x', 270.3, 281.5, 5.7, I), piece('|B|+|C|', 276, 285.6, 28.1, 'ZNKCOD+CMMI7', 7),
+        piece('+', 306.8, 281.5, 7.7, R), piece('B', 316.8, 281.5, 7.6, I), piece('(', 324.8, 281.5, 3.9, R), piece('x', 328.7, 281.5, 5.7, I),
+        piece(')', 334.4, 281.5, 3.9, R), piece('·', 340.5, 281.5, 2.8, 'KYHFQP+CMSY10'), piece('x', 345.5, 281.5, 5.7, I),
+        piece('|C|', 351.2, 285.6, 10.9, 'ZNKCOD+CMMI7', 7), piece('+', 364.8, 281.5, 7.7, R), piece('C', 374.8, 281.5, 7.1, I),
+        piece('(', 382.6, 281.5, 3.9, R), piece('x', 386.5, 281.5, 5.7, I), piece(')', 392.2, 281.5, 3.9, R), piece(',', 396.1, 281.5, 2.8, I),
+        piece('= M(x) + (B(x) − B(x)) · x|C|,', 232, 248, 120, R),
+        piece('therefore', 133.8, 229, 38, R),
+        piece('According to (3), CRC(M, v) = v2.', 133.8, 210, 150, R),
+      ],
+      LETTER,
+    );
+    assert.equal(byText(blocks, 'M(x) = A(x)').translatable, false);
+    assert.equal(byText(blocks, '= M(x) +').translatable, false);
+    assert.equal(byText(blocks, 'If a message').translatable, true);
+    assert.equal(byText(blocks, 'therefore').translatable, true);
+    // a sentence with a formula in it: its words run on ("According to")
+    assert.equal(byText(blocks, 'According to').translatable, true);
+  });
+
+  it('camlidl p3: a grammar rule is kept (Apertium made "a . . . f | A . . . F" "un . . . f | Un . . . F")', () => {
+    const blocks = layoutPage(
+      [
+        piece('Literals.', 72, 723, 44.8, 'CMBX10', 10.9), piece('Integer literals, character literals and string literals have the same syntax as in C.', 126, 723, 400, 'CMR10', 10.9),
+        piece('integer', 151, 701, 32.8, 'CMTI10', 10.9), piece('::= [-] {0 . . . 9} [-] 0x {0 . . . 9 | a . . . f | A . . . F} [-] 0 {0 . . . 7}', 195, 701, 345, 'CMTI10', 10.9),
+        piece('character', 140, 682, 43.5, 'CMTI10', 10.9), piece('::= ’ (regular-char | escape-char) ’', 195, 682, 160, 'CMTI10', 10.9),
+        piece('hex', 178, 514, 16.4, 'CMTI10', 10.9), piece('::= 0 . . . 9 | a . . . f | A . . . F', 210, 514, 120, 'CMTI10', 10.9),
+      ],
+      LETTER,
+    );
+    assert.equal(byText(blocks, 'Literals.').translatable, true);
+    for (const rule of ['::= [-]', '::= ’', '::= 0 . . . 9']) assert.equal(byText(blocks, rule).translatable, false, rule);
+  });
+
+  it('expex p10: a TeX listing in txfonts’ typewriter face is kept; the example below it is translated', () => {
+    assert.equal(styleOfFontName('MJUQIK+txtt').family, 'mono');
+    assert.equal(styleOfFontName('ABCDEF+t1xtt').family, 'mono');
+    assert.equal(styleOfFontName('ABCDEF+CMTT10').family, 'mono');
+    const T = 'MJUQIK+txtt';
+    const listing = ['\\pex[interpartskip=3ex]', '\\a', '\\begingl', '\\gla pwa- min -kwa -pun//', '\\glb Neg V Agr Tns //', '\\glc {} give 2pl{\\sc nom}.3pl{\\sc acc} preterit //', '\\glft ‘you (pl) didn’t give them (something)’//', '\\endgl'];
+    const blocks = layoutPage(
+      [
+        ...listing.map((line, n) => piece(line, 72, 682 - 13.95 * n, line.length * 6.25, T, 12)),
+        piece('(7)', 72, 310.6, 13.9, 'ABLMFN+NimbusRomNo9L-Regu', 12),
+        piece('‘you (pl) didn’t give them (something)’', 113, 262.3, 188.2, 'ABLMFN+NimbusRomNo9L-Regu', 12),
+      ],
+      LETTER,
+    );
+    assert.equal(byText(blocks, '\\pex').translatable, false);
+    assert.equal(byText(blocks, '‘you').translatable, true);
+  });
+
+  it('a translated page keeps its formula lines as they were, A(x) included', async () => {
+    // crc-doc p5's lines in Times: a sentence, then two displayed lines
+    const lines: [number, number, string][] = [
+      [134, 300, 'may be computed from known CRC of the message. Indeed,'],
+      [205, 281.5, 'M(x) = A(x) + B(x) + C(x),'],
+      [232, 264.5, '= M(x) + B(x) - B(x),'],
+      [134, 246, 'therefore the new CRC is known.'],
+    ];
+    const content = lines.map(([x, y, t]) => `BT /F1 10 Tf ${x} ${y} Td (${t}) Tj ET`).join('\n');
+    const objs = [
+      '<< /Type /Catalog /Pages 2 0 R >>',
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Times-Roman /Encoding /WinAnsiEncoding >> >> >> /Contents 4 0 R >>',
+      `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
+    ];
+    let pdf = '%PDF-1.4\n';
+    const offsets = objs.map((o, i) => {
+      const at = pdf.length;
+      pdf += `${i + 1} 0 obj\n${o}\nendobj\n`;
+      return at;
+    });
+    const xref = pdf.length;
+    pdf += `xref\n0 ${objs.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+    pdf += `trailer\n<< /Size ${objs.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+    const doc = await pdfFormat.extract(Buffer.from(pdf, 'latin1'), { sourceLang: 'en', targetLang: 'es' });
+    const sent = doc.segments.map((s) => s.text);
+    assert.ok(!sent.some((t) => t.includes('A(x)')), JSON.stringify(sent));
+    const text = flat(pdftotext(await doc.rebuild(apertiumEnEs(sent)))!);
+    assert.match(text, /M\(x\) = A\(x\) \+ B\(x\) \+ C\(x\),/);
+    assert.doesNotMatch(text, /Un\(x\)/);
+    assert.doesNotMatch(text, /therefore/);
+  });
+});
