@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { pdfFormat } from '../../src/documents/formats/pdf.js';
 import { styleOfFontName } from '../../src/documents/formats/pdf/fonts.js';
 import { layoutPage, type TextPiece } from '../../src/documents/formats/pdf/layout.js';
-import { apertiumEnEs } from './pdf-layout-check.js';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { apertiumEnEs, checkLayout, pageBoxes } from './pdf-layout-check.js';
 import { flat, pdftotext } from './pdf-inspect.js';
 
 const LETTER: [number, number, number, number] = [0, 0, 612, 792];
@@ -19,6 +20,25 @@ const byText = (blocks: ReturnType<typeof layoutPage>, start: string) => {
   assert.ok(block, `a block starting "${start}" in ${JSON.stringify(blocks.map((b) => b.text))}`);
   return block;
 };
+
+/** A one-page PDF (US Letter) of `content`, its font F1 Times-Roman (WinAnsi), as a TeX manual page is set. */
+function rawPdf(content: string): Buffer {
+  const objs = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Times-Roman /Encoding /WinAnsiEncoding >> >> >> /Contents 4 0 R >>',
+    `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
+  ];
+  let pdf = '%PDF-1.4\n';
+  const offsets = objs.map((o, i) => {
+    const at = pdf.length;
+    pdf += `${i + 1} 0 obj\n${o}\nendobj\n`;
+    return at;
+  });
+  const xref = pdf.length;
+  pdf += `xref\n0 ${objs.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+  return Buffer.from(`${pdf}trailer\n<< /Size ${objs.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`, 'latin1');
+}
 
 describe('PDF formulas and listings are kept, the prose around them translated', () => {
   it('crc-doc p5: the derivation lines are kept; the sentences, with their inline math, are translated', () => {
@@ -92,27 +112,54 @@ describe('PDF formulas and listings are kept, the prose around them translated',
       [134, 246, 'therefore the new CRC is known.'],
     ];
     const content = lines.map(([x, y, t]) => `BT /F1 10 Tf ${x} ${y} Td (${t}) Tj ET`).join('\n');
-    const objs = [
-      '<< /Type /Catalog /Pages 2 0 R >>',
-      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Times-Roman /Encoding /WinAnsiEncoding >> >> >> /Contents 4 0 R >>',
-      `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
-    ];
-    let pdf = '%PDF-1.4\n';
-    const offsets = objs.map((o, i) => {
-      const at = pdf.length;
-      pdf += `${i + 1} 0 obj\n${o}\nendobj\n`;
-      return at;
-    });
-    const xref = pdf.length;
-    pdf += `xref\n0 ${objs.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
-    pdf += `trailer\n<< /Size ${objs.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-    const doc = await pdfFormat.extract(Buffer.from(pdf, 'latin1'), { sourceLang: 'en', targetLang: 'es' });
+    const doc = await pdfFormat.extract(rawPdf(content), { sourceLang: 'en', targetLang: 'es' });
     const sent = doc.segments.map((s) => s.text);
     assert.ok(!sent.some((t) => t.includes('A(x)')), JSON.stringify(sent));
     const text = flat(pdftotext(await doc.rebuild(apertiumEnEs(sent)))!);
     assert.match(text, /M\(x\) = A\(x\) \+ B\(x\) \+ C\(x\),/);
     assert.doesNotMatch(text, /Un\(x\)/);
     assert.doesNotMatch(text, /therefore/);
+  });
+});
+
+describe('PDF paragraphs that follow on without spacing', () => {
+  // R-data p21's last paragraphs (R's manuals, texinfo): each line full, each paragraph's first line indented by 15 pt
+  const lines: [number, number, string, boolean][] = [
+    [104.9, 175.8, 'ODBC is a client-server system, and we have happily connected to a DBMS running on', true],
+    [90, 162.7, 'a Unix server from a Windows client, and vice versa.', false],
+    [104.9, 147.2, 'On Windows ODBC support is part of the OS. On Unix/Linux you will need an ODBC', true],
+    [90, 134.1, 'Driver Manager such as unixODBC (http://www.unixODBC.org) or iOBDC (http://www.', true],
+    [90, 120.9, 'iODBC.org: this is pre-installed in macOS) and an installed driver for your database system.', true],
+    [104.9, 105.5, 'Windows provides drivers not just for DBMSs but also for Excel (.xls) spreadsheets,', true],
+    [90, 92.4, 'DBase (.dbf) files and even text files. (The named applications do not need to be', true],
+    [90, 79.2, 'installed. Which file formats are supported depends on the versions of the drivers.)', true],
+  ];
+  const SIZE = 10.9;
+  const RIGHT = 522;
+
+  async function page(): Promise<Buffer> {
+    const times = await (await PDFDocument.create()).embedFont(StandardFonts.TimesRoman);
+    // full lines are stretched to the right margin, as TeX justifies them
+    const content = lines
+      .map(([x, y, t, full]) => `BT /F1 ${SIZE} Tf ${full ? ((100 * (RIGHT - x)) / times.widthOfTextAtSize(t, SIZE)).toFixed(2) : 100} Tz ${x} ${y} Td (${t.replace(/[()\\]/gu, '\\$&')}) Tj ET`)
+      .join('\n');
+    return rawPdf(content);
+  }
+
+  it('a paragraph whose first line follows a full line is a segment of its own, its indent at its first line', async () => {
+    const source = await page();
+    const doc = await pdfFormat.extract(source, { sourceLang: 'en', targetLang: 'es' });
+    const sent = doc.segments.map((s) => s.text);
+    assert.deepEqual(sent.map((t) => t.slice(0, 16)), ['ODBC is a client', 'On Windows ODBC ', 'Windows provides']);
+    const output = await doc.rebuild(apertiumEnEs(sent));
+    const report = await checkLayout(source, output);
+    assert.equal(report.newOverlaps[0], 0, report.examples.join('; '));
+    const [drawn] = await pageBoxes(output);
+    // the third paragraph's translation starts a line at the indent; the second's, above it, shares the room of both
+    // (one size for the two: drawn alone in its own room it was set at 0.78 of its size, 0.84 so)
+    const start = drawn!.items.find((i) => i.text.startsWith('Windows'));
+    assert.ok(start && Math.abs(start.x0 - 104.9) <= 1, JSON.stringify(start));
+    const second = drawn!.items.filter((i) => i.y1 < 155 && i.y0 > start.y1);
+    assert.ok(second.length >= 3 && second.every((i) => i.y1 - i.y0 >= 0.8 * SIZE), JSON.stringify(second.map((i) => [i.text.slice(0, 20), (i.y1 - i.y0).toFixed(1)])));
   });
 });

@@ -70,6 +70,9 @@ export interface TextBlock {
   /** Per line: how far right that line's text may reach (the block's right edge, or sooner where a column or an
    * infobox beside it begins on its baseline; a one-line block's room to grow). */
   lineRight: number[];
+  /** The next paragraph of the same flow, begun on the line below this block's last (split at its indented first
+   * line): the room it leaves below its own translation is this block's too, and it is drawn on after it. */
+  next?: TextBlock;
 }
 
 /** A line opening with a bare number and a capitalised word: an affiliation or footnote entry. */
@@ -105,6 +108,7 @@ interface OpenBlock {
   right: number;
   font: FontStyle;
   color: string;
+  next?: OpenBlock;
 }
 
 function mainPiece(line: TextLine): Piece {
@@ -125,7 +129,7 @@ function mainFont(line: TextLine): FontStyle {
 }
 
 /** Whether `line` continues the paragraph `block` (the line just below, same size and style, aligned). */
-function continues(block: OpenBlock, line: TextLine, limits: Map<TextLine, number>, entries: Set<TextLine>): boolean {
+function continues(block: OpenBlock, line: TextLine, limits: Map<TextLine, number>, entries: Set<TextLine>, breaks: Map<TextLine, OpenBlock>): boolean {
   const last = block.lines[block.lines.length - 1]!;
   const first = block.lines[0]!;
   if (last.marker || line.marker) return false;
@@ -157,6 +161,13 @@ function continues(block: OpenBlock, line: TextLine, limits: Map<TextLine, numbe
   if (limit !== undefined && fitsAfter(last, line, limit)) return false;
   // a short line ending a sentence closes its paragraph (paragraphs without extra spacing)
   if (block.lines.length >= 2 && last.u1 < right - 0.25 * (right - left) && /[.!?:]$/u.test(last.text)) return false;
+  // and so does a full one before an indented line: the next paragraph's first line (else its indent, kept where the
+  // source has it, would fall mid-sentence in the reflowed translation)
+  const indent = line.u0 - bodyStart(block.lines);
+  if (!isLeader(line.text) && indent > 0.5 * size && indent <= 3.5 * size && last.u1 >= right - Math.max(1, 0.15 * size) && /[.!?:]$/u.test(last.text)) {
+    breaks.set(line, block);
+    return false;
+  }
   return true;
 }
 
@@ -261,14 +272,16 @@ export function layoutPage(input: readonly TextPiece[], bounds: readonly [number
   const limits = rowLimits(lines, bounds);
   // lines a leader follows on their baseline: contents entries, each a block of its own
   const entries = new Set(lines.filter((l, i) => i + 1 < lines.length && isLeader(lines[i + 1]!.text) && Math.abs(lines[i + 1]!.v - l.v) < 0.35 * l.size));
-  for (const line of lines) {
+  // lines that would go on a block but for starting a paragraph: the block it would have gone on
+  const breaks = new Map<TextLine, OpenBlock>();
+  for (const [i, line] of lines.entries()) {
     let best: OpenBlock | undefined;
     // the text after a list marker starts a new item
     const first = previous?.marker === true;
     previous = line;
     for (let k = open.length - 1; !first && k >= Math.max(0, open.length - 40); k--) {
       const b = open[k]!;
-      if (continues(b, line, limits, entries) && (!best || b.lines[b.lines.length - 1]!.v < best.lines[best.lines.length - 1]!.v)) best = b;
+      if (continues(b, line, limits, entries, breaks) && (!best || b.lines[b.lines.length - 1]!.v < best.lines[best.lines.length - 1]!.v)) best = b;
     }
     if (best) {
       best.lines.push(line);
@@ -276,7 +289,10 @@ export function layoutPage(input: readonly TextPiece[], bounds: readonly [number
       best.right = Math.max(best.right, line.u1);
     } else {
       const color = colorOfLine(line);
-      open.push({ angle: line.pieces[0]!.angle, lines: [line], left: line.u0, right: line.u1, font: mainFont(line), color });
+      const opened: OpenBlock = { angle: line.pieces[0]!.angle, lines: [line], left: line.u0, right: line.u1, font: mainFont(line), color };
+      const before = breaks.get(line);
+      if (before && before.lines[before.lines.length - 1] === lines[i - 1]) before.next = opened;
+      open.push(opened);
     }
   }
   const blocks = open.map((b): TextBlock => {
@@ -305,6 +321,9 @@ export function layoutPage(input: readonly TextPiece[], bounds: readonly [number
       lineRight: [],
       ...(b.lines.every((l) => isLeader(l.text)) ? { leader: true } : {}),
     };
+  });
+  open.forEach((b, n) => {
+    if (b.next) blocks[n]!.next = blocks[open.indexOf(b.next)];
   });
   keepCode(blocks);
   setRoom(blocks, bounds);

@@ -19,7 +19,7 @@ import {
 } from 'pdf-lib';
 import { DocumentFormatError } from '../format.js';
 import { stripText, type UnderlineZone } from './content-stream.js';
-import { fitText, fontFor, type DrawFont } from './fonts.js';
+import { fitText, fontFor, wrap, type DrawFont } from './fonts.js';
 import { fromFrame, type TextBlock } from './layout.js';
 import { lineRooms } from './line-room.js';
 
@@ -183,6 +183,9 @@ async function write(doc: PDFDocument, pages: PageOutput[], options: OutputOptio
     const drawn: DrawnLine[] = [];
     // leaders last: they give way to the titles beside them
     const order = [...blocks.keys()].sort((a, b) => Number(blocks[a]!.leader ?? false) - Number(blocks[b]!.leader ?? false));
+    const translated = (b: number) => blocks[b]!.translatable && !kept?.[b] && (texts[b] ?? blocks[b]!.text) !== blocks[b]!.text;
+    // paragraphs of one flow pushed down by the translation of the one above them, and by how much
+    const lowered = new Map<TextBlock, number>();
     for (const b of order) {
       const block = blocks[b]!;
       const font = fontFor(block.font);
@@ -191,7 +194,16 @@ async function write(doc: PDFDocument, pages: PageOutput[], options: OutputOptio
       if (scanned && block.translatable) cover(page, block);
       // a block the engine left as it was (names, marks) is drawn back piece by piece, superscripts included
       const text = texts[b] ?? block.text;
-      if (block.translatable && !kept?.[b] && text !== block.text) drawn.push(...drawBlock(page, pdfFont, font, block, text));
+      if (translated(b)) {
+        const next = block.next ? blocks.indexOf(block.next) : -1;
+        const flow = next >= 0 && translated(next) ? block.next : undefined;
+        const moved = lower(block, lowered.get(block) ?? 0);
+        // with the next paragraph of its flow, it takes one size at which both fit in the room of the two
+        const lines = drawBlock(page, pdfFont, font, flow ? { ...moved, maxBottom: moved.top - sharedHeight(font, moved, text, flow, texts[next]!) } : moved, text);
+        drawn.push(...lines);
+        const last = lines[lines.length - 1];
+        if (flow && last) lowered.set(flow, Math.max(0, flow.lines[0]!.v - (last.v - (block.lineGap * last.size) / block.size)));
+      }
       else if (block.leader) drawLeader(page, pdfFont, font, block, drawn);
       else drawVerbatim(page, pdfFont, font, block, keepFonts);
     }
@@ -247,13 +259,49 @@ interface DrawnLine {
  * The translation wrapped in the block's box (grown into free room when needed), shrunk until it fits; each line
  * starts where the source line at its height started and keeps within that line's room.
  */
+/** A block's translation wrapped in its lines' rooms, as large as fits above `maxBottom`. */
+function fitBlock(font: DrawFont, block: TextBlock, text: string, height = block.top - block.maxBottom) {
+  const roomsAt = (size: number) => lineRooms(block, size, (block.lineGap * size) / block.size).map((r) => ({ ...r, width: r.width + 0.01 }));
+  const fitted = fitText(text, font.metrics, block.size, block.lineGap, (s) => roomsAt(s).map((r) => r.width), height, block.lines.length === 1);
+  return { fitted, rooms: roomsAt(fitted.size) };
+}
+
+/** The height of a block's translation wrapped at `size` in its lines' rooms, ascent and descent included. */
+function heightAt(font: DrawFont, block: TextBlock, text: string, size: number): number {
+  const gap = (block.lineGap * size) / block.size;
+  const lines = wrap(font.metrics.drawable(text.replace(/\s+/gu, ' ').trim()), font.metrics, size, lineRooms(block, size, gap).map((r) => r.width + 0.01));
+  return 1.05 * size + (lines.length - 1) * gap;
+}
+
+/**
+ * The height `block` may take when `next`, the paragraph below it in the same flow, is drawn on after it: the first
+ * scale (from 1 down, as fitText tries them) at which both fit between the block's top and the next one's bottom room.
+ * Else the block's own room, as for any other block.
+ */
+function sharedHeight(font: DrawFont, block: TextBlock, text: string, next: TextBlock, nextText: string): number {
+  const room = block.top - next.maxBottom;
+  const between = block.lines[block.lines.length - 1]!.v - next.lines[0]!.v;
+  const nextFont = fontFor(next.font);
+  for (let f = 1; f * block.size >= Math.min(block.size, 4); f *= 0.94) {
+    const own = heightAt(font, block, text, f * block.size);
+    // from this block's top to the next one's first baseline, then that one's lines and descent
+    const needed = own - 0.25 * f * block.size + f * between + heightAt(nextFont, next, nextText, f * next.size) - 0.8 * f * next.size;
+    if (needed <= room + 0.01) return own + 0.01;
+  }
+  return block.top - block.maxBottom;
+}
+
+/** A block moved `down` the page, its room below where it was. */
+function lower(block: TextBlock, down: number): TextBlock {
+  if (down <= 0) return block;
+  return { ...block, top: block.top - down, bottom: block.bottom - down, lines: block.lines.map((l) => ({ ...l, v: l.v - down })) };
+}
+
 function drawBlock(page: PDFPage, pdfFont: PDFFont, font: DrawFont, block: TextBlock, translation: string): DrawnLine[] {
   const text = font.metrics.drawable(translation.replace(/\s+/gu, ' ').trim());
   if (text === '') return [];
   const drawn: DrawnLine[] = [];
-  const roomsAt = (size: number) => lineRooms(block, size, (block.lineGap * size) / block.size).map((r) => ({ ...r, width: r.width + 0.01 }));
-  const fitted = fitText(text, font.metrics, block.size, block.lineGap, (s) => roomsAt(s).map((r) => r.width), block.top - block.maxBottom, block.lines.length === 1);
-  const rooms = roomsAt(fitted.size);
+  const { fitted, rooms } = fitBlock(font, block, text);
   let v = block.top - 0.8 * fitted.size;
   fitted.lines.forEach((line, n) => {
     const { start, width } = rooms[Math.min(n, rooms.length - 1)]!;
