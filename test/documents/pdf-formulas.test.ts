@@ -9,6 +9,7 @@ import { styleOfFontName } from '../../src/documents/formats/pdf/fonts.js';
 import { layoutPage, type TextPiece } from '../../src/documents/formats/pdf/layout.js';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { apertiumEnEs, checkLayout, pageBoxes } from './pdf-layout-check.js';
+import { pdfOfObjects } from './pdf-builder.js';
 import { flat, pdftotext } from './pdf-inspect.js';
 
 const LETTER: [number, number, number, number] = [0, 0, 612, 792];
@@ -23,21 +24,12 @@ const byText = (blocks: ReturnType<typeof layoutPage>, start: string) => {
 
 /** A one-page PDF (US Letter) of `content`, its font F1 Times-Roman (WinAnsi), as a TeX manual page is set. */
 function rawPdf(content: string): Buffer {
-  const objs = [
+  return pdfOfObjects([
     '<< /Type /Catalog /Pages 2 0 R >>',
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
     '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Times-Roman /Encoding /WinAnsiEncoding >> >> >> /Contents 4 0 R >>',
     `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
-  ];
-  let pdf = '%PDF-1.4\n';
-  const offsets = objs.map((o, i) => {
-    const at = pdf.length;
-    pdf += `${i + 1} 0 obj\n${o}\nendobj\n`;
-    return at;
-  });
-  const xref = pdf.length;
-  pdf += `xref\n0 ${objs.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
-  return Buffer.from(`${pdf}trailer\n<< /Size ${objs.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`, 'latin1');
+  ]);
 }
 
 describe('PDF formulas and listings are kept, the prose around them translated', () => {
