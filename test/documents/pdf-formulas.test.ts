@@ -138,6 +138,27 @@ describe('PDF paragraphs that follow on without spacing', () => {
     return rawPdf(content);
   }
 
+  it('acmart p2: split before the next paragraph, a paragraph whose last line is full too is justified, not right-aligned', () => {
+    // its last line's final glyph sticks out 1.4 pt past the others
+    const lines: [number, number, number, string][] = [
+      [327.9, 594.7, 230.3, 'To set a wider table, which takes up the whole width of the page’s'],
+      [318, 583.7, 240.2, 'live area, use the environment table* to enclose the table’s contents'],
+      [318, 572.8, 240.2, 'and the table caption. As with a single-column table, this wide'],
+      [318, 561.8, 240.5, 'table will “float” to a location deemed more desirable. Immediately'],
+      [318, 550.9, 240.2, 'following this sentence is the point at which Table 2 is included in'],
+      [318, 539.9, 240.2, 'the input file; again, it is instructive to compare the placement of'],
+      [318, 528.9, 241.6, 'the table here with the table in the printed output of this document.'],
+      [327.9, 518, 230.3, 'Always use midrule to separate table header rows from data rows,'],
+      [318, 507, 240.2, 'and use it only for this purpose. This enables assistive technologies'],
+      [318, 496.1, 67, 'tables more easily.'],
+    ];
+    const blocks = layoutPage(lines.map(([x, y, w, t]) => piece(t, x, y, w, 'EZGUKV+LinLibertineT', 8.9664)), LETTER);
+    const upper = byText(blocks, 'To set a wider');
+    assert.equal(upper.lines.length, 7);
+    assert.equal(upper.align, 'justify');
+    assert.equal(upper.next, byText(blocks, 'Always use midrule'));
+  });
+
   it('a paragraph whose first line follows a full line is a segment of its own, its indent at its first line', async () => {
     const source = await page();
     const doc = await pdfFormat.extract(source, { sourceLang: 'en', targetLang: 'es' });

@@ -240,7 +240,9 @@ function alignment(lines: TextLine[], left: number, right: number, size: number)
   const body = bodyStart(lines);
   // (a two-line paragraph whose first line is indented is justified too, not right-aligned)
   const indent = lines[0]!.u0 - body;
-  if ((full.length >= 2 || (indent > 0.5 * size && indent <= 3 * size)) && full.every((l, n) => (n === 0 || Math.abs(l.u0 - body) <= tol) && Math.abs(l.u1 - right) <= edge)) return 'justify';
+  // (their right edge: a last line that is full too may stick out a little, as TeX lets a line's last glyph do)
+  const fullRight = Math.max(...full.map((l) => l.u1));
+  if ((full.length >= 2 || (indent > 0.5 * size && indent <= 3 * size)) && fullRight >= right - 2 * edge && full.every((l, n) => (n === 0 || Math.abs(l.u0 - body) <= tol) && Math.abs(l.u1 - fullRight) <= edge)) return 'justify';
   if (lines.every((l) => Math.abs(l.u0 - left) <= tol)) return 'left';
   if (lines.every((l) => Math.abs(l.u1 - right) <= tol)) return 'right';
   if (lines.every((l) => Math.abs((l.u0 + l.u1) / 2 - (left + right) / 2) <= tol)) return 'center';
