@@ -10,7 +10,7 @@ import { createPdfFormat, pdfFormat } from '../../src/documents/formats/pdf.js';
 import { TesseractRecognizer } from '../../src/documents/ocr/tesseract-recognizer.js';
 import { DocumentFormatError } from '../../src/documents/formats/format.js';
 import { flat, inspectPdf, pdftotext } from './pdf-inspect.js';
-import { buildPdf } from './pdf-builder.js';
+import { buildPdf, pdfOfObjects } from './pdf-builder.js';
 import { ocrImage, ocrPage } from './pdf-ocr.js';
 import { readFileSync } from 'node:fs';
 import { icuPieces } from '../../src/markup/icu-message.js';
@@ -169,15 +169,7 @@ describe('PDF text that cannot be read back', () => {
     });
     const box = '600 0 50 0 450 600 d1 50 0 400 600 re f';
     objs.push(`<< /Length ${box.length} >>\nstream\n${box}\nendstream`);
-    let out = '%PDF-1.4\n';
-    const offsets = objs.map((o, i) => {
-      const at = out.length;
-      out += `${i + 1} 0 obj\n${o}\nendobj\n`;
-      return at;
-    });
-    const xref = out.length;
-    out += `xref\n0 ${objs.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
-    return Buffer.from(`${out}trailer\n<< /Size ${objs.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`, 'latin1');
+    return pdfOfObjects(objs);
   }
   const readable = 'BT /F1 12 Tf 20 150 Td (The house is big and the dog sleeps.) Tj ET';
   const unreadable = 'BT /F2 12 Tf 20 100 Td (\\001\\002\\003\\004 \\005\\006\\007\\010) Tj ET';

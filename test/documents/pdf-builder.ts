@@ -212,3 +212,16 @@ async function drawTable(page: PDFPage, fonts: Fonts, t: Table, top: number, unm
 
 /** The words of a text, lower case (letters and digits), for word-share counts. */
 export const wordsOf = (s: string): string[] => (s.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+
+/** A PDF file of these objects written by hand (object 1 the catalog), for pages whose operators a test sets itself. */
+export function pdfOfObjects(objs: readonly string[]): Buffer {
+  let out = '%PDF-1.4\n';
+  const offsets = objs.map((o, i) => {
+    const at = out.length;
+    out += `${i + 1} 0 obj\n${o}\nendobj\n`;
+    return at;
+  });
+  const xref = out.length;
+  out += `xref\n0 ${objs.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+  return Buffer.from(`${out}trailer\n<< /Size ${objs.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`, 'latin1');
+}

@@ -117,8 +117,11 @@ export function fontFor(style: FontStyle): DrawFont {
   throw new Error(`PDF output needs the DejaVu fonts (fonts-dejavu-core) in ${FONT_DIR}.`);
 }
 
-/** TeX's fonts say their face in a short code: CMTT10 typewriter, CMR/CMBX/CMTI/CMSL roman, SFRM/SFBX (EC) roman. */
-const TEX_MONO = /^(?:cm(?:tt|sltt|itt|tcsc)|sftt|sfit|sfst|ectt|tctt|lmmono|txtt|t1xtt)\d/i;
+/**
+ * TeX's fonts say their face in a short code: CMTT10 typewriter, CMR/CMBX/CMTI/CMSL roman, SFRM/SFBX (EC) roman;
+ * txfonts' and newtx's typewriter (txtt, t1xtt) has no design size after it.
+ */
+const TEX_MONO = /^(?:(?:cm(?:tt|sltt|itt|tcsc)|sftt|sfit|sfst|ectt|tctt|lmmono)\d|(?:txb?tt|t1xb?tt)(?:\d|$))/i;
 const TEX_SERIF = /^(?:cm(?:r|bx|b|ti|bxti|sl|bxsl|csc|u|fib|mi|mib)|sf(?:rm|bx|ti|sl|cc|bi|xc)|ec(?:rm|bx|ti|sl|cc)|tc(?:rm|bx|ti))\d/i;
 
 /** A face's style from a PDF font name ("ABCDEF+TimesNewRomanPS-BoldItalicMT", "XYZ+CMBX12"). */

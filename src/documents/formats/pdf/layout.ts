@@ -70,6 +70,9 @@ export interface TextBlock {
   /** Per line: how far right that line's text may reach (the block's right edge, or sooner where a column or an
    * infobox beside it begins on its baseline; a one-line block's room to grow). */
   lineRight: number[];
+  /** The next paragraph of the same flow, begun on the line below this block's last (split at its indented first
+   * line): the room it leaves below its own translation is this block's too, and it is drawn on after it. */
+  next?: TextBlock;
 }
 
 /** A line opening with a bare number and a capitalised word: an affiliation or footnote entry. */
@@ -105,6 +108,7 @@ interface OpenBlock {
   right: number;
   font: FontStyle;
   color: string;
+  next?: OpenBlock;
 }
 
 function mainPiece(line: TextLine): Piece {
@@ -125,7 +129,7 @@ function mainFont(line: TextLine): FontStyle {
 }
 
 /** Whether `line` continues the paragraph `block` (the line just below, same size and style, aligned). */
-function continues(block: OpenBlock, line: TextLine, limits: Map<TextLine, number>, entries: Set<TextLine>): boolean {
+function continues(block: OpenBlock, line: TextLine, limits: Map<TextLine, number>, entries: Set<TextLine>, breaks: Map<TextLine, OpenBlock>): boolean {
   const last = block.lines[block.lines.length - 1]!;
   const first = block.lines[0]!;
   if (last.marker || line.marker) return false;
@@ -157,6 +161,13 @@ function continues(block: OpenBlock, line: TextLine, limits: Map<TextLine, numbe
   if (limit !== undefined && fitsAfter(last, line, limit)) return false;
   // a short line ending a sentence closes its paragraph (paragraphs without extra spacing)
   if (block.lines.length >= 2 && last.u1 < right - 0.25 * (right - left) && /[.!?:]$/u.test(last.text)) return false;
+  // and so does a full one before an indented line: the next paragraph's first line (else its indent, kept where the
+  // source has it, would fall mid-sentence in the reflowed translation)
+  const indent = line.u0 - bodyStart(block.lines);
+  if (!isLeader(line.text) && indent > 0.5 * size && indent <= 3.5 * size && last.u1 >= right - Math.max(1, 0.15 * size) && /[.!?:]$/u.test(last.text)) {
+    breaks.set(line, block);
+    return false;
+  }
   return true;
 }
 
@@ -175,6 +186,7 @@ export function joinLines(lines: TextLine[]): string {
  * Blocks set in a monospaced font on a page whose text is mostly not are code listings (and tables typed as code):
  * drawn back line by line as they were, never translated or reflowed. A page (almost) all in a typewriter font is
  * prose and is translated, and so is a monospaced block that reads as prose (a note or heading set in the typewriter face).
+ * A displayed formula or grammar rule is kept in any font.
  */
 function keepCode(blocks: TextBlock[]): void {
   let mono = 0;
@@ -183,8 +195,27 @@ function keepCode(blocks: TextBlock[]): void {
     all += b.text.length;
     if (b.font.family === 'mono') mono += b.text.length;
   }
+  for (const b of blocks) if (readsAsFormula(b.text)) b.translatable = false;
   if (mono === 0 || mono >= 0.9 * all) return;
   for (const b of blocks) if (b.font.family === 'mono' && !readsAsProse(b.text)) b.translatable = false;
+}
+
+/** A relation or definition sign of a formula or grammar ("=", "::=", "≤", "→"). */
+const RELATION = /[=<>≤≥≠≡≈∼∈∉⊂⊆→←↔⇒⇔]/u;
+
+/**
+ * A displayed formula or grammar rule ("CRCu(M, v′) = CRCu(M, v) + …", "integer ::= [-] {0 . . . 9} | a . . . f"):
+ * a relation sign, fewer words of two letters or more than other tokens, and no two such words in a row ("mod P",
+ * "(regular-char | escape-char)"; "According to (3), CRCu(M, v) = v′2." is a sentence). Kept as it is, in any font:
+ * an engine reads its variables as words ("A(x)" → "Un(x)", "a . . . f" → "un . . . f") and a reflow loses its
+ * alignment.
+ */
+function readsAsFormula(text: string): boolean {
+  if (!RELATION.test(text)) return false;
+  const tokens = text.split(/\s+/u).filter((t) => t !== '');
+  const word = tokens.map((w) => /^["'‘“(]?\p{L}{2,}[\p{L}'’-]*[.,;:!?"'’”)]?$/u.test(w));
+  const words = word.filter(Boolean).length;
+  return words * 2 < tokens.length && !word.some((w, n) => w && word[n + 1]);
 }
 
 /** Characters that code uses and prose hardly does. */
@@ -209,7 +240,9 @@ function alignment(lines: TextLine[], left: number, right: number, size: number)
   const body = bodyStart(lines);
   // (a two-line paragraph whose first line is indented is justified too, not right-aligned)
   const indent = lines[0]!.u0 - body;
-  if ((full.length >= 2 || (indent > 0.5 * size && indent <= 3 * size)) && full.every((l, n) => (n === 0 || Math.abs(l.u0 - body) <= tol) && Math.abs(l.u1 - right) <= edge)) return 'justify';
+  // (their right edge: a last line that is full too may stick out a little, as TeX lets a line's last glyph do)
+  const fullRight = Math.max(...full.map((l) => l.u1));
+  if ((full.length >= 2 || (indent > 0.5 * size && indent <= 3 * size)) && fullRight >= right - 2 * edge && full.every((l, n) => (n === 0 || Math.abs(l.u0 - body) <= tol) && Math.abs(l.u1 - fullRight) <= edge)) return 'justify';
   if (lines.every((l) => Math.abs(l.u0 - left) <= tol)) return 'left';
   if (lines.every((l) => Math.abs(l.u1 - right) <= tol)) return 'right';
   if (lines.every((l) => Math.abs((l.u0 + l.u1) / 2 - (left + right) / 2) <= tol)) return 'center';
@@ -241,14 +274,16 @@ export function layoutPage(input: readonly TextPiece[], bounds: readonly [number
   const limits = rowLimits(lines, bounds);
   // lines a leader follows on their baseline: contents entries, each a block of its own
   const entries = new Set(lines.filter((l, i) => i + 1 < lines.length && isLeader(lines[i + 1]!.text) && Math.abs(lines[i + 1]!.v - l.v) < 0.35 * l.size));
-  for (const line of lines) {
+  // lines that would go on a block but for starting a paragraph: the block it would have gone on
+  const breaks = new Map<TextLine, OpenBlock>();
+  for (const [i, line] of lines.entries()) {
     let best: OpenBlock | undefined;
     // the text after a list marker starts a new item
     const first = previous?.marker === true;
     previous = line;
     for (let k = open.length - 1; !first && k >= Math.max(0, open.length - 40); k--) {
       const b = open[k]!;
-      if (continues(b, line, limits, entries) && (!best || b.lines[b.lines.length - 1]!.v < best.lines[best.lines.length - 1]!.v)) best = b;
+      if (continues(b, line, limits, entries, breaks) && (!best || b.lines[b.lines.length - 1]!.v < best.lines[best.lines.length - 1]!.v)) best = b;
     }
     if (best) {
       best.lines.push(line);
@@ -256,7 +291,10 @@ export function layoutPage(input: readonly TextPiece[], bounds: readonly [number
       best.right = Math.max(best.right, line.u1);
     } else {
       const color = colorOfLine(line);
-      open.push({ angle: line.pieces[0]!.angle, lines: [line], left: line.u0, right: line.u1, font: mainFont(line), color });
+      const opened: OpenBlock = { angle: line.pieces[0]!.angle, lines: [line], left: line.u0, right: line.u1, font: mainFont(line), color };
+      const before = breaks.get(line);
+      if (before && before.lines[before.lines.length - 1] === lines[i - 1]) before.next = opened;
+      open.push(opened);
     }
   }
   const blocks = open.map((b): TextBlock => {
@@ -285,6 +323,9 @@ export function layoutPage(input: readonly TextPiece[], bounds: readonly [number
       lineRight: [],
       ...(b.lines.every((l) => isLeader(l.text)) ? { leader: true } : {}),
     };
+  });
+  open.forEach((b, n) => {
+    if (b.next) blocks[n]!.next = blocks[open.indexOf(b.next)];
   });
   keepCode(blocks);
   setRoom(blocks, bounds);
