@@ -47,11 +47,6 @@ export class UsageService {
     }
   }
 
-  /** A charge to come from work under way (its end called once charged or failed): see UsageRepository.expectCharge. */
-  expectCharge(): () => void {
-    return this.ledger.expectCharge();
-  }
-
   /** Fails with 456 when the key's speech-to-text limit for the period is reached (before a voice session starts). */
   async assertSpeechToTextAvailable(ctx: AuthContext): Promise<void> {
     if (ctx.key.speechToTextMsLimit === null) return;

@@ -54,92 +54,32 @@ function chargeRefused(charge: UsageCharge, limits: ChargeLimits, account: Usage
   return null;
 }
 
-/** Charges written by one commit at most (a bounded transaction). */
-const MAX_BATCH = 64;
-
 type PendingCharge = { charge: UsageCharge; limits: ChargeLimits; resolve: (o: ChargeOutcome) => void; reject: (e: unknown) => void };
 
 /**
- * How long a charge may wait for the charges of other translations under way, to share their commit. A commit costs
- * ~85 µs of CPU alone, ~17 µs per charge when 8 share it (`bench/charge-commit.ts`): 8 concurrent short
- * requests answered one by one by the engine gave batches of one with a commit per turn.
- */
-export const GROUP_COMMIT_WAIT_MS = 2;
-
-/**
- * Group commit for SQLite: charges run in one transaction, each decided after the one before it (so quotas hold
- * exactly as with one transaction each), with one commit and one WAL write for all; each caller is answered once the
- * commit is done. A batch is written as soon as no other announced charge (expect()) is still to come, else after
- * `waitMs` (GROUP_COMMIT_WAIT_MS) at most.
+ * Group commit for SQLite: the charges of one event-loop turn run in one transaction, each decided after the one
+ * before it (so quotas hold exactly as with one transaction each), with one commit and one WAL write for all.
  */
 export class SqliteChargeBatcher {
   private queue: PendingCharge[] = [];
-  /** Charges announced by work under way (translations between their quota check and their charge). */
-  private expected = 0;
-  private timer: NodeJS.Timeout | undefined;
-  private immediate: NodeJS.Immediate | undefined;
-  private flushing: Promise<void> = Promise.resolve();
-  /** Writes the pending batch (set while one is scheduled). */
-  private fire: () => void = () => {};
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly run: (items: readonly { charge: UsageCharge; limits: ChargeLimits }[]) => ChargeOutcome[],
-    private readonly waitMs = GROUP_COMMIT_WAIT_MS,
   ) {}
+
+  private flushing: Promise<void> = Promise.resolve();
 
   add(charge: UsageCharge, limits: ChargeLimits): Promise<ChargeOutcome> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ charge, limits, resolve, reject });
-      this.schedule();
+      if (this.queue.push({ charge, limits, resolve, reject }) === 1) {
+        this.flushing = new Promise<void>((done) => setImmediate(() => void this.flush().finally(done)));
+      }
     });
-  }
-
-  /**
-   * Announces a charge to come (or not: the work may fail first); the returned function ends the announcement,
-   * called once the charge is answered or will not come.
-   */
-  expect(): () => void {
-    this.expected++;
-    let ended = false;
-    return () => {
-      if (ended) return;
-      ended = true;
-      this.expected--;
-      if (this.queue.length > 0) this.schedule();
-    };
-  }
-
-  /** Writes the queue on the next turn when no announced charge is still to come, else when the wait ends. */
-  private schedule(): void {
-    if (this.immediate) return;
-    // announced charges already queued are counted in both
-    const now = this.expected - this.queue.length <= 0 || this.queue.length >= MAX_BATCH;
-    if (!now && this.timer) return;
-    if (!this.timer) {
-      this.flushing = new Promise<void>((done) => {
-        this.fire = () => {
-          clearTimeout(this.timer);
-          clearImmediate(this.immediate);
-          this.timer = undefined;
-          this.immediate = undefined;
-          void this.flush().finally(done);
-        };
-      });
-    }
-    if (now) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-      this.immediate = setImmediate(this.fire);
-    } else {
-      this.timer = setTimeout(this.fire, this.waitMs);
-    }
   }
 
   /** Resolves once every charge added so far is written (or refused). */
   async drain(): Promise<void> {
-    // no waiting for charges that are not coming (shutdown)
-    if (this.timer) this.fire();
     while (this.queue.length > 0) await new Promise((r) => setImmediate(r));
     await this.flushing;
   }
@@ -147,7 +87,6 @@ export class SqliteChargeBatcher {
   private async flush(): Promise<void> {
     const items = this.queue;
     this.queue = [];
-    if (items.length === 0) return;
     // Holding Kysely's (only) SQLite connection keeps any Kysely transaction off it while this one runs.
     const runAlone = (batch: PendingCharge[]) => this.db.connection().execute(async () => this.run(batch));
     try {

@@ -18,8 +18,6 @@ import { TranslateService, type PairRouter, type TextPlan, type TranslateOutcome
 /** Quota and billing of translated characters (UsageService). */
 export interface CharacterMeter {
   assertCharactersAvailable(ctx: AuthContext, characters: number): Promise<void>;
-  /** Announces the charge a translation under way will make (the returned function ends it), see UsageService. */
-  expectCharge(): () => void;
   charge(ctx: AuthContext, product: 'text_translation', characters: number, reportingTag: string | null): Promise<void>;
 }
 
@@ -93,15 +91,9 @@ export class TranslationCore {
     const plan = await this.text.plan(job, job.texts);
     const hook = await this.text.customize(accountId, job, plan.sources);
     await this.deps.usage.assertCharactersAvailable(job.caller, plan.billedCharacters);
-    // concurrent translations' charges share a commit
-    const charged = this.deps.usage.expectCharge();
-    try {
-      const outcome = await this.text.translate(job, plan, { signal: job.signal, hook, requester: accountId });
-      await this.deps.usage.charge(job.caller, 'text_translation', outcome.billedCharacters, job.reportingTag);
-      return outcome;
-    } finally {
-      charged();
-    }
+    const outcome = await this.text.translate(job, plan, { signal: job.signal, hook, requester: accountId });
+    await this.deps.usage.charge(job.caller, 'text_translation', outcome.billedCharacters, job.reportingTag);
+    return outcome;
   }
 
   /**

@@ -6,9 +6,6 @@ import { chargePostgres, periodTotals, prepareSqliteCharge, SqliteChargeBatcher,
 
 export type { ChargeLimits, ChargeOutcome, UsageCharge, UsageTotals } from '../charges.js';
 
-// PostgreSQL charges are transactions of their own (serialised per account by a row lock): nothing to announce.
-const noAnnouncement = () => {};
-
 export class UsageRepository {
   private readonly db: Kysely<Database>;
   private sqliteCharges: SqliteChargeBatcher | undefined;
@@ -40,21 +37,11 @@ export class UsageRepository {
    * used on SQLite (one node, whose caches are current); PostgreSQL re-reads them under the lock.
    */
   async charge(charge: UsageCharge, limits: ChargeLimits): Promise<ChargeOutcome> {
-    const batcher = this.sqliteBatcher();
-    return batcher ? batcher.add(charge, limits) : chargePostgres(this.db, charge);
-  }
-
-  /**
-   * Announces a charge that work under way will make, so that charges arriving meanwhile wait a moment to share its
-   * commit (SQLite); the returned function ends the announcement (charged, or failed before).
-   */
-  expectCharge(): () => void {
-    return this.sqliteBatcher()?.expect() ?? noAnnouncement;
-  }
-
-  private sqliteBatcher(): SqliteChargeBatcher | undefined {
-    if (!this.connection.sqlite) return undefined;
-    return (this.sqliteCharges ??= new SqliteChargeBatcher(this.db, prepareSqliteCharge(this.connection.sqlite)));
+    if (this.connection.sqlite) {
+      this.sqliteCharges ??= new SqliteChargeBatcher(this.db, prepareSqliteCharge(this.connection.sqlite));
+      return this.sqliteCharges.add(charge, limits);
+    }
+    return chargePostgres(this.db, charge);
   }
 
   /** Writes the charges still batched for the next turn (before the connection closes: graceful shutdown). */
