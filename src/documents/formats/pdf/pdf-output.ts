@@ -19,7 +19,8 @@ import {
 } from 'pdf-lib';
 import { DocumentFormatError } from '../format.js';
 import { stripText, type UnderlineZone } from './content-stream.js';
-import { fitText, fontFor, wrap, type DrawFont, type Metrics } from './fonts.js';
+import { fontFor, type DrawFont, type Metrics } from './fonts.js';
+import { fitBlock, lower, sharedHeight } from './block-flow.js';
 import { fromFrame, type TextBlock } from './layout.js';
 import { lineRooms } from './line-room.js';
 import type { SourceGlyphs } from './page-text.js';
@@ -197,7 +198,7 @@ async function write(doc: PDFDocument, pages: PageOutput[], options: OutputOptio
         const flow = next >= 0 && translated(next) ? block.next : undefined;
         const moved = lower(block, lowered.get(block) ?? 0);
         // with the next paragraph of its flow, it takes one size at which both fit in the room of the two
-        const lines = drawBlock(page, face, flow ? { ...moved, maxBottom: moved.top - sharedHeight(face, moved, text, flow, texts[next]!) } : moved, text);
+        const lines = drawBlock(page, face, flow ? { ...moved, maxBottom: moved.top - sharedHeight(face.metrics, moved, drawableIn(face, text.replace(/\s+/gu, ' ').trim()), flow, texts[next]!) } : moved, text);
         drawn.push(...lines);
         const last = lines[lines.length - 1];
         if (flow && last) lowered.set(flow, Math.max(0, flow.lines[0]!.v - (last.v - (block.lineGap * last.size) / block.size)));
@@ -276,47 +277,6 @@ interface DrawnLine {
  * The translation wrapped in the block's box (grown into free room when needed), shrunk until it fits; each line
  * starts where the source line at its height started and keeps within that line's room.
  */
-/** A block's translation wrapped in its lines' rooms, as large as fits above `maxBottom`. */
-function fitBlock(metrics: Metrics, block: TextBlock, text: string, height = block.top - block.maxBottom) {
-  const roomsAt = (size: number) => lineRooms(block, size, (block.lineGap * size) / block.size).map((r) => ({ ...r, width: r.width + 0.01 }));
-  const fitted = fitText(text, metrics, block.size, block.lineGap, (s) => roomsAt(s).map((r) => r.width), height, block.lines.length === 1);
-  return { fitted, rooms: roomsAt(fitted.size) };
-}
-
-/** The height of a block's translation (already drawable) wrapped at `size` in its lines' rooms, ascent and descent included. */
-function heightAt(metrics: Metrics, block: TextBlock, text: string, size: number): number {
-  const gap = (block.lineGap * size) / block.size;
-  const lines = wrap(text, metrics, size, lineRooms(block, size, gap).map((r) => r.width + 0.01));
-  return 1.05 * size + (lines.length - 1) * gap;
-}
-
-/**
- * The height `block` may take when `next`, the paragraph below it in the same flow, is drawn on after it: the first
- * scale (from 1 down, as fitText tries them) at which both fit between the block's top and the next one's bottom room.
- * Else the block's own room, as for any other block. The next block is measured in its plain face (its source
- * glyphs, if any, are measured as the fallback characters of about their width).
- */
-function sharedHeight(face: Face, block: TextBlock, text: string, next: TextBlock, nextText: string): number {
-  const room = block.top - next.maxBottom;
-  const between = block.lines[block.lines.length - 1]!.v - next.lines[0]!.v;
-  const own = drawableIn(face, text.replace(/\s+/gu, ' ').trim());
-  const nextMetrics = fontFor(next.font).metrics;
-  const nextDrawable = nextMetrics.drawable(nextText.replace(/\s+/gu, ' ').trim());
-  for (let f = 1; f * block.size >= Math.min(block.size, 4); f *= 0.94) {
-    const height = heightAt(face.metrics, block, own, f * block.size);
-    // from this block's top to the next one's first baseline, then that one's lines and descent
-    const needed = height - 0.25 * f * block.size + f * between + heightAt(nextMetrics, next, nextDrawable, f * next.size) - 0.8 * f * next.size;
-    if (needed <= room + 0.01) return height + 0.01;
-  }
-  return block.top - block.maxBottom;
-}
-
-/** A block moved `down` the page, its room below where it was. */
-function lower(block: TextBlock, down: number): TextBlock {
-  if (down <= 0) return block;
-  return { ...block, top: block.top - down, bottom: block.bottom - down, lines: block.lines.map((l) => ({ ...l, v: l.v - down })) };
-}
-
 function drawBlock(page: PDFPage, face: Face, block: TextBlock, translation: string): DrawnLine[] {
   const text = drawableIn(face, translation.replace(/\s+/gu, ' ').trim());
   if (text === '') return [];
