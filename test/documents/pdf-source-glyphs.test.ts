@@ -64,4 +64,10 @@ describe('PDF glyphs without a Unicode meaning', () => {
     assert.equal(metrics.drawable(`\uF0B7 There were ${OLD_STYLE_123} of them, x\uF731`), '• There were ??? of them, x?');
     assert.equal(metrics.drawable(`Había ${OLD_STYLE_123}`, new Set(['\uF731', '\uF732', '\uF733'])), `Había ${OLD_STYLE_123}`);
   });
+
+  it("a character the face lacks is drawn as its look-alike or compatibility form where the face has that (SIstyle's CMSY ⟨degs⟩)", () => {
+    const { metrics } = fontFor({ family: 'serif', bold: false, italic: false });
+    // pdf.js reads CMSY's angle brackets as U+3008/U+3009, which DejaVu lacks; a character with no stand-in stays '?'
+    assert.equal(metrics.drawable('\u3008degs\u3009 \u2329x\u232A \uFF21 \u4E00'), '\u27E8degs\u27E9 \u27E8x\u27E9 A ?');
+  });
 });

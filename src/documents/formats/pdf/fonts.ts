@@ -82,11 +82,23 @@ export class FontMetrics implements Metrics {
       else if (kept?.has(ch) || this.has(cp)) out += ch;
       else if (/\s/u.test(ch)) out += ' ';
       else if (/\p{Co}/u.test(ch) && !/\S/u.test(chars[k - 1] ?? ' ') && !/\S/u.test(chars[k + 1] ?? ' ')) out += '•';
-      else out += '?';
+      else out += this.lookAlike(ch) ?? '?';
     });
     return out;
   }
+
+  /** The character's compatibility form (NFKC) or its look-alike, where the font draws that instead. */
+  private lookAlike(ch: string): string | undefined {
+    const other = LOOK_ALIKES[ch] ?? ch.normalize('NFKC');
+    return other !== ch && [...other].every((c) => this.has(c.codePointAt(0)!)) ? other : undefined;
+  }
 }
+
+/**
+ * Characters DejaVu lacks whose look-alike it has: CMSY's angle brackets come out of pdf.js as the CJK ones (U+3008,
+ * U+3009; U+2329/232A decompose to them), as in SIstyle's "⟨degs⟩".
+ */
+const LOOK_ALIKES: Readonly<Record<string, string>> = { '\u3008': '\u27E8', '\u3009': '\u27E9', '\u2329': '\u27E8', '\u232A': '\u27E9' };
 
 const loaded = new Map<string, DrawFont>();
 
