@@ -57,6 +57,38 @@ describe('tesseract TSV and paragraphs', () => {
     assert.deepEqual(paragraphsOf([...across, ...below]).map((p) => p.text), ['Ballot: s Incomplete Counted', 'yes']);
   });
 
+  it('cuts at a light grey table border (node-os-signals-table.png: 1 px #d0d7de under a #f6f8fa header, and between white rows), not at a shading edge', async () => {
+    const { createCanvas } = await import('@napi-rs/canvas');
+    const canvas = createCanvas(400, 260);
+    const ctx = canvas.getContext('2d');
+    ctx.fillStyle = '#fff';
+    ctx.fillRect(0, 0, 400, 260);
+    // as in the screenshot: the header cell shaded from y 101 to 130, its border at 131, the rows' borders 31 px apart
+    ctx.fillStyle = '#f6f8fa';
+    ctx.fillRect(0, 101, 400, 30);
+    ctx.fillStyle = '#d0d7de';
+    for (const y of [100, 131, 162]) ctx.fillRect(0, y, 400, 1);
+    // the first row's code span (#eff1f3) under "SIGHUP": with it, the band under "Constant" is mostly header shading,
+    // which the border differs from by 99 only
+    ctx.fillStyle = '#eff1f3';
+    ctx.fillRect(38, 138, 58, 20);
+    // below the table, a shaded block (a code span's #eff1f3) starts between two lines of one paragraph, with no border
+    ctx.fillStyle = '#eff1f3';
+    ctx.fillRect(0, 214, 400, 46);
+    const pixels = ctx.getImageData(0, 0, 400, 260);
+    // one recognizer paragraph read down the column, header and first two rows joined (their lines 31 px apart)
+    const column = [
+      word('Description', 15, { left: 181, top: 109, width: 95 }),
+      word('Sent', 12, { left: 181, top: 140, width: 33, line: 2 }),
+      word('Synonym', 12, { left: 181, top: 171, width: 60, line: 3 }),
+    ];
+    assert.deepEqual(paragraphsOf(column, pixels).map((p) => p.text), ['Description', 'Sent', 'Synonym']);
+    const constants = [word('Constant', 12, { left: 38, top: 109, width: 75 }), word('SIGHUP', 9, { left: 42, top: 143, width: 46, line: 2 })];
+    assert.deepEqual(paragraphsOf(constants, pixels).map((p) => p.text), ['Constant', 'SIGHUP']);
+    const shaded = [word('Sent', 12, { left: 181, top: 200, width: 33 }), word('to', 12, { left: 181, top: 220, width: 14, line: 2 })];
+    assert.deepEqual(paragraphsOf(shaded, pixels).map((p) => p.text), ['Sent to']);
+  });
+
   it('keeps in its line of prose an unsure word set inline and a short upright word of narrow letters; leaves out an unsure word apart', () => {
     const line = [
       word('Call', 20, { left: 0, width: 40 }), word('eventEmitter.on()', 20, { left: 50, width: 150, confidence: 40 }),
