@@ -20,6 +20,15 @@ const word = (text: string, height: number, extra: Partial<RecognizedWord> = {})
   text, confidence: 95, left: 0, top: 0, width: 10 * text.length, height, block: 1, paragraph: 1, line: 1, ...extra,
 });
 
+/** A canvas of one colour to draw a test image on (a page, a screenshot). */
+async function page(width: number, height: number, background = '#fff') {
+  const { createCanvas } = await import('@napi-rs/canvas');
+  const ctx = createCanvas(width, height).getContext('2d');
+  ctx.fillStyle = background;
+  ctx.fillRect(0, 0, width, height);
+  return ctx;
+}
+
 describe('tesseract TSV and paragraphs', () => {
   it('reads word rows with their boxes and layout numbers', () => {
     const words = parseTesseractTsv(TSV);
@@ -40,11 +49,7 @@ describe('tesseract TSV and paragraphs', () => {
   });
 
   it('cuts a line read across a table grid line, and two lines across a ruled line or a wide blank', async () => {
-    const { createCanvas } = await import('@napi-rs/canvas');
-    const canvas = createCanvas(300, 200);
-    const ctx = canvas.getContext('2d');
-    ctx.fillStyle = '#fff';
-    ctx.fillRect(0, 0, 300, 200);
+    const ctx = await page(300, 200);
     ctx.fillStyle = '#000';
     ctx.fillRect(100, 0, 2, 60); // a grid line between two cells
     ctx.fillRect(0, 60, 300, 1); // a rule under the row
@@ -58,11 +63,7 @@ describe('tesseract TSV and paragraphs', () => {
   });
 
   it('cuts at a light grey table border (node-os-signals-table.png: 1 px #d0d7de under a #f6f8fa header, and between white rows), not at a shading edge', async () => {
-    const { createCanvas } = await import('@napi-rs/canvas');
-    const canvas = createCanvas(400, 260);
-    const ctx = canvas.getContext('2d');
-    ctx.fillStyle = '#fff';
-    ctx.fillRect(0, 0, 400, 260);
+    const ctx = await page(400, 260);
     // as in the screenshot: the header cell shaded from y 101 to 130, its border at 131, the rows' borders 31 px apart
     ctx.fillStyle = '#f6f8fa';
     ctx.fillRect(0, 101, 400, 30);
@@ -132,12 +133,8 @@ describe('tesseract languages', () => {
 
 describe('painting plan', () => {
   it('samples background and ink around and inside the box; finds the plain room below, up to other content', async () => {
-    const { createCanvas } = await import('@napi-rs/canvas');
     const { planParagraph } = await import('../../src/documents/formats/image/text-painter.js');
-    const canvas = createCanvas(400, 200);
-    const ctx = canvas.getContext('2d');
-    ctx.fillStyle = '#336699';
-    ctx.fillRect(0, 0, 400, 200);
+    const ctx = await page(400, 200, '#336699');
     ctx.fillStyle = '#ffcc00';
     ctx.fillRect(20, 20, 200, 24); // stands for the text's ink
     ctx.fillStyle = '#000000';
@@ -160,11 +157,8 @@ describe('painting plan', () => {
   });
 
   it("erases each word of a paragraph whole, even where another paragraph's line box reaches over it", async () => {
-    const { createCanvas } = await import('@napi-rs/canvas');
     const { planParagraphs } = await import('../../src/documents/formats/image/text-painter.js');
-    const ctx = createCanvas(400, 100).getContext('2d');
-    ctx.fillStyle = '#fff';
-    ctx.fillRect(0, 0, 400, 100);
+    const ctx = await page(400, 100);
     const cell = { left: 10, top: 10, width: 90, height: 20 };
     // the next cell's line, regrouped across the grid, starts over the first cell's word
     const next = { left: 120, top: 12, width: 140, height: 20 };
@@ -181,11 +175,8 @@ describe('painting plan', () => {
   });
 
   it('text that takes the room on the right goes down only as far as the rows there are plain', async () => {
-    const { createCanvas } = await import('@napi-rs/canvas');
     const { paint, planParagraph } = await import('../../src/documents/formats/image/text-painter.js');
-    const ctx = createCanvas(600, 200).getContext('2d');
-    ctx.fillStyle = '#fff';
-    ctx.fillRect(0, 0, 600, 200);
+    const ctx = await page(600, 200);
     ctx.fillStyle = '#333';
     const label = { left: 10, top: 10, width: 100, height: 18 };
     ctx.fillRect(label.left, label.top, label.width, label.height); // stands for the label's ink
