@@ -20,6 +20,15 @@ const word = (text: string, height: number, extra: Partial<RecognizedWord> = {})
   text, confidence: 95, left: 0, top: 0, width: 10 * text.length, height, block: 1, paragraph: 1, line: 1, ...extra,
 });
 
+/** A canvas of one colour to draw a test image on (a page, a screenshot). */
+async function page(width: number, height: number, background = '#fff') {
+  const { createCanvas } = await import('@napi-rs/canvas');
+  const ctx = createCanvas(width, height).getContext('2d');
+  ctx.fillStyle = background;
+  ctx.fillRect(0, 0, width, height);
+  return ctx;
+}
+
 describe('tesseract TSV and paragraphs', () => {
   it('reads word rows with their boxes and layout numbers', () => {
     const words = parseTesseractTsv(TSV);
@@ -40,11 +49,7 @@ describe('tesseract TSV and paragraphs', () => {
   });
 
   it('cuts a line read across a table grid line, and two lines across a ruled line or a wide blank', async () => {
-    const { createCanvas } = await import('@napi-rs/canvas');
-    const canvas = createCanvas(300, 200);
-    const ctx = canvas.getContext('2d');
-    ctx.fillStyle = '#fff';
-    ctx.fillRect(0, 0, 300, 200);
+    const ctx = await page(300, 200);
     ctx.fillStyle = '#000';
     ctx.fillRect(100, 0, 2, 60); // a grid line between two cells
     ctx.fillRect(0, 60, 300, 1); // a rule under the row
@@ -55,6 +60,34 @@ describe('tesseract TSV and paragraphs', () => {
     assert.deepEqual(paragraphsOf([...across, ...below], pixels).map((p) => p.text), ['Ballot:', 'Incomplete', 'Counted', 'yes']);
     // without the pixels nothing tells the cells apart (the blank above "yes" still does)
     assert.deepEqual(paragraphsOf([...across, ...below]).map((p) => p.text), ['Ballot: s Incomplete Counted', 'yes']);
+  });
+
+  it('cuts at a light grey table border (node-os-signals-table.png: 1 px #d0d7de under a #f6f8fa header, and between white rows), not at a shading edge', async () => {
+    const ctx = await page(400, 260);
+    // as in the screenshot: the header cell shaded from y 101 to 130, its border at 131, the rows' borders 31 px apart
+    ctx.fillStyle = '#f6f8fa';
+    ctx.fillRect(0, 101, 400, 30);
+    ctx.fillStyle = '#d0d7de';
+    for (const y of [100, 131, 162]) ctx.fillRect(0, y, 400, 1);
+    // the first row's code span (#eff1f3) under "SIGHUP": with it, the band under "Constant" is mostly header shading,
+    // which the border differs from by 99 only
+    ctx.fillStyle = '#eff1f3';
+    ctx.fillRect(38, 138, 58, 20);
+    // below the table, a shaded block (a code span's #eff1f3) starts between two lines of one paragraph, with no border
+    ctx.fillStyle = '#eff1f3';
+    ctx.fillRect(0, 214, 400, 46);
+    const pixels = ctx.getImageData(0, 0, 400, 260);
+    // one recognizer paragraph read down the column, header and first two rows joined (their lines 31 px apart)
+    const column = [
+      word('Description', 15, { left: 181, top: 109, width: 95 }),
+      word('Sent', 12, { left: 181, top: 140, width: 33, line: 2 }),
+      word('Synonym', 12, { left: 181, top: 171, width: 60, line: 3 }),
+    ];
+    assert.deepEqual(paragraphsOf(column, pixels).map((p) => p.text), ['Description', 'Sent', 'Synonym']);
+    const constants = [word('Constant', 12, { left: 38, top: 109, width: 75 }), word('SIGHUP', 9, { left: 42, top: 143, width: 46, line: 2 })];
+    assert.deepEqual(paragraphsOf(constants, pixels).map((p) => p.text), ['Constant', 'SIGHUP']);
+    const shaded = [word('Sent', 12, { left: 181, top: 200, width: 33 }), word('to', 12, { left: 181, top: 220, width: 14, line: 2 })];
+    assert.deepEqual(paragraphsOf(shaded, pixels).map((p) => p.text), ['Sent to']);
   });
 
   it('keeps in its line of prose an unsure word set inline and a short upright word of narrow letters; leaves out an unsure word apart', () => {
@@ -100,12 +133,8 @@ describe('tesseract languages', () => {
 
 describe('painting plan', () => {
   it('samples background and ink around and inside the box; finds the plain room below, up to other content', async () => {
-    const { createCanvas } = await import('@napi-rs/canvas');
     const { planParagraph } = await import('../../src/documents/formats/image/text-painter.js');
-    const canvas = createCanvas(400, 200);
-    const ctx = canvas.getContext('2d');
-    ctx.fillStyle = '#336699';
-    ctx.fillRect(0, 0, 400, 200);
+    const ctx = await page(400, 200, '#336699');
     ctx.fillStyle = '#ffcc00';
     ctx.fillRect(20, 20, 200, 24); // stands for the text's ink
     ctx.fillStyle = '#000000';
@@ -128,11 +157,8 @@ describe('painting plan', () => {
   });
 
   it("erases each word of a paragraph whole, even where another paragraph's line box reaches over it", async () => {
-    const { createCanvas } = await import('@napi-rs/canvas');
     const { planParagraphs } = await import('../../src/documents/formats/image/text-painter.js');
-    const ctx = createCanvas(400, 100).getContext('2d');
-    ctx.fillStyle = '#fff';
-    ctx.fillRect(0, 0, 400, 100);
+    const ctx = await page(400, 100);
     const cell = { left: 10, top: 10, width: 90, height: 20 };
     // the next cell's line, regrouped across the grid, starts over the first cell's word
     const next = { left: 120, top: 12, width: 140, height: 20 };
@@ -149,11 +175,8 @@ describe('painting plan', () => {
   });
 
   it('text that takes the room on the right goes down only as far as the rows there are plain', async () => {
-    const { createCanvas } = await import('@napi-rs/canvas');
     const { paint, planParagraph } = await import('../../src/documents/formats/image/text-painter.js');
-    const ctx = createCanvas(600, 200).getContext('2d');
-    ctx.fillStyle = '#fff';
-    ctx.fillRect(0, 0, 600, 200);
+    const ctx = await page(600, 200);
     ctx.fillStyle = '#333';
     const label = { left: 10, top: 10, width: 100, height: 18 };
     ctx.fillRect(label.left, label.top, label.width, label.height); // stands for the label's ink

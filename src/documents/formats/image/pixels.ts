@@ -59,8 +59,13 @@ export function pixelDistance(data: Uint8ClampedArray, i: number, c: Rgba): numb
   return Math.abs(data[i]! - c.r) + Math.abs(data[i + 1]! - c.g) + Math.abs(data[i + 2]! - c.b) + Math.abs(data[i + 3]! - c.a);
 }
 
-/** Difference from the band's median colour that counts as ink of a ruled line (a grey line on white counts). */
-const RULE_CONTRAST = 120;
+/**
+ * Difference from the band's median colour that counts as ink of a ruled line: light grey table borders count
+ * (GitHub's #d0d7de is 120 from white and 99 from its header shading #f6f8fa, Bootstrap's #dee2e6 87 from white),
+ * cell and code shadings do not (#eff1f3 on white 42, white on #efefef 48). The coverage below, not the contrast,
+ * keeps rows of letters and a JPEG's ringing out.
+ */
+const RULE_CONTRAST = 80;
 /** Share of a line's length that must be ink: a dotted or anti-aliased rule still counts, a row of letters does not. */
 const RULE_COVERAGE = 0.9;
 
