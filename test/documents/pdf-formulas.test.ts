@@ -95,6 +95,41 @@ describe('PDF formulas and listings are kept, the prose around them translated',
     assert.equal(byText(blocks, '‘you').translatable, true);
   });
 
+  it('expex p10: a glossed example keeps its label and its free translation apart from the gloss rows', () => {
+    // example (7) a. and c. as pdf.js reads them: column by column (a word, its gloss below, its gloss line's word),
+    // then the free translation; c. sets it right below the last gloss row (aboveglftskip=0pt)
+    const R = 'ABLMFN+NimbusRomNo9L-Regu';
+    const I = 'DZTBKP+NimbusRomNo9L-ReguItal';
+    const B = 'HOWFFQ+NimbusRomNo9L-Medi';
+    const SC = 'XLSGGD+rtxsc';
+    const column = (x: number, y: number, [w, ws]: [string, number], [g, gs]: [string, number], font: [string, string]): TextPiece[] => [
+      piece(w, x, y, ws, font[0], 12), piece(g, x, y - 13.94, gs, font[1], 12),
+    ];
+    const glossRow = (y: number) => [
+      piece('2pl', 168.34, y, 15.28, R, 12), piece('nom', 183.62, y, 19.24, SC, 12), piece('.3pl', 202.85, y, 18.26, R, 12), piece('acc', 221.11, y, 15.9, SC, 12),
+    ];
+    const blocks = layoutPage(
+      [
+        piece('(7)', 72, 310.63, 13.94, R, 12), piece('a.', 95.9, 310.63, 8.3, R, 12), piece('pwa-', 113.04, 310.63, 23.91, I, 12),
+        piece('Neg', 113.04, 296.69, 19.74, R, 12),
+        piece('c.', 95.9, 142.05, 8.3, R, 12),
+        ...column(113.04, 142.05, ['pwa-', 25.24], ['Neg', 18.78], [B, I]),
+        ...column(143.25, 142.05, ['min', 19.93], ['V', 7.3], [B, I]), piece('give', 143.25, 114.16, 20.1, R, 12),
+        ...column(168.34, 142.05, ['-kwa', 25.24], ['Agr', 17.93], [B, I]), ...glossRow(114.16),
+        ...column(242.01, 142.05, ['-pun', 23.93], ['Tns', 17.28], [B, I]), piece('preterit', 242.01, 114.16, 34.52, R, 12),
+        piece('‘you (pl) didn’t give them (something)’', 113.04, 98.06, 188.23, R, 12),
+      ],
+      LETTER,
+    );
+    // the label is not sent to the engine (Apertium made "a. pwa-" "Un. pwa-")
+    assert.equal(byText(blocks, 'a.').text, 'a.');
+    assert.equal(byText(blocks, 'a.').translatable, false);
+    assert.equal(byText(blocks, 'pwa-').text, 'pwa-');
+    // the free translation is a block of its own, not the last gloss row's cell run on (drawn over "give", "preterit")
+    assert.equal(byText(blocks, '2plnom.3placc').text, '2plnom.3placc');
+    assert.equal(byText(blocks, '‘you').text, '‘you (pl) didn’t give them (something)’');
+  });
+
   it('a translated page keeps its formula lines as they were, A(x) included', async () => {
     // crc-doc p5's lines in Times: a sentence, then two displayed lines
     const lines: [number, number, string][] = [

@@ -1,7 +1,7 @@
 // Groups positioned text pieces of a page into lines and lines into blocks (paragraphs, list items, table cells), so
 // one block is one translation segment and its box is where the translation is drawn.
 import { groupLines, isLeader, splitLeader } from './lines.js';
-import { angleKey, fitsAfter, maxOf, minOf, rowLimits } from './rows.js';
+import { COLUMN_GAP_EM, angleKey, fitsAfter, maxOf, minOf, rowLimits } from './rows.js';
 
 export type FontFamily = 'sans' | 'serif' | 'mono';
 export interface FontStyle {
@@ -159,6 +159,10 @@ function continues(block: OpenBlock, line: TextLine, limits: Map<TextLine, numbe
   // in a table row (or a column beside another), a line that left room for the next word was ended on purpose
   const limit = limits.get(last);
   if (limit !== undefined && fitsAfter(last, line, limit)) return false;
+  // and a line reaching under the next cell of that row, from a block that stays left of it, spans the table (a
+  // glossed example's free translation below its last gloss row), not that one cell
+  const nextCell = limit === undefined ? undefined : limit + COLUMN_GAP_EM * last.size;
+  if (nextCell !== undefined && right <= nextCell && line.u1 > nextCell) return false;
   // a short line ending a sentence closes its paragraph (paragraphs without extra spacing)
   if (block.lines.length >= 2 && last.u1 < right - 0.25 * (right - left) && /[.!?:]$/u.test(last.text)) return false;
   // and so does a full one before an indented line: the next paragraph's first line (else its indent, kept where the

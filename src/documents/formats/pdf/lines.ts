@@ -167,9 +167,12 @@ function isBigDelimiter(p: Piece, base: Piece): boolean {
   return DELIMITER.test(p.text.trim()) && p.size <= 1.5 * base.size && Math.abs(p.v - base.v) < 1.2 * base.size;
 }
 
-/** A leading list marker becomes a line of its own, so the item's text keeps its indentation when rewrapped. */
+/**
+ * A leading list marker becomes a line of its own, so the item's text keeps its indentation when rewrapped; so does
+ * each of nested markers ("(7) a." of a linguistic example: the engine would read the label "a." as an article).
+ */
 function splitMarker(pieces: Piece[]): TextLine[] {
-  const first = pieces[0]!;
-  if (pieces.length > 1 && MARKER.test(first.text.trim())) return [makeLine([first]), makeLine(pieces.slice(1))];
-  return [makeLine(pieces)];
+  let n = 0;
+  while (n < pieces.length - 1 && MARKER.test(pieces[n]!.text.trim())) n++;
+  return [...pieces.slice(0, n).map((p) => makeLine([p])), makeLine(pieces.slice(n))];
 }
