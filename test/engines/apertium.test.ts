@@ -14,6 +14,7 @@ import { WEAR_LIMITS, wornOut } from '../../src/engines/apertium/pair-pool.js';
 import type { ApertiumPipeline } from '../../src/engines/apertium/pipeline.js';
 import { EngineRouter } from '../../src/translate/engine-router.js';
 import { runEngineContract } from './engine.case.js';
+import { LOAD_FACTOR } from '../helpers/wait.js';
 
 const MODES = '/usr/share/apertium/modes';
 
@@ -314,11 +315,17 @@ describe('apertium engine (fake modes)', () => {
   });
 
   it('replaces a wedged pipeline (no output for a bounded time) and re-runs the other requests on the new one', async () => {
-    const engine = new ApertiumEngine({ modesDir: dir, pairs: ['en-es'], maxPipelinesPerPair: 1, requestTimeoutMs: 60_000, wedgeTimeoutMs: 300, probeTimeoutMs: 5000 });
+    // The probe's limit (also a fresh pipeline's first answer's) follows the machine's load, for a pair whose probe timed
+    // out is not served; it stays well below the 30 s the SLOW block sleeps, so the fresh pipeline is found wedged too.
+    const engine = new ApertiumEngine({ modesDir: dir, pairs: ['en-es'], maxPipelinesPerPair: 1, requestTimeoutMs: 60_000, wedgeTimeoutMs: 300, probeTimeoutMs: Math.min(15_000, 5000 * LOAD_FACTOR) });
     await engine.start();
+    assert.deepEqual(engine.stats().map((s) => s.pair), ['en-es'], 'the pair was probed and is served');
     try {
-      const stuck = engine.translate({ source: 'en', target: 'es' }, ['SLOW'], { requester: 'x' }).catch((e: unknown) => e);
-      await untilImmediate(() => engine.stats()[0]?.inFlight === 1);
+      let ended: unknown;
+      const stuck = engine.translate({ source: 'en', target: 'es' }, ['SLOW'], { requester: 'x' }).catch((e: unknown) => (ended = e));
+      // a request that ended before it reached the pipeline fails here with its error, not after the wait's deadline
+      await untilImmediate(() => engine.stats()[0]?.inFlight === 1 || ended !== undefined);
+      assert.equal(ended, undefined, `the request ended before it reached the pipeline: ${String(ended)}`);
       const before = engine.childPids();
       const behind = ['one', 'two', 'three'].map((t) => engine.translate({ source: 'en', target: 'es' }, [t], { requester: 'y' }));
       assert.deepEqual(await Promise.all(behind), [['one'], ['two'], ['three']]);
