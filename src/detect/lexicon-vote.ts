@@ -116,7 +116,15 @@ export class LexiconVote {
 
   /** Starts every lexicon's process in the background (with the detector's thread), so the first vote meets them warm. */
   warm(): void {
-    for (const lexicon of this.lexicons) for (const lang of lexicon.languages()) lexicon.knownWords(lang, ['a'], this.deadlineMs).catch(() => {});
+    // one language's processes started per turn: spawning every dictionary's at once held the event loop ~250 ms of CPU
+    const starts = this.lexicons.flatMap((lexicon) => lexicon.languages().map((lang) => () => lexicon.knownWords(lang, ['a'], this.deadlineMs).catch(() => {})));
+    const next = () => {
+      const start = starts.shift();
+      if (!start) return;
+      void start();
+      setImmediate(next);
+    };
+    setImmediate(next);
   }
 
   async decide(question: LexiconQuestion): Promise<string | undefined> {
