@@ -41,7 +41,7 @@ const TAG = /<(\/?)([\p{L}\p{N}_][\p{L}\p{N}_.:-]{0,64})(?:\s[^<>\n]{0,200}?)?\s
  * Text matched between two turns of the event loop: a one-line document of megabytes holds a million placeholders
  * (hostile, but allowed), whose matching would otherwise hold the loop for seconds (identifiers.ts yields alike).
  */
-const YIELD_CHARS = 64 * 1024;
+const YIELD_CHARS = 16 * 1024;
 
 /** The literal character every match of an atom pattern starts with: a text without it is not searched. */
 const FIRST = new Map(ATOMS.map((re) => [re, re.source[0] === '\\' ? re.source[1]! : re.source[0]!]));
@@ -89,16 +89,22 @@ function* spans(text: string): Stepped<PlaceholderSpan[]> {
       const end = m.index + m[0].length;
       if (!overlapsSorted(taken, m.index, end)) found.push({ start: m.index, end, kind: 'empty' });
     });
-    if (found.length > 0) taken = mergeSorted(taken, found);
+    if (found.length > 0) taken = taken.length === 0 ? found : yield* mergeSorted(taken, found);
   }
   return taken;
 }
 
-function mergeSorted(a: PlaceholderSpan[], b: PlaceholderSpan[]): PlaceholderSpan[] {
+/** Items handled between two turns of the event loop by the loops over every match (a million tags, say). */
+const YIELD_ITEMS = 4 * 1024;
+
+function* mergeSorted(a: PlaceholderSpan[], b: PlaceholderSpan[]): Stepped<PlaceholderSpan[]> {
   const out: PlaceholderSpan[] = [];
   let i = 0;
   let j = 0;
-  while (i < a.length || j < b.length) out.push(j >= b.length || (i < a.length && a[i]!.start < b[j]!.start) ? a[i++]! : b[j++]!);
+  while (i < a.length || j < b.length) {
+    out.push(j >= b.length || (i < a.length && a[i]!.start < b[j]!.start) ? a[i++]! : b[j++]!);
+    if (out.length % YIELD_ITEMS === 0) yield;
+  }
   return out;
 }
 
@@ -117,9 +123,31 @@ function overlapsSorted(spans: PlaceholderSpan[], start: number, end: number): b
 /** Opening tags looked through for a closing tag's partner (bounds the work of many unclosed tags). */
 const PAIR_REACH = 64;
 
-function lastOpen(names: string[], name: string): number {
-  for (let k = names.length - 1; k >= Math.max(0, names.length - PAIR_REACH); k--) if (names[k] === name) return k;
-  return -1;
+/**
+ * A growing list of integers. A million tags kept in plain arrays (and their names as strings) cost the event loop
+ * hundreds of milliseconds in garbage collection between turns; typed arrays hold no references to trace.
+ */
+class IntList {
+  private items = new Int32Array(1024);
+  length = 0;
+  push(value: number): number {
+    if (this.length === this.items.length) {
+      const grown = new Int32Array(this.items.length * 2);
+      grown.set(this.items);
+      this.items = grown;
+    }
+    this.items[this.length++] = value;
+    return this.length;
+  }
+  pop(): number {
+    return this.items[--this.length]!;
+  }
+  at(k: number): number {
+    return this.items[k]!;
+  }
+  set(k: number, value: number): void {
+    this.items[k] = value;
+  }
 }
 
 /**
@@ -129,45 +157,66 @@ function lastOpen(names: string[], name: string): number {
  */
 function* tagSpans(text: string): Stepped<PlaceholderSpan[]> {
   if (!text.includes('<')) return [];
-  // Every tag in order, in parallel arrays of numbers (a million tag objects cost seconds of garbage collection):
-  // its place, its kind (a pair's two tags get theirs when the closing one is found) and its pair.
-  const starts: number[] = [];
-  const ends: number[] = [];
-  const kinds: number[] = [];
-  const pairOf: number[] = [];
-  // Opening tags not closed yet: their names and indexes.
-  const openNames: string[] = [];
-  const openAts: number[] = [];
-  const unpaired = (at: number, name: string) => (kinds[at] = /^\p{N}+$/u.test(name) ? ATOM : DROPPED);
+  // Every tag in order: its place, its kind (a pair's two tags get theirs when the closing one is found), its pair.
+  const starts = new IntList();
+  const ends = new IntList();
+  const kinds = new IntList();
+  const pairOf = new IntList();
+  // Opening tags not closed yet: their indexes, and where their names are in the text.
+  const openAts = new IntList();
+  const openNameAts = new IntList();
+  const openNameLengths = new IntList();
+  const nameAt = (k: number) => text.slice(openNameAts.at(k), openNameAts.at(k) + openNameLengths.at(k));
+  const lastOpen = (name: string) => {
+    for (let k = openAts.length - 1; k >= Math.max(0, openAts.length - PAIR_REACH); k--) {
+      if (openNameLengths.at(k) === name.length && text.startsWith(name, openNameAts.at(k))) return k;
+    }
+    return -1;
+  };
+  const unpaired = (at: number, name: string) => kinds.set(at, /^\p{N}+$/u.test(name) ? ATOM : DROPPED);
+  const popOpen = () => {
+    openNameAts.pop();
+    openNameLengths.pop();
+    return openAts.pop();
+  };
   yield* eachMatch(TAG, text, (m) => {
     const name = m[2]!;
     const at = starts.push(m.index) - 1;
     ends.push(m.index + m[0].length);
     kinds.push(DROPPED);
     pairOf.push(-1);
-    if (m[1] === '' && m[3] === '/') kinds[at] = ATOM;
+    if (m[1] === '' && m[3] === '/') kinds.set(at, ATOM);
     else if (m[1] === '') {
-      openNames.push(name);
       openAts.push(at);
+      openNameAts.push(m.index + 1);
+      openNameLengths.push(name.length);
     } else {
-      const k = lastOpen(openNames, name);
+      const k = lastOpen(name);
       if (k < 0) return unpaired(at, name);
       // Tags opened inside this pair and never closed cannot nest in it: they are no pair.
-      while (openNames.length > k + 1) unpaired(openAts.pop()!, openNames.pop()!);
-      openNames.pop();
-      const opener = openAts.pop()!;
-      kinds[opener] = OPEN;
-      kinds[at] = CLOSE;
-      pairOf[opener] = pairOf[at] = opener;
+      while (openAts.length > k + 1) {
+        const name = nameAt(openAts.length - 1);
+        unpaired(popOpen(), name);
+      }
+      const opener = popOpen();
+      kinds.set(opener, OPEN);
+      kinds.set(at, CLOSE);
+      pairOf.set(opener, opener);
+      pairOf.set(at, opener);
     }
   });
-  openNames.forEach((name, k) => unpaired(openAts[k]!, name));
+  for (let k = 0; k < openAts.length; k++) {
+    unpaired(openAts.at(k), nameAt(k));
+    if ((k + 1) % YIELD_ITEMS === 0) yield;
+  }
   const spans: PlaceholderSpan[] = [];
-  starts.forEach((start, at) => {
-    const kind = kinds[at]!;
-    if (kind === ATOM) spans.push({ start, end: ends[at]!, kind: 'empty' });
-    else if (kind !== DROPPED) spans.push({ start, end: ends[at]!, kind: kind === OPEN ? 'open' : 'close', pair: pairOf[at]! });
-  });
+  for (let at = 0; at < starts.length; at++) {
+    const kind = kinds.at(at);
+    const start = starts.at(at);
+    if (kind === ATOM) spans.push({ start, end: ends.at(at), kind: 'empty' });
+    else if (kind !== DROPPED) spans.push({ start, end: ends.at(at), kind: kind === OPEN ? 'open' : 'close', pair: pairOf.at(at) });
+    if ((at + 1) % YIELD_ITEMS === 0) yield;
+  }
   return spans;
 }
 
