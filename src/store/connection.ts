@@ -8,6 +8,7 @@ import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import type { SqlDialect } from './sql-dialect.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
+import { withPreparedStatements } from './sqlite-statements.js';
 import { CurrentSchemaPostgresDialect } from './postgres-dialect.js';
 import { LocalChangeFeed, PostgresChangeFeed, type Change, type ChangeFeed } from './change-feed.js';
 import type { Database } from './schema.js';
@@ -108,7 +109,7 @@ export class StoreConnection {
       // the WAL file is reused after each checkpoint; this trims what a burst grew it to
       sqlite.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
     }
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withPreparedStatements(sqlite) }) });
     // data_version: a memory read of the WAL index (under a microsecond), moved only by other connections' commits.
     // Those are mostly charges and rate-limit counts (several HTTP processes write on every request), which change no
     // cached row: a change that does is announced in the header's user_version, read only when data_version moved.
