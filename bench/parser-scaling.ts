@@ -8,6 +8,7 @@ import { DocumentFormats, type DocumentFormat } from '../src/documents/formats/i
 import { parseMarkup } from '../src/markup/index.js';
 import { minimalDocx } from '../test/helpers/zip.js';
 import { idmlParts, zipParts } from '../test/documents/idml-fixture.js';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { benchArgs } from './args.js';
 
 const args = benchArgs();
@@ -23,6 +24,20 @@ const idml = (body: string) =>
 const range = (i: number) => `<CharacterStyleRange AppliedCharacterStyle="CharacterStyle/${i % 2 ? 'Strong' : '$ID/[No character style]'}"><Content>word${i} </Content></CharacterStyleRange>`;
 const field = (i: number) =>
   `<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> PAGE </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r><w:r><w:t>${i}</w:t></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r><w:r><w:t xml:space="preserve"> word </w:t></w:r>`;
+
+/** A PDF of 4n lines of 1 pt text down 14,400 pt pages: one paragraph of full lines, or full and indented ones in turn. */
+async function pdfLines(n: number, indentEvery: number): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const perPage = 11_000;
+  let page = doc.addPage([400, 14_400]);
+  for (let i = 0; i < 4 * n; i++) {
+    if (i > 0 && i % perPage === 0) page = doc.addPage([400, 14_400]);
+    const indented = indentEvery > 0 && i % indentEvery === indentEvery - 1;
+    page.drawText(indented ? 'Then it ends.' : 'The cat sleeps in the big house today.', { x: indented ? 12 : 10, y: 14_200 - (i % perPage) * 1.2, size: 1, font });
+  }
+  return Buffer.from(await doc.save());
+}
 
 type Shape = (n: number) => Promise<[DocumentFormat, Buffer]> | [DocumentFormat, Buffer];
 const SHAPES: Record<string, Shape> = {
@@ -40,6 +55,8 @@ const SHAPES: Record<string, Shape> = {
     format('docx'),
     await minimalDocx(`<w:p>${'<w:r><w:fldChar w:fldCharType="begin"/></w:r>'.repeat(n)}<w:r><w:t>x</w:t></w:r>${'<w:hyperlink><w:r><w:t>y</w:t></w:r></w:hyperlink>'.repeat(n)}</w:p>`),
   ],
+  'pdf one paragraph of 4n full lines': async (n) => [format('pdf'), await pdfLines(n, 0)],
+  'pdf 4n lines, every other one indented': async (n) => [format('pdf'), await pdfLines(n, 2)],
   'idml one paragraph, 4n ranges': async (n) => [format('idml'), await idml(`<ParagraphStyleRange AppliedParagraphStyle="ParagraphStyle/Body">${times(4 * n, range)}</ParagraphStyleRange>`)],
   'idml one range, 4n paragraphs': async (n) => [
     format('idml'),

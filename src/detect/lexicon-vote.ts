@@ -114,17 +114,24 @@ export class LexiconVote {
     private readonly deadlineMs = 5000,
   ) {}
 
+  private warmUps: (() => Promise<unknown>)[] = [];
+
   /** Starts every lexicon's process in the background (with the detector's thread), so the first vote meets them warm. */
   warm(): void {
     // one language's processes started per turn: spawning every dictionary's at once held the event loop ~250 ms of CPU
-    const starts = this.lexicons.flatMap((lexicon) => lexicon.languages().map((lang) => () => lexicon.knownWords(lang, ['a'], this.deadlineMs).catch(() => {})));
+    this.warmUps = this.lexicons.flatMap((lexicon) => lexicon.languages().map((lang) => () => lexicon.knownWords(lang, ['a'], this.deadlineMs).catch(() => {})));
     const next = () => {
-      const start = starts.shift();
+      const start = this.warmUps.shift();
       if (!start) return;
       void start();
       setImmediate(next);
     };
     setImmediate(next);
+  }
+
+  /** Drops the warm-ups not started yet (shutdown: their processes would outlive the lexicons' close). */
+  stop(): void {
+    this.warmUps = [];
   }
 
   async decide(question: LexiconQuestion): Promise<string | undefined> {

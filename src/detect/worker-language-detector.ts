@@ -173,6 +173,7 @@ export class WorkerLanguageDetector implements LanguageDetection {
   /** Ends the thread (server shutdown); later detections are refused. */
   close(): void {
     this.closed = true;
+    this.lexicons?.stop();
     this.thread?.fail(unavailable('the server is shutting down'));
   }
 

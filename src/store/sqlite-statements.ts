@@ -4,8 +4,8 @@ import type SqliteDatabase from 'better-sqlite3';
 import type { SqliteDatabase as KyselySqliteDatabase } from 'kysely';
 
 /**
- * Statements kept, the oldest dropped first. Kysely writes the SQL of one query shape the same each time; shapes that
- * vary (an `in (…)` list of each length) take turns in the rest.
+ * Statements kept, the one unused longest dropped first. Kysely writes the SQL of one query shape the same each time;
+ * shapes that vary (an `in (…)` list of each length) take turns in what the usual ones leave.
  */
 const KEPT_STATEMENTS = 500;
 
@@ -16,8 +16,14 @@ export function withPreparedStatements(db: SqliteDatabase.Database, kept = KEPT_
     close: () => db.close(),
     prepare(text: string) {
       const known = statements.get(text);
-      // A statement mid-iteration (a streamed select) cannot run a second query at once: that one gets its own.
-      if (known) return known.busy ? db.prepare(text) : known;
+      if (known) {
+        // A statement mid-iteration (a streamed select) cannot run a second query at once: that one gets its own.
+        if (known.busy) return db.prepare(text);
+        // the most recently used last: the first dropped is the one unused longest
+        statements.delete(text);
+        statements.set(text, known);
+        return known;
+      }
       const statement = db.prepare(text);
       statements.set(text, statement);
       if (statements.size > kept) statements.delete(statements.keys().next().value!);

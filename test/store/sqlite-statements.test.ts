@@ -52,7 +52,7 @@ describe('SQLite statements kept for Kysely', () => {
     sqlite.close();
   });
 
-  it('keeps at most the given number of statements, dropping the oldest', async () => {
+  it('keeps at most the given number of statements, dropping the one unused longest', async () => {
     const { db, prepares } = open(3);
     const lookUp = (ids: number[]) => db.selectFrom('items').select('id').where('id', 'in', ids).execute();
     // four shapes (in-lists of 1–4 values) through a cache of three: the first is dropped, the fourth kept
@@ -61,7 +61,16 @@ describe('SQLite statements kept for Kysely', () => {
     await lookUp([5, 6, 7, 8]);
     assert.equal(prepares(), 4, 'the latest shape is still prepared');
     await lookUp([9]);
-    assert.equal(prepares(), 5, 'the oldest shape was dropped and is prepared again');
+    assert.equal(prepares(), 5, 'the shape unused longest was dropped and is prepared again');
+    // kept now, unused longest first: the 3-, 4- and 1-value shapes. Using the 3-value one keeps it when a new shape
+    // comes (dropping the oldest-inserted instead would drop it)
+    await lookUp([1, 2, 3]);
+    await lookUp([1, 2, 3, 4, 5]);
+    assert.equal(prepares(), 6);
+    await lookUp([4, 5, 6]);
+    assert.equal(prepares(), 6, 'a shape used recently is kept');
+    await lookUp([1, 2, 3, 4]);
+    assert.equal(prepares(), 7, 'the shape unused longest was dropped');
     await db.destroy();
   });
 });

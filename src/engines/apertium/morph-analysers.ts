@@ -118,6 +118,8 @@ export class MorphAnalysers {
   private readonly pools = new Map<string, ProcessPool<AnalyserProcess>>();
   private readonly timeoutMs: number;
 
+  private closed = false;
+
   constructor(options: MorphAnalysersOptions = {}) {
     this.files = findAnalysers(options.apertiumDir ?? '/usr/share/apertium');
     this.timeoutMs = options.timeoutMs ?? 5000;
@@ -132,6 +134,8 @@ export class MorphAnalysers {
   async knownWords(lang: string, words: readonly string[], deadlineMs = this.timeoutMs): Promise<number> {
     const file = this.files.get(lang);
     if (!file) throw new Error(`no analyser for ${lang}`);
+    // closed: a late call (a warm-up or vote still under way at shutdown) must not start a process nothing would end
+    if (this.closed) throw new Error('the analysers are closed');
     let pool = this.pools.get(lang);
     if (!pool) {
       pool = new ProcessPool({ name: `lt-proc ${lang}`, create: () => new AnalyserProcess(file), size: 1, maxPerAccount: 1, deadlineMs: this.timeoutMs, maxTasks: 100_000 });
@@ -147,6 +151,7 @@ export class MorphAnalysers {
   }
 
   close(): void {
+    this.closed = true;
     for (const pool of this.pools.values()) pool.close();
   }
 }

@@ -29,7 +29,8 @@ export function sharedHeight(metrics: Metrics, block: TextBlock, own: string, ne
   const between = block.lines[block.lines.length - 1]!.v - next.lines[0]!.v;
   const nextMetrics = fontFor(next.font).metrics;
   const nextDrawable = nextMetrics.drawable(nextText.replace(/\s+/gu, ' ').trim());
-  for (let f = 1; f * block.size >= Math.min(block.size, 4); f *= 0.94) {
+  // (fitText's smallest size too: smaller scales would cut a block's lines into ever more rooms)
+  for (let f = 1; f * block.size >= Math.max(block.size / 3, Math.min(block.size, 4)); f *= 0.94) {
     const height = heightAt(metrics, block, own, f * block.size);
     // from this block's top to the next one's first baseline, then that one's lines and descent
     const needed = height - 0.25 * f * block.size + f * between + heightAt(nextMetrics, next, nextDrawable, f * next.size) - 0.8 * f * next.size;

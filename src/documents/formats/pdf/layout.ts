@@ -167,23 +167,40 @@ function continues(block: OpenBlock, line: TextLine, limits: Map<TextLine, numbe
   if (block.lines.length >= 2 && last.u1 < right - 0.25 * (right - left) && /[.!?:]$/u.test(last.text)) return false;
   // and so does a full one before an indented line: the next paragraph's first line (else its indent, kept where the
   // source has it, would fall mid-sentence in the reflowed translation)
-  const indent = line.u0 - bodyStart(block.lines);
-  if (!isLeader(line.text) && indent > 0.5 * size && indent <= 3.5 * size && last.u1 >= right - Math.max(1, 0.15 * size) && /[.!?:]$/u.test(last.text)) {
-    breaks.set(line, block);
-    return false;
+  // (the body's start from the block's last lines: a page-long block would make every line re-sort all before it)
+  if (last.u1 >= right - Math.max(1, 0.15 * size) && /[.!?:]$/u.test(last.text) && !isLeader(line.text)) {
+    const indent = line.u0 - bodyStart(block.lines.slice(-BODY_SAMPLE_LINES));
+    if (indent > 0.5 * size && indent <= 3.5 * size) {
+      breaks.set(line, block);
+      return false;
+    }
   }
   return true;
 }
 
+/** Lines of a block whose starts give its body's left edge when a line might open a new paragraph. */
+const BODY_SAMPLE_LINES = 32;
+
 export function joinLines(lines: TextLine[]): string {
-  let text = '';
+  const parts: string[] = [];
+  // the joined text's last characters, enough to see a letter and a hyphen (an astral letter is two): testing the
+  // whole text at each line made a page-long paragraph quadratic
+  let tail = '';
   for (const l of lines) {
-    if (text === '') text = l.text;
+    // (empty lines before the first words add nothing, not even a space)
+    if (tail === '') {
+      parts.push(l.text);
+      tail = l.text.slice(-3);
     // a word broken at a line-end hyphen is joined whole, so the engine sees the word ("transla-" "tion")
-    else if (/\p{L}[-\u00ad\u2010]$/u.test(text) && /^\p{Ll}/u.test(l.text)) text = text.slice(0, -1) + l.text;
-    else text += ` ${l.text}`;
+    } else if (/\p{L}[-\u00ad\u2010]$/u.test(tail) && /^\p{Ll}/u.test(l.text)) {
+      parts.push(parts.pop()!.slice(0, -1) + l.text);
+      tail = (tail.slice(0, -1) + l.text).slice(-3);
+    } else {
+      parts.push(` ${l.text}`);
+      tail = (tail + ` ${l.text}`).slice(-3);
+    }
   }
-  return text;
+  return parts.join('');
 }
 
 /**
@@ -245,7 +262,7 @@ function alignment(lines: TextLine[], left: number, right: number, size: number)
   // (a two-line paragraph whose first line is indented is justified too, not right-aligned)
   const indent = lines[0]!.u0 - body;
   // (their right edge: a last line that is full too may stick out a little, as TeX lets a line's last glyph do)
-  const fullRight = Math.max(...full.map((l) => l.u1));
+  const fullRight = maxOf(full, (l) => l.u1);
   if ((full.length >= 2 || (indent > 0.5 * size && indent <= 3 * size)) && fullRight >= right - 2 * edge && full.every((l, n) => (n === 0 || Math.abs(l.u0 - body) <= tol) && Math.abs(l.u1 - fullRight) <= edge)) return 'justify';
   if (lines.every((l) => Math.abs(l.u0 - left) <= tol)) return 'left';
   if (lines.every((l) => Math.abs(l.u1 - right) <= tol)) return 'right';
@@ -328,8 +345,9 @@ export function layoutPage(input: readonly TextPiece[], bounds: readonly [number
       ...(b.lines.every((l) => isLeader(l.text)) ? { leader: true } : {}),
     };
   });
+  const indexOf = new Map(open.map((b, n) => [b, n]));
   open.forEach((b, n) => {
-    if (b.next) blocks[n]!.next = blocks[open.indexOf(b.next)];
+    if (b.next) blocks[n]!.next = blocks[indexOf.get(b.next)!];
   });
   keepCode(blocks);
   setRoom(blocks, bounds);

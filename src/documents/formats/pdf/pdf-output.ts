@@ -183,6 +183,7 @@ async function write(doc: PDFDocument, pages: PageOutput[], options: OutputOptio
     const translated = (b: number) => blocks[b]!.translatable && !kept?.[b] && (texts[b] ?? blocks[b]!.text) !== blocks[b]!.text;
     // paragraphs of one flow pushed down by the translation of the one above them, and by how much
     const lowered = new Map<TextBlock, number>();
+    const indexOf = new Map(blocks.map((b, n) => [b, n]));
     for (const b of order) {
       const block = blocks[b]!;
       const font = fontFor(block.font);
@@ -194,11 +195,11 @@ async function write(doc: PDFDocument, pages: PageOutput[], options: OutputOptio
       const glyphs = sourceGlyphs.placed(isTranslated ? text : block.text, new Set(block.lines.flatMap((l) => l.pieces.map((piece) => piece.fontName ?? ''))));
       const face: Face = { font, pdfFont: await embed(font), glyphs, metrics: withGlyphs(font.metrics, glyphs) };
       if (isTranslated) {
-        const next = block.next ? blocks.indexOf(block.next) : -1;
+        const next = block.next ? (indexOf.get(block.next) ?? -1) : -1;
         const flow = next >= 0 && translated(next) ? block.next : undefined;
         const moved = lower(block, lowered.get(block) ?? 0);
         // with the next paragraph of its flow, it takes one size at which both fit in the room of the two
-        const lines = drawBlock(page, face, flow ? { ...moved, maxBottom: moved.top - sharedHeight(face.metrics, moved, drawableIn(face, text.replace(/\s+/gu, ' ').trim()), flow, texts[next]!) } : moved, text);
+        const lines = drawBlock(page, face, flow ? { ...moved, maxBottom: moved.top - sharedHeight(face.metrics, moved, drawableIn(face, text.replace(/\s+/gu, ' ').trim()), lower(flow, lowered.get(block) ?? 0), texts[next]!) } : moved, text);
         drawn.push(...lines);
         const last = lines[lines.length - 1];
         if (flow && last) lowered.set(flow, Math.max(0, flow.lines[0]!.v - (last.v - (block.lineGap * last.size) / block.size)));
