@@ -1,6 +1,6 @@
 // Groups positioned text pieces of a page into lines and lines into blocks (paragraphs, list items, table cells), so
 // one block is one translation segment and its box is where the translation is drawn.
-import { groupLines, isLeader, splitLeader } from './lines.js';
+import { groupLines, isLeader, joinLines, splitLeader } from './lines.js';
 import { COLUMN_GAP_EM, angleKey, fitsAfter, maxOf, minOf, rowLimits } from './rows.js';
 
 export type FontFamily = 'sans' | 'serif' | 'mono';
@@ -180,28 +180,6 @@ function continues(block: OpenBlock, line: TextLine, limits: Map<TextLine, numbe
 
 /** Lines of a block whose starts give its body's left edge when a line might open a new paragraph. */
 const BODY_SAMPLE_LINES = 32;
-
-export function joinLines(lines: TextLine[]): string {
-  const parts: string[] = [];
-  // the joined text's last characters, enough to see a letter and a hyphen (an astral letter is two): testing the
-  // whole text at each line made a page-long paragraph quadratic
-  let tail = '';
-  for (const l of lines) {
-    // (empty lines before the first words add nothing, not even a space)
-    if (tail === '') {
-      parts.push(l.text);
-      tail = l.text.slice(-3);
-    // a word broken at a line-end hyphen is joined whole, so the engine sees the word ("transla-" "tion")
-    } else if (/\p{L}[-\u00ad\u2010]$/u.test(tail) && /^\p{Ll}/u.test(l.text)) {
-      parts.push(parts.pop()!.slice(0, -1) + l.text);
-      tail = (tail.slice(0, -1) + l.text).slice(-3);
-    } else {
-      parts.push(` ${l.text}`);
-      tail = (tail + ` ${l.text}`).slice(-3);
-    }
-  }
-  return parts.join('');
-}
 
 /**
  * Blocks set in a monospaced font on a page whose text is mostly not are code listings (and tables typed as code):

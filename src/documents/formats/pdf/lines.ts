@@ -176,3 +176,26 @@ function splitMarker(pieces: Piece[]): TextLine[] {
   while (n < pieces.length - 1 && MARKER.test(pieces[n]!.text.trim())) n++;
   return [...pieces.slice(0, n).map((p) => makeLine([p])), makeLine(pieces.slice(n))];
 }
+
+/** A block's text: its lines joined by spaces, a word broken at a line-end hyphen joined whole. */
+export function joinLines(lines: TextLine[]): string {
+  const parts: string[] = [];
+  // the joined text's last characters, enough to see a letter and a hyphen (an astral letter is two): testing the
+  // whole text at each line made a page-long paragraph quadratic
+  let tail = '';
+  for (const l of lines) {
+    // (empty lines before the first words add nothing, not even a space)
+    if (tail === '') {
+      parts.push(l.text);
+      tail = l.text.slice(-3);
+    // a word broken at a line-end hyphen is joined whole, so the engine sees the word ("transla-" "tion")
+    } else if (/\p{L}[-\u00ad\u2010]$/u.test(tail) && /^\p{Ll}/u.test(l.text)) {
+      parts.push(parts.pop()!.slice(0, -1) + l.text);
+      tail = (tail.slice(0, -1) + l.text).slice(-3);
+    } else {
+      parts.push(` ${l.text}`);
+      tail = (tail + ` ${l.text}`).slice(-3);
+    }
+  }
+  return parts.join('');
+}
