@@ -197,9 +197,10 @@ async function write(doc: PDFDocument, pages: PageOutput[], options: OutputOptio
       if (isTranslated) {
         const next = block.next ? (indexOf.get(block.next) ?? -1) : -1;
         const flow = next >= 0 && translated(next) ? block.next : undefined;
-        const moved = lower(block, lowered.get(block) ?? 0);
+        const down = lowered.get(block) ?? 0;
+        const moved = lower(block, down);
         // with the next paragraph of its flow, it takes one size at which both fit in the room of the two
-        const lines = drawBlock(page, face, flow ? { ...moved, maxBottom: moved.top - sharedHeight(face.metrics, moved, drawableIn(face, text.replace(/\s+/gu, ' ').trim()), lower(flow, lowered.get(block) ?? 0), texts[next]!) } : moved, text);
+        const lines = drawBlock(page, face, flow ? { ...moved, maxBottom: moved.top - sharedHeight(face.metrics, moved, drawableIn(face, text.replace(/\s+/gu, ' ').trim()), lower(flow, down), texts[next]!) } : moved, text);
         drawn.push(...lines);
         const last = lines[lines.length - 1];
         if (flow && last) lowered.set(flow, Math.max(0, flow.lines[0]!.v - (last.v - (block.lineGap * last.size) / block.size)));
