@@ -13,7 +13,7 @@ import { mkdtempSync } from 'node:fs';
 import { loadConfig } from '../src/config.js';
 import { buildServices } from '../src/services.js';
 import { buildApp } from '../src/app.js';
-import { BergamotEngine } from '../src/engines/bergamot/index.js';
+import { BergamotEngine, defaultMemoryBudgetMb } from '../src/engines/bergamot/index.js';
 import { modelsDirWith } from '../test/helpers/bergamot-models.js';
 import { benchArgs } from './args.js';
 import { floresLines } from '../test/helpers/flores.js';
@@ -112,7 +112,11 @@ async function main(): Promise<void> {
   const rows: { variant: string; concurrency: number; r: Result }[] = [];
   const variants = ([['engine (runtime in workers, no HTTP)', direct], ['tolk /v2/translate (HTTP)', http]] as const).slice(0, args.has('engine-only') ? 1 : 2);
   let mostCopies = 0;
-  const copiesSampler = setInterval(() => (mostCopies = Math.max(mostCopies, engine.runtimeMemory().copies.get('en-es') ?? 0)), 50);
+  let peakRss = process.memoryUsage().rss;
+  const copiesSampler = setInterval(() => {
+    mostCopies = Math.max(mostCopies, engine.runtimeMemory().copies.get('en-es') ?? 0);
+    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+  }, 50);
   for (const concurrency of CONCURRENCY) {
     for (const [, fn] of variants) await measure(fn, concurrency); // warm-up, same length
     // Rounds alternate the order of the variants; the median round (by words/s) is reported.
@@ -140,6 +144,8 @@ async function main(): Promise<void> {
     console.log(`${c} concurrent: HTTP/engine = ${fmt((h! / e!) * 100, 0)} %`);
   }
   console.log(`copies of the model: at most ${mostCopies} during the run, ${engine.loadStats().length} loads`);
+  // issue 46: resident memory under the engine's default budget (this bench leaves the budget at its default)
+  console.log(`peak process RSS during the measured rounds: ${fmt(peakRss / 1048576, 0)} MiB; the engine's default memory budget here: ${defaultMemoryBudgetMb()} MiB`);
   const perModel = loads.length ? loads[0]!.bytes : 0;
   console.log(`memory per loaded model: WebAssembly heap of one worker grew ${fmt(perModel / 1048576)} MiB (reserved, grows in steps); process RSS grew ${fmt((rssAfter - rssBefore) / 1048576)} MiB for ${loads.length} worker copies`);
   console.log(`cold load (read files, hand to a worker, build the model): ${loads.map((l) => `${fmt(l.loadMs, 0)} ms`).join(', ')}; first translations done after ${fmt(coldMs, 0)} ms`);
