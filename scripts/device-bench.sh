@@ -6,9 +6,9 @@
 #   scripts/device-bench.sh --bundle=.device/tolk-bench.tar.xz [RESULTS_DIR] [extra translate-bench options]
 # TOLK_DEVICE_PARTS picks what runs (default "apertium neural"; one part per call keeps each under a 10-minute limit):
 #   apertium  Tolk with its defaults, the bare route and the raw engine at 8, 32 and 64 clients, then all three at
-#             the pipelines Tolk's default gives the machine (~4.5 min on 16 cores)
+#             16 pipelines, the equal-settings comparison (3.5 min on 2 cores)
 #   neural    one generated en-es direction at 64 concurrent one-sentence requests with 1 worker and with one per
-#             core; ten generated base-memory directions visited in turn against one (~4 min)
+#             core; ten generated base-memory directions visited in turn against one (3 min on 2 cores)
 # Writes translate-*.md, bergamot-*.md (the benches' tables), progress.txt and cpu.txt to RESULTS_DIR (default: $OUT,
 # else ./results).
 set -euo pipefail
