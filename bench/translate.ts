@@ -371,14 +371,19 @@ async function main(): Promise<void> {
   // Every variant lives for the whole run (idle pipelines cost no CPU), so rounds can alternate between them: load
   // from other work on the machine then hits every variant alike, and the median of the rounds is reported.
   const variants: Variant[] = [];
+  // A variant named by --only, --baseline or --http-processes that does not start fails the run (after the tables):
+  // a missing row must not pass for a result. Without --only, an absent apertium-apy is only skipped.
+  const missing: string[] = [];
   for (const [key, build] of builders) {
     if (!ONLY.has(key) && key !== 'baseline' && !key.startsWith('tolk-')) continue;
     try {
       variants.push(await build());
     } catch (err) {
       console.error(`skipping ${key}: ${(err as Error).message}`);
+      if (args.has('only') || key === 'baseline' || key.startsWith('tolk-')) missing.push(key);
     }
   }
+  if (missing.length > 0) process.exitCode = 1;
   const rows: Row[] = [];
   try {
     for (const mode of MODES) {
