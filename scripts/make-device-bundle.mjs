@@ -118,12 +118,13 @@ const shimDir = join(tmpdir(), `tolk-${process.getuid?.() ?? 'user'}`);
 if (existsSync(shimDir)) for (const f of readdirSync(shimDir).filter((n) => n.endsWith('.so'))) copy(join(shimDir, f), join(root, 'tagger-shim', f));
 
 // 6. FLORES English (the bench's FLORES texts).
-const flores = process.env.TOLK_FLORES_DIR ?? join(repo, '..', 'shared', 'data', 'flores-dev');
+// (where the tests and benches find them: one place names the directories)
+const { FLORES_DIR: flores } = await import(join(repo, 'dist/test/helpers/flores.js'));
 for (const f of readdirSync(flores).filter((n) => /^flores-dev\.(en|eng)/.test(n))) copy(join(flores, f), join(root, 'flores-dev', f));
 
 // 7. What the neural benches generate their models with there: the generator and the real Firefox vocabularies.
 for (const f of ['make-test-model.mjs', 'seeded-random.mjs']) copy(join(repo, 'scripts', f), join(root, 'scripts', f));
-const vocabs = process.env.TOLK_BERGAMOT_VOCABS ?? join(repo, '..', 'shared', 'data', 'bergamot');
+const { BERGAMOT_VOCABS_DIR: vocabs } = await import(join(repo, 'dist/test/helpers/bergamot-models.js'));
 for (const f of ['vocab.esen.spm', 'vocab.deen.spm']) copy(join(vocabs, f), join(root, 'bergamot-vocabs', f));
 
 copy(join(repo, 'scripts/device-bench.sh'), join(root, 'device-bench.sh'));
